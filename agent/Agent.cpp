@@ -1,0 +1,86 @@
+// The agent's start-up, run as a constructor when the dynamic loader maps
+// libctrl-agent.so into the target: find the controller's channel and shared
+// region from the environment, say hello, and adopt the main thread as T0.
+// Without the environment (a program the target starts itself) the agent
+// stays inert and every interposer forwards to libc.
+#include <gnu/libc-version.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "Framing.h"
+#include "RealFunctions.h"
+#include "Runtime.h"
+#include "control.pb.h"
+
+using namespace ctrl;
+using namespace ctrl::agent;
+
+namespace {
+
+constexpr uint32_t kProtocolVersion = 1;
+
+int env_fd(const char* name) {
+  const char* v = getenv(name);
+  if (!v || !*v) return -1;
+  char* end = nullptr;
+  long fd = strtol(v, &end, 10);
+  return *end == 0 && fd >= 0 && fd < INT_MAX ? int(fd) : -1;
+}
+
+[[noreturn]] void fail(int fd, const std::string& why) {
+  if (fd >= 0) {
+    proto::ControlMessage m;
+    m.mutable_error()->set_message(why);
+    framing::send_message(fd, m);
+  }
+  fprintf(stderr, "ctrl agent: %s\n", why.c_str());
+  _exit(112);
+}
+
+__attribute__((constructor)) void agent_init() {
+  int control = env_fd("CTRL_CONTROL_FD");
+  int region_fd = env_fd("CTRL_REGION_FD");
+  // Programs this one starts must not find the controller's descriptors.
+  unsetenv("CTRL_CONTROL_FD");
+  unsetenv("CTRL_REGION_FD");
+  if (const char* missing = resolve_real_functions()) fail(control, std::string("cannot resolve ") + missing);
+  if (control < 0 || region_fd < 0) return;
+
+  AgentScope scope;
+  shm::Header probe;
+  if (pread(region_fd, &probe, sizeof probe, 0) != ssize_t(sizeof probe) || probe.magic != shm::kMagic ||
+      probe.version != shm::kVersion)
+    fail(control, "the shared region is not ctrl's (version mismatch between ctrl and its agent?)");
+  void* base = mmap(nullptr, probe.region_size, PROT_READ | PROT_WRITE, MAP_SHARED, region_fd, 0);
+  if (base == MAP_FAILED) fail(control, std::string("cannot map the shared region: ") + strerror(errno));
+  close(region_fd);
+  rt.region = shm::View::of(base);
+  rt.control_fd = control;
+
+  char exe[PATH_MAX] = {};
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n < 0) exe[0] = 0;
+  proto::ControlMessage hello;
+  auto* h = hello.mutable_hello();
+  h->set_protocol_version(kProtocolVersion);
+  h->set_agent_version(CTRL_VERSION);
+  h->set_pid(getpid());
+  h->set_executable(exe);
+  h->set_glibc_version(gnu_get_libc_version());
+  h->set_max_threads(shm::kMaxThreads);
+  h->set_region_size(probe.region_size);
+  if (!framing::send_message(control, hello)) _exit(112);
+
+  uint32_t main_thread = rt.model.add_thread();
+  rt.model.thread(main_thread).handle = uint64_t(pthread_self());
+  rt.model.thread(main_thread).pending.kind = OpKind::None;
+  t_me = main_thread;
+  rt.enabled = true;
+}
+
+}  // namespace

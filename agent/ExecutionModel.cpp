@@ -1,0 +1,264 @@
+#include "ExecutionModel.h"
+
+#include <cstdio>
+
+namespace ctrl::agent {
+
+ExecutionModel::ExecutionModel() {
+  mutexes_.reserve(64);
+  sems_.reserve(16);
+}
+
+uint32_t ExecutionModel::add_thread() {
+  if (count_ >= shm::kMaxThreads) return kNoThread;
+  uint32_t t = count_++;
+  threads_[t] = ThreadModel{};
+  threads_[t].used = true;
+  threads_[t].pending.kind = OpKind::ThreadStart;
+  return t;
+}
+
+uint32_t ExecutionModel::find_by_handle(uint64_t handle) const {
+  for (uint32_t t = 0; t < count_; ++t)
+    if (threads_[t].handle == handle) return t;
+  return kNoThread;
+}
+
+bool ExecutionModel::mutex_can_lock(uint32_t t, uint64_t m) const {
+  auto it = mutexes_.find(m);
+  if (it == mutexes_.end() || it->second.owner < 0) return true;
+  // A recursive relock succeeds; an error-checking one returns EDEADLK at
+  // once. Both proceed. A normal mutex relocked by its owner never does.
+  return uint32_t(it->second.owner) == t && it->second.type != MutexType::Normal;
+}
+
+int32_t ExecutionModel::mutex_owner(uint64_t m) const {
+  auto it = mutexes_.find(m);
+  return it == mutexes_.end() ? -1 : it->second.owner;
+}
+
+bool ExecutionModel::rw_can_read(uint64_t rw) const {
+  auto it = rwlocks_.find(rw);
+  return it == rwlocks_.end() || it->second.writer < 0;
+}
+
+bool ExecutionModel::rw_can_write(uint64_t rw) const {
+  auto it = rwlocks_.find(rw);
+  return it == rwlocks_.end() || (it->second.writer < 0 && it->second.readers == 0);
+}
+
+bool ExecutionModel::barrier_open(uint64_t b, uint64_t phase) const {
+  auto it = barriers_.find(b);
+  return it != barriers_.end() && it->second.phase > phase;
+}
+
+bool ExecutionModel::sem_available(uint64_t s) const {
+  auto it = sems_.find(s);
+  return it != sems_.end() && it->second > 0;
+}
+
+bool ExecutionModel::enabled(uint32_t t) const {
+  const ThreadModel& th = threads_[t];
+  if (!th.used || th.finished) return false;
+  const PendingOp& op = th.pending;
+  switch (op.kind) {
+    case OpKind::None:
+      return false;
+    case OpKind::ThreadJoin:
+      return op.target < count_ && threads_[op.target].finished;
+    case OpKind::MutexLock:
+      return mutex_can_lock(t, op.addr);
+    case OpKind::CondReacquire:
+      return (th.signalled || op.timed) && mutex_can_lock(t, op.addr2);
+    case OpKind::RwReadLock:
+      return rw_can_read(op.addr);
+    case OpKind::RwWriteLock:
+      return rw_can_write(op.addr);
+    case OpKind::BarrierLeave:
+      return barrier_open(op.addr, op.phase);
+    case OpKind::SemWait:
+      return sem_available(op.addr);
+    default:
+      return true;
+  }
+}
+
+uint64_t ExecutionModel::enabled_mask() const {
+  uint64_t mask = 0;
+  for (uint32_t t = 0; t < count_; ++t)
+    if (enabled(t)) mask |= uint64_t(1) << t;
+  return mask;
+}
+
+bool ExecutionModel::all_finished() const {
+  for (uint32_t t = 0; t < count_; ++t)
+    if (!threads_[t].finished) return false;
+  return true;
+}
+
+uint32_t ExecutionModel::blocker(uint32_t t) const {
+  const PendingOp& op = threads_[t].pending;
+  switch (op.kind) {
+    case OpKind::ThreadJoin:
+      return op.target;
+    case OpKind::MutexLock: {
+      int32_t o = mutex_owner(op.addr);
+      return o < 0 ? kNoThread : uint32_t(o);
+    }
+    case OpKind::CondReacquire: {
+      if (!threads_[t].signalled && !op.timed) return kNoThread;
+      int32_t o = mutex_owner(op.addr2);
+      return o < 0 ? kNoThread : uint32_t(o);
+    }
+    case OpKind::RwReadLock:
+    case OpKind::RwWriteLock: {
+      auto it = rwlocks_.find(op.addr);
+      return it == rwlocks_.end() || it->second.writer < 0 ? kNoThread : uint32_t(it->second.writer);
+    }
+    default:
+      return kNoThread;
+  }
+}
+
+void ExecutionModel::mutex_seen(uint64_t m, MutexType type) {
+  auto [it, inserted] = mutexes_.try_emplace(m);
+  if (inserted) it->second.type = type;
+}
+
+void ExecutionModel::sem_seen(uint64_t s, int64_t value) { sems_.try_emplace(s, value); }
+
+void ExecutionModel::barrier_init(uint64_t b, uint32_t count) {
+  Barrier& bar = barriers_[b];
+  bar.count = count;
+  bar.arrived = 0;
+}
+
+void ExecutionModel::mutex_locked(uint32_t t, uint64_t m) {
+  Mutex& mx = mutexes_[m];
+  if (mx.owner == int32_t(t)) {
+    if (mx.type == MutexType::Recursive) ++mx.depth;
+    return;
+  }
+  mx.owner = int32_t(t);
+  mx.depth = 1;
+}
+
+void ExecutionModel::mutex_unlocked(uint32_t t, uint64_t m) {
+  Mutex& mx = mutexes_[m];
+  if (mx.owner != int32_t(t)) {
+    // glibc lets anyone unlock a normal mutex; the checked kinds refuse (EPERM).
+    if (mx.type == MutexType::Normal) {
+      mx.owner = -1;
+      mx.depth = 0;
+    }
+    return;
+  }
+  if (--mx.depth == 0) mx.owner = -1;
+}
+
+void ExecutionModel::cond_wait_begin(uint32_t t, uint64_t c, uint64_t m, bool timed, uint64_t site) {
+  Mutex& mx = mutexes_[m];
+  if (mx.owner == int32_t(t)) {
+    mx.owner = -1;
+    mx.depth = 0;
+  }
+  ThreadModel& th = threads_[t];
+  th.signalled = false;
+  th.wait_seq = next_wait_seq_++;
+  th.pending = PendingOp{OpKind::CondReacquire, c, m, site, kNoThread, timed, 0};
+}
+
+uint32_t ExecutionModel::cond_signal(uint64_t c) {
+  uint32_t best = kNoThread;
+  for (uint32_t t = 0; t < count_; ++t) {
+    const ThreadModel& th = threads_[t];
+    if (th.finished || th.signalled || th.pending.kind != OpKind::CondReacquire || th.pending.addr != c)
+      continue;
+    if (best == kNoThread || th.wait_seq < threads_[best].wait_seq) best = t;
+  }
+  if (best != kNoThread) threads_[best].signalled = true;
+  return best;
+}
+
+uint32_t ExecutionModel::cond_broadcast(uint64_t c) {
+  uint32_t n = 0;
+  for (uint32_t t = 0; t < count_; ++t) {
+    ThreadModel& th = threads_[t];
+    if (th.finished || th.signalled || th.pending.kind != OpKind::CondReacquire || th.pending.addr != c)
+      continue;
+    th.signalled = true;
+    ++n;
+  }
+  return n;
+}
+
+void ExecutionModel::rw_read_locked(uint32_t, uint64_t rw) { ++rwlocks_[rw].readers; }
+
+void ExecutionModel::rw_write_locked(uint32_t t, uint64_t rw) { rwlocks_[rw].writer = int32_t(t); }
+
+void ExecutionModel::rw_unlocked(uint32_t t, uint64_t rw) {
+  RwLock& l = rwlocks_[rw];
+  if (l.writer == int32_t(t))
+    l.writer = -1;
+  else if (l.readers > 0)
+    --l.readers;
+}
+
+bool ExecutionModel::barrier_arrive(uint32_t t, uint64_t b, uint64_t site) {
+  Barrier& bar = barriers_[b];
+  if (++bar.arrived >= bar.count) {
+    bar.arrived = 0;
+    ++bar.phase;
+    return true;
+  }
+  threads_[t].pending = PendingOp{OpKind::BarrierLeave, b, 0, site, kNoThread, false, bar.phase};
+  return false;
+}
+
+void ExecutionModel::sem_acquired(uint64_t s) { --sems_[s]; }
+
+void ExecutionModel::sem_posted(uint64_t s) { ++sems_[s]; }
+
+void ExecutionModel::thread_finished(uint32_t t) {
+  threads_[t].finished = true;
+  threads_[t].pending = PendingOp{};
+}
+
+std::string ExecutionModel::describe_wait(uint32_t t) const {
+  const PendingOp& op = threads_[t].pending;
+  char buf[160];
+  uint32_t b = blocker(t);
+  switch (op.kind) {
+    case OpKind::ThreadJoin:
+      snprintf(buf, sizeof buf, "joins T%u, which never finishes", op.target);
+      break;
+    case OpKind::MutexLock:
+      if (b == t)
+        snprintf(buf, sizeof buf, "locks mutex %#lx, which it already holds", (unsigned long)op.addr);
+      else
+        snprintf(buf, sizeof buf, "waits for mutex %#lx held by T%u", (unsigned long)op.addr, b);
+      break;
+    case OpKind::CondReacquire:
+      if (!threads_[t].signalled)
+        snprintf(buf, sizeof buf, "waits on condition %#lx that is never signalled", (unsigned long)op.addr);
+      else
+        snprintf(buf, sizeof buf, "was signalled on %#lx, waits for mutex %#lx held by T%u",
+                 (unsigned long)op.addr, (unsigned long)op.addr2, b);
+      break;
+    case OpKind::RwReadLock:
+    case OpKind::RwWriteLock:
+      snprintf(buf, sizeof buf, "waits for rwlock %#lx", (unsigned long)op.addr);
+      break;
+    case OpKind::BarrierLeave:
+      snprintf(buf, sizeof buf, "waits at barrier %#lx that never opens", (unsigned long)op.addr);
+      break;
+    case OpKind::SemWait:
+      snprintf(buf, sizeof buf, "waits on semaphore %#lx that stays 0", (unsigned long)op.addr);
+      break;
+    default:
+      snprintf(buf, sizeof buf, "is at %s", op_name(op.kind));
+  }
+  return buf;
+}
+
+}  // namespace ctrl::agent

@@ -1,0 +1,129 @@
+// The scheduler's model of the target's synchronisation state: which thread
+// waits on what, who owns which mutex, semaphore counts, barrier phases.
+//
+// The model, not the kernel, decides whether a thread can proceed: a thread is
+// picked only when its pending operation is enabled, and the real pthread call
+// it then makes can no longer block. Conditions and barriers are implemented
+// entirely here (the real objects are never waited on), so a target thread
+// never sleeps in the kernel on its own synchronisation.
+//
+// Pure state machine: no system calls, no I/O; one target thread at a time
+// calls it (the one holding the scheduling token), so it needs no locking.
+// It lives in the agent's private memory, so every execution forked from the
+// checkpoint starts from the model as it was at the checkpoint.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+
+#include "Operation.h"
+#include "SharedRegion.h"
+
+namespace ctrl::agent {
+
+inline constexpr uint32_t kNoThread = UINT32_MAX;
+
+enum class MutexType : uint8_t { Normal, Recursive, ErrorCheck };
+
+struct PendingOp {
+  OpKind kind = OpKind::None;
+  uint64_t addr = 0;    // object the operation acts on
+  uint64_t addr2 = 0;   // the mutex of a condition wait
+  uint64_t site = 0;    // call site in the target
+  uint32_t target = kNoThread;  // joined thread
+  bool timed = false;   // may give up (time-out) instead of blocking
+  uint64_t phase = 0;   // barrier generation the thread waits to leave
+};
+
+struct ThreadModel {
+  bool used = false;
+  bool finished = false;
+  bool detached = false;
+  bool signalled = false;  // its condition wait was signalled
+  uint64_t wait_seq = 0;   // FIFO order among a condition's waiters
+  uint64_t handle = 0;     // pthread_t
+  PendingOp pending;
+};
+
+class ExecutionModel {
+ public:
+  ExecutionModel();
+
+  // A new thread, enabled with pending ThreadStart. kNoThread when full.
+  uint32_t add_thread();
+  uint32_t thread_count() const { return count_; }
+  ThreadModel& thread(uint32_t t) { return threads_[t]; }
+  const ThreadModel& thread(uint32_t t) const { return threads_[t]; }
+  uint32_t find_by_handle(uint64_t handle) const;
+
+  void set_pending(uint32_t t, const PendingOp& op) { threads_[t].pending = op; }
+  bool enabled(uint32_t t) const;
+  uint64_t enabled_mask() const;
+  bool all_finished() const;
+  // Thread that `t` waits for (mutex owner, writer, joined thread), or kNoThread.
+  uint32_t blocker(uint32_t t) const;
+
+  // First sight of an object whose state predates the model.
+  void mutex_seen(uint64_t m, MutexType type);
+  void sem_seen(uint64_t s, int64_t value);
+  void sem_init(uint64_t s, int64_t value) { sems_[s] = value; }
+  void barrier_init(uint64_t b, uint32_t count);
+
+  // Transitions, called when `t` performs its (enabled) pending operation.
+  // Mutexes: lock returns false when `t` cannot take it (held by another or a
+  // non-recursive relock): try/timed variants then fail.
+  bool mutex_can_lock(uint32_t t, uint64_t m) const;
+  void mutex_locked(uint32_t t, uint64_t m);
+  void mutex_unlocked(uint32_t t, uint64_t m);
+  int32_t mutex_owner(uint64_t m) const;
+
+  void cond_wait_begin(uint32_t t, uint64_t c, uint64_t m, bool timed, uint64_t site);
+  uint32_t cond_signal(uint64_t c);  // the woken thread or kNoThread
+  uint32_t cond_broadcast(uint64_t c);  // how many woke
+
+  bool rw_can_read(uint64_t rw) const;
+  bool rw_can_write(uint64_t rw) const;
+  void rw_read_locked(uint32_t t, uint64_t rw);
+  void rw_write_locked(uint32_t t, uint64_t rw);
+  void rw_unlocked(uint32_t t, uint64_t rw);
+
+  // True for the thread that opened the barrier (PTHREAD_BARRIER_SERIAL_THREAD);
+  // otherwise the thread's pending operation becomes BarrierLeave.
+  bool barrier_arrive(uint32_t t, uint64_t b, uint64_t site);
+  bool barrier_open(uint64_t b, uint64_t phase) const;
+
+  bool sem_available(uint64_t s) const;
+  void sem_acquired(uint64_t s);
+  void sem_posted(uint64_t s);
+
+  void thread_finished(uint32_t t);
+
+  std::string describe_wait(uint32_t t) const;
+
+ private:
+  struct Mutex {
+    int32_t owner = -1;
+    uint32_t depth = 0;
+    MutexType type = MutexType::Normal;
+  };
+  struct RwLock {
+    int32_t writer = -1;
+    uint32_t readers = 0;
+  };
+  struct Barrier {
+    uint32_t count = 0;
+    uint32_t arrived = 0;
+    uint64_t phase = 0;
+  };
+
+  ThreadModel threads_[shm::kMaxThreads];
+  uint32_t count_ = 0;
+  uint64_t next_wait_seq_ = 1;
+  std::unordered_map<uint64_t, Mutex> mutexes_;
+  std::unordered_map<uint64_t, RwLock> rwlocks_;
+  std::unordered_map<uint64_t, Barrier> barriers_;
+  std::unordered_map<uint64_t, int64_t> sems_;
+};
+
+}  // namespace ctrl::agent

@@ -1,0 +1,339 @@
+// libatomic's entry points (__atomic_load_4, __atomic_fetch_add_8, the
+// generic __atomic_compare_exchange ...): what a program built with
+// -fno-inline-atomics calls for every C11/C++ atomic. Preloaded first, these
+// definitions win; each one is a visible operation that records the memory
+// order the program asked for.
+//
+// The symbols are defined through asm labels because their C names are GCC
+// built-ins. Nothing here may itself call libatomic (it would call back into
+// this file), so 16-byte and odd-sized operations are done by hand: with
+// cmpxchg16b, or under a lock when the thread is not serialised by ctrl.
+#include <cstdint>
+#include <cstring>
+
+#include "Runtime.h"
+
+using namespace ctrl;
+using namespace ctrl::agent;
+
+using u128 = unsigned __int128;
+
+#define SITE() reinterpret_cast<uint64_t>(__builtin_return_address(0))
+
+namespace {
+
+template <class T>
+uint64_t low_bits(T v) {
+  uint64_t r = 0;
+  memcpy(&r, &v, sizeof(T) < 8 ? sizeof(T) : 8);
+  return r;
+}
+
+bool cas16(u128* p, u128& expected, u128 desired) {
+  bool ok;
+  uint64_t lo = uint64_t(expected), hi = uint64_t(expected >> 64);
+  __asm__ __volatile__("lock cmpxchg16b %1"
+                       : "=@ccz"(ok), "+m"(*p), "+a"(lo), "+d"(hi)
+                       : "b"(uint64_t(desired)), "c"(uint64_t(desired >> 64))
+                       : "memory");
+  expected = u128(lo) | (u128(hi) << 64);
+  return ok;
+}
+
+// Hardware atomics for every size, none of which calls libatomic.
+template <class T>
+T hw_load(T* p) {
+  if constexpr (sizeof(T) == 16) {
+    u128 v = 0;
+    cas16(reinterpret_cast<u128*>(p), v, v);
+    return T(v);
+  } else {
+    return __atomic_load_n(p, __ATOMIC_SEQ_CST);
+  }
+}
+
+template <class T>
+bool hw_cas(T* p, T& expected, T desired) {
+  if constexpr (sizeof(T) == 16) {
+    u128 e = expected;
+    bool ok = cas16(reinterpret_cast<u128*>(p), e, desired);
+    expected = e;
+    return ok;
+  } else {
+    return __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  }
+}
+
+template <class T, class F>
+T hw_rmw(T* p, F f) {
+  T old = hw_load(p);
+  while (!hw_cas(p, old, T(f(old)))) {
+  }
+  return old;
+}
+
+template <class T>
+T apply(RmwOp op, T old, T operand) {
+  switch (op) {
+    case RmwOp::Xchg: return operand;
+    case RmwOp::Add: return T(old + operand);
+    case RmwOp::Sub: return T(old - operand);
+    case RmwOp::And: return T(old & operand);
+    case RmwOp::Or: return T(old | operand);
+    case RmwOp::Xor: return T(old ^ operand);
+    case RmwOp::Nand: return T(~(old & operand));
+    case RmwOp::None: break;
+  }
+  return old;
+}
+
+MemOrder order_of(int model) { return model >= 0 && model <= 5 ? MemOrder(model) : MemOrder::SeqCst; }
+
+template <class T>
+T atomic_load(T* p, int order, uint64_t site) {
+  if (!rt.controlled()) return hw_load(p);
+  uint32_t me = t_me;
+  uint64_t a = reinterpret_cast<uint64_t>(p);
+  rt.begin(me, PendingOp{OpKind::AtomicLoad, a, 0, site});
+  T v = hw_load(p);
+  rt.log(me, OpKind::AtomicLoad, a, site, low_bits(v), 0, 0, sizeof(T), order_of(order));
+  return v;
+}
+
+template <class T>
+T atomic_rmw(T* p, T operand, RmwOp op, int order, uint64_t site, bool return_new) {
+  if (!rt.controlled()) {
+    T old = hw_rmw(p, [&](T o) { return apply(op, o, operand); });
+    return return_new ? apply(op, old, operand) : old;
+  }
+  uint32_t me = t_me;
+  uint64_t a = reinterpret_cast<uint64_t>(p);
+  rt.begin(me, PendingOp{OpKind::AtomicRmw, a, 0, site});
+  T old = hw_rmw(p, [&](T o) { return apply(op, o, operand); });
+  T now = apply(op, old, operand);
+  rt.log(me, OpKind::AtomicRmw, a, site, low_bits(old), low_bits(now), 0, sizeof(T), order_of(order), op);
+  return return_new ? now : old;
+}
+
+template <class T>
+void atomic_store(T* p, T v, int order, uint64_t site) {
+  if (!rt.controlled()) {
+    hw_rmw(p, [&](T) { return v; });
+    return;
+  }
+  uint32_t me = t_me;
+  uint64_t a = reinterpret_cast<uint64_t>(p);
+  rt.begin(me, PendingOp{OpKind::AtomicStore, a, 0, site});
+  if constexpr (sizeof(T) == 16)
+    hw_rmw(p, [&](T) { return v; });
+  else
+    __atomic_store_n(p, v, __ATOMIC_SEQ_CST);
+  rt.log(me, OpKind::AtomicStore, a, site, 0, low_bits(v), 0, sizeof(T), order_of(order));
+}
+
+template <class T>
+bool atomic_cas(T* p, T* expected, T desired, int success, int failure, uint64_t site) {
+  if (!rt.controlled()) return hw_cas(p, *expected, desired);
+  uint32_t me = t_me;
+  uint64_t a = reinterpret_cast<uint64_t>(p);
+  rt.begin(me, PendingOp{OpKind::AtomicCas, a, 0, site});
+  T seen = *expected;
+  bool ok = hw_cas(p, seen, desired);
+  T read = ok ? *expected : seen;
+  if (!ok) *expected = seen;
+  rt.log(me, OpKind::AtomicCas, a, site, low_bits(read), ok ? low_bits(desired) : 0, 0, sizeof(T),
+         order_of(ok ? success : failure), RmwOp::None, ok ? 0 : uint8_t(shm::kFailed));
+  return ok;
+}
+
+// Odd sizes (generic entry points): only serialised threads are safe without
+// a lock, and the rest take this one.
+std::atomic_flag odd_lock = ATOMIC_FLAG_INIT;
+struct OddGuard {
+  bool locked;
+  OddGuard() : locked(!rt.controlled()) {
+    if (locked)
+      while (odd_lock.test_and_set(std::memory_order_acquire)) __builtin_ia32_pause();
+  }
+  ~OddGuard() {
+    if (locked) odd_lock.clear(std::memory_order_release);
+  }
+};
+
+void odd_event(OpKind kind, void* p, size_t n, int order, uint64_t site, bool failed = false) {
+  if (!rt.controlled()) return;
+  uint32_t me = t_me;
+  uint64_t a = reinterpret_cast<uint64_t>(p);
+  rt.begin(me, PendingOp{kind, a, 0, site});
+  rt.log(me, kind, a, site, 0, 0, 0, uint32_t(n), order_of(order), RmwOp::None, failed ? shm::kFailed : 0);
+}
+
+}  // namespace
+
+#define CTRL_ATOMIC_SIZED(N, T)                                                                               \
+  extern "C" T ctrl_load_##N(T* p, int o) __asm__("__atomic_load_" #N);                                      \
+  T ctrl_load_##N(T* p, int o) { return atomic_load<T>(p, o, SITE()); }                                      \
+  extern "C" void ctrl_store_##N(T* p, T v, int o) __asm__("__atomic_store_" #N);                            \
+  void ctrl_store_##N(T* p, T v, int o) { atomic_store<T>(p, v, o, SITE()); }                                \
+  extern "C" T ctrl_exchange_##N(T* p, T v, int o) __asm__("__atomic_exchange_" #N);                         \
+  T ctrl_exchange_##N(T* p, T v, int o) { return atomic_rmw<T>(p, v, RmwOp::Xchg, o, SITE(), false); }       \
+  extern "C" bool ctrl_cas_##N(T* p, T* e, T d, int s, int f) __asm__("__atomic_compare_exchange_" #N);      \
+  bool ctrl_cas_##N(T* p, T* e, T d, int s, int f) { return atomic_cas<T>(p, e, d, s, f, SITE()); }          \
+  CTRL_ATOMIC_OP(N, T, add, Add)                                                                              \
+  CTRL_ATOMIC_OP(N, T, sub, Sub)                                                                              \
+  CTRL_ATOMIC_OP(N, T, and, And)                                                                              \
+  CTRL_ATOMIC_OP(N, T, or, Or)                                                                                \
+  CTRL_ATOMIC_OP(N, T, xor, Xor)                                                                              \
+  CTRL_ATOMIC_OP(N, T, nand, Nand)
+
+#define CTRL_ATOMIC_OP(N, T, name, Op)                                                                        \
+  extern "C" T ctrl_fetch_##name##_##N(T* p, T v, int o) __asm__("__atomic_fetch_" #name "_" #N);            \
+  T ctrl_fetch_##name##_##N(T* p, T v, int o) { return atomic_rmw<T>(p, v, RmwOp::Op, o, SITE(), false); }   \
+  extern "C" T ctrl_##name##_fetch_##N(T* p, T v, int o) __asm__("__atomic_" #name "_fetch_" #N);            \
+  T ctrl_##name##_fetch_##N(T* p, T v, int o) { return atomic_rmw<T>(p, v, RmwOp::Op, o, SITE(), true); }
+
+#define CTRL_TEST_AND_SET(N)                                                                                  \
+  extern "C" bool ctrl_tas_##N(void* p, int o) __asm__("__atomic_test_and_set_" #N);                         \
+  bool ctrl_tas_##N(void* p, int o) {                                                                         \
+    return atomic_rmw<uint8_t>(static_cast<uint8_t*>(p), 1, RmwOp::Xchg, o, SITE(), false) != 0;             \
+  }
+
+CTRL_ATOMIC_SIZED(1, uint8_t)
+CTRL_ATOMIC_SIZED(2, uint16_t)
+CTRL_ATOMIC_SIZED(4, uint32_t)
+CTRL_ATOMIC_SIZED(8, uint64_t)
+CTRL_ATOMIC_SIZED(16, u128)
+CTRL_TEST_AND_SET(1)
+CTRL_TEST_AND_SET(2)
+CTRL_TEST_AND_SET(4)
+CTRL_TEST_AND_SET(8)
+
+// Generic entry points: sizes 1..16 that are powers of two go to the sized
+// implementations; others are copied.
+extern "C" void ctrl_load_any(size_t n, void* p, void* ret, int o) __asm__("__atomic_load");
+void ctrl_load_any(size_t n, void* p, void* ret, int o) {
+  uint64_t site = SITE();
+  switch (n) {
+    case 1: *static_cast<uint8_t*>(ret) = atomic_load<uint8_t>(static_cast<uint8_t*>(p), o, site); return;
+    case 2: *static_cast<uint16_t*>(ret) = atomic_load<uint16_t>(static_cast<uint16_t*>(p), o, site); return;
+    case 4: *static_cast<uint32_t*>(ret) = atomic_load<uint32_t>(static_cast<uint32_t*>(p), o, site); return;
+    case 8: *static_cast<uint64_t*>(ret) = atomic_load<uint64_t>(static_cast<uint64_t*>(p), o, site); return;
+    case 16: {
+      u128 v = atomic_load<u128>(static_cast<u128*>(p), o, site);
+      memcpy(ret, &v, 16);
+      return;
+    }
+  }
+  odd_event(OpKind::AtomicLoad, p, n, o, site);
+  OddGuard g;
+  memcpy(ret, p, n);
+}
+
+extern "C" void ctrl_store_any(size_t n, void* p, void* val, int o) __asm__("__atomic_store");
+void ctrl_store_any(size_t n, void* p, void* val, int o) {
+  uint64_t site = SITE();
+  switch (n) {
+    case 1: atomic_store<uint8_t>(static_cast<uint8_t*>(p), *static_cast<uint8_t*>(val), o, site); return;
+    case 2: atomic_store<uint16_t>(static_cast<uint16_t*>(p), *static_cast<uint16_t*>(val), o, site); return;
+    case 4: atomic_store<uint32_t>(static_cast<uint32_t*>(p), *static_cast<uint32_t*>(val), o, site); return;
+    case 8: atomic_store<uint64_t>(static_cast<uint64_t*>(p), *static_cast<uint64_t*>(val), o, site); return;
+    case 16: {
+      u128 v;
+      memcpy(&v, val, 16);
+      atomic_store<u128>(static_cast<u128*>(p), v, o, site);
+      return;
+    }
+  }
+  odd_event(OpKind::AtomicStore, p, n, o, site);
+  OddGuard g;
+  memcpy(p, val, n);
+}
+
+extern "C" void ctrl_exchange_any(size_t n, void* p, void* val, void* ret, int o) __asm__("__atomic_exchange");
+void ctrl_exchange_any(size_t n, void* p, void* val, void* ret, int o) {
+  uint64_t site = SITE();
+#define CTRL_XCHG_CASE(N, T)                                                                 \
+  case N: {                                                                                  \
+    T v;                                                                                     \
+    memcpy(&v, val, N);                                                                      \
+    T old = atomic_rmw<T>(static_cast<T*>(p), v, RmwOp::Xchg, o, site, false);              \
+    memcpy(ret, &old, N);                                                                    \
+    return;                                                                                  \
+  }
+  switch (n) {
+    CTRL_XCHG_CASE(1, uint8_t)
+    CTRL_XCHG_CASE(2, uint16_t)
+    CTRL_XCHG_CASE(4, uint32_t)
+    CTRL_XCHG_CASE(8, uint64_t)
+    CTRL_XCHG_CASE(16, u128)
+  }
+#undef CTRL_XCHG_CASE
+  odd_event(OpKind::AtomicRmw, p, n, o, site);
+  OddGuard g;
+  memcpy(ret, p, n);
+  memcpy(p, val, n);
+}
+
+extern "C" bool ctrl_cas_any(size_t n, void* p, void* e, void* d, int s, int f) __asm__("__atomic_compare_exchange");
+bool ctrl_cas_any(size_t n, void* p, void* e, void* d, int s, int f) {
+  uint64_t site = SITE();
+#define CTRL_CAS_CASE(N, T)                                                      \
+  case N: {                                                                      \
+    T desired;                                                                   \
+    memcpy(&desired, d, N);                                                      \
+    return atomic_cas<T>(static_cast<T*>(p), static_cast<T*>(e), desired, s, f, site); \
+  }
+  switch (n) {
+    CTRL_CAS_CASE(1, uint8_t)
+    CTRL_CAS_CASE(2, uint16_t)
+    CTRL_CAS_CASE(4, uint32_t)
+    CTRL_CAS_CASE(8, uint64_t)
+    CTRL_CAS_CASE(16, u128)
+  }
+#undef CTRL_CAS_CASE
+  bool ok;
+  {
+    OddGuard g;
+    ok = memcmp(p, e, n) == 0;
+    if (ok)
+      memcpy(p, d, n);
+    else
+      memcpy(e, p, n);
+  }
+  odd_event(OpKind::AtomicCas, p, n, ok ? s : f, site, !ok);
+  return ok;
+}
+
+// C11 library functions libatomic also exports (used when <stdatomic.h>
+// macros are bypassed).
+extern "C" void atomic_thread_fence(int o) {
+  uint64_t site = SITE();
+  if (rt.controlled()) {
+    uint32_t me = t_me;
+    rt.begin(me, PendingOp{OpKind::Fence, 0, 0, site});
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    rt.log(me, OpKind::Fence, 0, site, 0, 0, 0, 0, order_of(o));
+    return;
+  }
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+extern "C" void atomic_signal_fence(int) { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+
+extern "C" bool atomic_flag_test_and_set_explicit(volatile void* p, int o) {
+  return atomic_rmw<uint8_t>(const_cast<uint8_t*>(static_cast<volatile uint8_t*>(p)), 1, RmwOp::Xchg, o, SITE(),
+                             false) != 0;
+}
+
+extern "C" bool atomic_flag_test_and_set(volatile void* p) {
+  return atomic_rmw<uint8_t>(const_cast<uint8_t*>(static_cast<volatile uint8_t*>(p)), 1, RmwOp::Xchg, 5, SITE(),
+                             false) != 0;
+}
+
+extern "C" void atomic_flag_clear_explicit(volatile void* p, int o) {
+  atomic_store<uint8_t>(const_cast<uint8_t*>(static_cast<volatile uint8_t*>(p)), 0, o, SITE());
+}
+
+extern "C" void atomic_flag_clear(volatile void* p) {
+  atomic_store<uint8_t>(const_cast<uint8_t*>(static_cast<volatile uint8_t*>(p)), 0, 5, SITE());
+}

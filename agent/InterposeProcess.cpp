@@ -1,0 +1,207 @@
+// Process-level entry points: main's return and exit (the execution's last
+// step), assertion failures and abort (bugs the agent reports itself),
+// sleeps and yields (scheduling points that do not sleep), fork (the child
+// runs uncontrolled) and exec (refused: ctrl cannot follow a new image).
+#include <sched.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstdarg>
+#include <cstdio>
+#include <vector>
+
+#include "RealFunctions.h"
+#include "Runtime.h"
+
+using namespace ctrl;
+using namespace ctrl::agent;
+
+#define SITE() reinterpret_cast<uint64_t>(__builtin_return_address(0))
+
+namespace {
+
+int (*program_main)(int, char**, char**);
+
+int main_wrapper(int argc, char** argv, char** envp) {
+  int status = program_main(argc, argv, envp);
+  if (rt.controlled()) rt.process_exit(t_me, status, reinterpret_cast<uint64_t>(program_main));
+  return status;
+}
+
+void yield_point(uint64_t site) {
+  uint32_t me = t_me;
+  rt.begin(me, PendingOp{OpKind::Yield, 0, 0, site});
+  rt.log(me, OpKind::Yield, 0, site);
+}
+
+[[noreturn]] void refuse_exec(uint64_t site, const char* path) {
+  char msg[512];
+  snprintf(msg, sizeof msg, "the program executes '%s' (execve): ctrl cannot follow a program into a new image",
+           path ? path : "?");
+  rt.end_execution(shm::Outcome::Unsupported, t_me, site, msg);
+}
+
+bool exec_refused() { return rt.enabled && !t_in_agent && t_me != kNoThread; }
+
+}  // namespace
+
+extern "C" {
+
+int __libc_start_main(int (*main)(int, char**, char**), int argc, char** argv, void (*init)(),
+                      void (*fini)(), void (*rtld_fini)(), void* stack_end) {
+  ensure_real();
+  program_main = main;
+  return real.libc_start_main(main_wrapper, argc, argv, init, fini, rtld_fini, stack_end);
+}
+
+void exit(int status) {
+  ensure_real();
+  if (rt.controlled()) rt.process_exit(t_me, status, SITE());
+  real.exit(status);
+}
+
+void _exit(int status) {
+  ensure_real();
+  if (rt.controlled()) rt.process_exit(t_me, status, SITE());
+  real._exit(status);
+}
+
+void _Exit(int status) {
+  ensure_real();
+  if (rt.controlled()) rt.process_exit(t_me, status, SITE());
+  real._exit(status);
+}
+
+void __assert_fail(const char* assertion, const char* file, unsigned line, const char* function) {
+  ensure_real();
+  if (rt.enabled && t_me != kNoThread && !t_in_agent && !rt.ended) {
+    char msg[shm::kMessageSize];
+    snprintf(msg, sizeof msg, "%s:%u: %s: Assertion `%s' failed.", file, line, function ? function : "?",
+             assertion);
+    rt.end_execution(shm::Outcome::Assertion, t_me, SITE(), msg);
+  }
+  real.assert_fail(assertion, file, line, function);
+}
+
+void abort() {
+  ensure_real();
+  if (rt.enabled && t_me != kNoThread && !t_in_agent && !rt.ended)
+    rt.end_execution(shm::Outcome::Abort, t_me, SITE(), "abort() called");
+  real.abort();
+}
+
+int sched_yield() {
+  ensure_real();
+  if (!rt.controlled() || !rt.active) return real.sched_yield();
+  yield_point(SITE());
+  return 0;
+}
+
+int usleep(useconds_t us) {
+  ensure_real();
+  if (!rt.controlled() || !rt.active) return real.usleep(us);
+  yield_point(SITE());
+  return 0;
+}
+
+unsigned sleep(unsigned s) {
+  ensure_real();
+  if (!rt.controlled() || !rt.active) return real.sleep(s);
+  yield_point(SITE());
+  return 0;
+}
+
+int nanosleep(const struct timespec* req, struct timespec* rem) {
+  ensure_real();
+  if (!rt.controlled() || !rt.active) return real.nanosleep(req, rem);
+  yield_point(SITE());
+  return 0;
+}
+
+int clock_nanosleep(clockid_t clock, int flags, const struct timespec* req, struct timespec* rem) {
+  ensure_real();
+  if (!rt.controlled() || !rt.active) return real.clock_nanosleep(clock, flags, req, rem);
+  yield_point(SITE());
+  return 0;
+}
+
+pid_t fork() {
+  ensure_real();
+  if (!rt.enabled || t_in_agent) return real.fork();
+  pid_t child = real.fork();
+  if (child == 0) {
+    // The child is a separate, unserialised process: its agent lets go of
+    // the controller's channel and region.
+    rt.enabled = false;
+    if (rt.control_fd >= 0) close(rt.control_fd);
+    rt.control_fd = -1;
+  }
+  return child;
+}
+
+int execve(const char* path, char* const argv[], char* const envp[]) {
+  ensure_real();
+  if (exec_refused()) refuse_exec(SITE(), path);
+  return real.execve(path, argv, envp);
+}
+
+int execv(const char* path, char* const argv[]) {
+  ensure_real();
+  if (exec_refused()) refuse_exec(SITE(), path);
+  return real.execv(path, argv);
+}
+
+int execvp(const char* file, char* const argv[]) {
+  ensure_real();
+  if (exec_refused()) refuse_exec(SITE(), file);
+  return real.execvp(file, argv);
+}
+
+int execvpe(const char* file, char* const argv[], char* const envp[]) {
+  ensure_real();
+  if (exec_refused()) refuse_exec(SITE(), file);
+  return real.execvpe(file, argv, envp);
+}
+
+namespace {
+std::vector<char*> collect_args(const char* arg0, va_list ap, char*** envp) {
+  std::vector<char*> args{const_cast<char*>(arg0)};
+  while (char* a = va_arg(ap, char*)) args.push_back(a);
+  args.push_back(nullptr);
+  if (envp) *envp = va_arg(ap, char**);
+  return args;
+}
+}  // namespace
+
+int execl(const char* path, const char* arg, ...) {
+  ensure_real();
+  if (exec_refused()) refuse_exec(SITE(), path);
+  va_list ap;
+  va_start(ap, arg);
+  auto args = collect_args(arg, ap, nullptr);
+  va_end(ap);
+  return real.execv(path, args.data());
+}
+
+int execlp(const char* file, const char* arg, ...) {
+  ensure_real();
+  if (exec_refused()) refuse_exec(SITE(), file);
+  va_list ap;
+  va_start(ap, arg);
+  auto args = collect_args(arg, ap, nullptr);
+  va_end(ap);
+  return real.execvp(file, args.data());
+}
+
+int execle(const char* path, const char* arg, ...) {
+  ensure_real();
+  if (exec_refused()) refuse_exec(SITE(), path);
+  va_list ap;
+  va_start(ap, arg);
+  char** envp = nullptr;
+  auto args = collect_args(arg, ap, &envp);
+  va_end(ap);
+  return real.execve(path, args.data(), envp);
+}
+
+}  // extern "C"

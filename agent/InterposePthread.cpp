@@ -1,0 +1,446 @@
+// pthread and semaphore entry points. Each one, for a controlled thread:
+// registers the object with the model on first sight, waits for its turn
+// (Runtime::begin), performs the operation (for real where the real call
+// cannot block any more, in the model alone for conditions and barriers),
+// updates the model and logs the event.
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+
+#include <cstdlib>
+
+#include "RealFunctions.h"
+#include "Runtime.h"
+
+using namespace ctrl;
+using namespace ctrl::agent;
+
+#define SITE() reinterpret_cast<uint64_t>(__builtin_return_address(0))
+
+namespace {
+
+uint64_t addr_of(const void* p) { return reinterpret_cast<uint64_t>(p); }
+
+MutexType mutex_type(const pthread_mutex_t* m) {
+  switch (m->__data.__kind & 3) {
+    case PTHREAD_MUTEX_RECURSIVE:
+      return MutexType::Recursive;
+    case PTHREAD_MUTEX_ERRORCHECK:
+      return MutexType::ErrorCheck;
+    default:
+      return MutexType::Normal;
+  }
+}
+
+// After the process decided to exit, threads are no longer scheduled; one
+// that would block on a parked thread would keep the process alive forever.
+[[noreturn]] void exit_instead_of_blocking() { real._exit(rt.region.header ? rt.region.header->exit_status : 0); }
+
+struct StartInfo {
+  void* (*fn)(void*);
+  void* arg;
+  uint32_t index;
+};
+
+void* thread_trampoline(void* p) {
+  StartInfo info = *static_cast<StartInfo*>(p);
+  free(p);
+  t_me = info.index;
+  rt.first_turn(info.index);
+  void* result = info.fn(info.arg);
+  rt.thread_exit(info.index, reinterpret_cast<uint64_t>(info.fn));
+  t_me = kNoThread;
+  return result;
+}
+
+// Mutex acquisition shared by lock, trylock and the timed variants.
+int mutex_acquire(pthread_mutex_t* m, OpKind kind, uint64_t site) {
+  uint32_t me = t_me;
+  rt.model.mutex_seen(addr_of(m), mutex_type(m));
+  bool blocking = kind == OpKind::MutexLock;
+  rt.begin(me, PendingOp{kind, addr_of(m), 0, site, kNoThread, !blocking});
+  int r;
+  if (rt.model.mutex_can_lock(me, addr_of(m))) {
+    r = blocking ? real.pthread_mutex_lock(m) : real.pthread_mutex_trylock(m);
+    if (r == 0) rt.model.mutex_locked(me, addr_of(m));
+  } else {
+    r = kind == OpKind::MutexTryLock ? EBUSY : ETIMEDOUT;
+  }
+  rt.log(me, kind, addr_of(m), site, 0, 0, uint64_t(r), 0, MemOrder::NotAtomic, RmwOp::None,
+         r ? shm::kFailed : 0);
+  return r;
+}
+
+int cond_wait(pthread_cond_t* c, pthread_mutex_t* m, bool timed, uint64_t site) {
+  uint32_t me = t_me;
+  OpKind kind = timed ? OpKind::CondTimedWait : OpKind::CondWait;
+  rt.begin(me, PendingOp{kind, addr_of(c), addr_of(m), site});
+  real.pthread_mutex_unlock(m);
+  rt.model.cond_wait_begin(me, addr_of(c), addr_of(m), timed, site);
+  rt.log(me, kind, addr_of(c), site, 0, 0, addr_of(m));
+  // Wait for a signal (or a time-out) and the mutex, as one more step.
+  PendingOp again = rt.model.thread(me).pending;
+  rt.begin(me, again);
+  bool woken = rt.model.thread(me).signalled;
+  real.pthread_mutex_lock(m);
+  rt.model.mutex_locked(me, addr_of(m));
+  int r = woken ? 0 : ETIMEDOUT;
+  rt.log(me, OpKind::CondReacquire, addr_of(c), site, 0, 0, addr_of(m), 0, MemOrder::NotAtomic, RmwOp::None,
+         woken ? 0 : uint8_t(shm::kTimedOut));
+  return r;
+}
+
+int rw_acquire(pthread_rwlock_t* l, OpKind kind, bool write, uint64_t site) {
+  uint32_t me = t_me;
+  bool blocking = kind == OpKind::RwReadLock || kind == OpKind::RwWriteLock;
+  rt.begin(me, PendingOp{kind, addr_of(l), 0, site, kNoThread, !blocking});
+  bool can = write ? rt.model.rw_can_write(addr_of(l)) : rt.model.rw_can_read(addr_of(l));
+  int r;
+  if (can) {
+    r = write ? real.pthread_rwlock_wrlock(l) : real.pthread_rwlock_rdlock(l);
+    if (r == 0) {
+      if (write)
+        rt.model.rw_write_locked(me, addr_of(l));
+      else
+        rt.model.rw_read_locked(me, addr_of(l));
+    }
+  } else {
+    bool is_try = kind == OpKind::RwTryReadLock || kind == OpKind::RwTryWriteLock;
+    r = is_try ? EBUSY : ETIMEDOUT;
+  }
+  rt.log(me, kind, addr_of(l), site, 0, 0, uint64_t(r), 0, MemOrder::NotAtomic, RmwOp::None,
+         r ? shm::kFailed : 0);
+  return r;
+}
+
+int sem_acquire(sem_t* s, OpKind kind, uint64_t site) {
+  uint32_t me = t_me;
+  int value = 0;
+  real.sem_getvalue(s, &value);
+  rt.model.sem_seen(addr_of(s), value);
+  rt.begin(me, PendingOp{kind, addr_of(s), 0, site, kNoThread, kind != OpKind::SemWait});
+  int r;
+  int err = 0;
+  if (rt.model.sem_available(addr_of(s))) {
+    r = real.sem_trywait(s);
+    if (r == 0) rt.model.sem_acquired(addr_of(s));
+    else err = errno;
+  } else {
+    r = -1;
+    err = kind == OpKind::SemTryWait ? EAGAIN : ETIMEDOUT;
+  }
+  rt.log(me, kind, addr_of(s), site, 0, 0, uint64_t(err), 0, MemOrder::NotAtomic, RmwOp::None,
+         r ? shm::kFailed : 0);
+  if (r) errno = err;
+  return r;
+}
+
+}  // namespace
+
+extern "C" {
+
+int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*fn)(void*), void* arg) {
+  ensure_real();
+  uint64_t site = SITE();
+  if (!rt.controlled()) return real.pthread_create(thread, attr, fn, arg);
+  if (!rt.checkpointed) rt.checkpoint(site);
+  uint32_t me = t_me;
+  rt.begin(me, PendingOp{OpKind::ThreadCreate, 0, 0, site});
+  uint32_t child = rt.model.add_thread();
+  if (child == kNoThread)
+    rt.end_execution(shm::Outcome::Unsupported, me, site, "the program creates more than 64 threads");
+  rt.model.thread(child).pending.site = reinterpret_cast<uint64_t>(fn);
+  rt.region.header->threads[child].start_routine = reinterpret_cast<uint64_t>(fn);
+  auto* info = static_cast<StartInfo*>(malloc(sizeof(StartInfo)));
+  *info = StartInfo{fn, arg, child};
+  int r = real.pthread_create(thread, attr, thread_trampoline, info);
+  if (r == 0) {
+    rt.model.thread(child).handle = uint64_t(*thread);
+  } else {
+    free(info);
+    rt.model.thread_finished(child);
+  }
+  rt.log(me, OpKind::ThreadCreate, 0, site, 0, 0, child, 0, MemOrder::NotAtomic, RmwOp::None,
+         r ? shm::kFailed : 0);
+  rt.publish(child);
+  return r;
+}
+
+int pthread_join(pthread_t thread, void** result) {
+  ensure_real();
+  uint64_t site = SITE();
+  if (!rt.controlled()) return real.pthread_join(thread, result);
+  uint32_t me = t_me;
+  uint32_t target = rt.model.find_by_handle(uint64_t(thread));
+  if (target == kNoThread) return real.pthread_join(thread, result);
+  rt.begin(me, PendingOp{OpKind::ThreadJoin, 0, 0, site, target});
+  int r = real.pthread_join(thread, result);
+  rt.log(me, OpKind::ThreadJoin, 0, site, 0, 0, target);
+  return r;
+}
+
+int pthread_detach(pthread_t thread) {
+  ensure_real();
+  uint64_t site = SITE();
+  if (!rt.controlled()) return real.pthread_detach(thread);
+  uint32_t me = t_me;
+  uint32_t target = rt.model.find_by_handle(uint64_t(thread));
+  rt.begin(me, PendingOp{OpKind::ThreadDetach, 0, 0, site, target});
+  int r = real.pthread_detach(thread);
+  if (target != kNoThread) rt.model.thread(target).detached = true;
+  rt.log(me, OpKind::ThreadDetach, 0, site, 0, 0, target);
+  return r;
+}
+
+void pthread_exit(void* result) {
+  ensure_real();
+  uint64_t site = SITE();
+  if (rt.controlled()) {
+    uint32_t me = t_me;
+    rt.thread_exit(me, site);
+    t_me = kNoThread;
+  }
+  real.pthread_exit(result);
+}
+
+int pthread_mutex_lock(pthread_mutex_t* m) {
+  ensure_real();
+  uint64_t site = SITE();
+  if (!rt.controlled()) {
+    if (rt.ended && t_me != kNoThread && !t_in_agent && !rt.model.mutex_can_lock(t_me, addr_of(m)))
+      exit_instead_of_blocking();
+    return real.pthread_mutex_lock(m);
+  }
+  return mutex_acquire(m, OpKind::MutexLock, site);
+}
+
+int pthread_mutex_trylock(pthread_mutex_t* m) {
+  ensure_real();
+  uint64_t site = SITE();
+  if (!rt.controlled()) return real.pthread_mutex_trylock(m);
+  return mutex_acquire(m, OpKind::MutexTryLock, site);
+}
+
+int pthread_mutex_timedlock(pthread_mutex_t* m, const struct timespec* t) {
+  ensure_real();
+  uint64_t site = SITE();
+  if (!rt.controlled()) return real.pthread_mutex_timedlock(m, t);
+  return mutex_acquire(m, OpKind::MutexTimedLock, site);
+}
+
+int pthread_mutex_clocklock(pthread_mutex_t* m, clockid_t clock, const struct timespec* t) {
+  ensure_real();
+  uint64_t site = SITE();
+  if (!rt.controlled()) return real.pthread_mutex_clocklock(m, clock, t);
+  return mutex_acquire(m, OpKind::MutexTimedLock, site);
+}
+
+int pthread_mutex_unlock(pthread_mutex_t* m) {
+  ensure_real();
+  uint64_t site = SITE();
+  if (!rt.controlled()) {
+    if (t_me != kNoThread && !t_in_agent && rt.enabled) rt.model.mutex_unlocked(t_me, addr_of(m));
+    return real.pthread_mutex_unlock(m);
+  }
+  uint32_t me = t_me;
+  rt.model.mutex_seen(addr_of(m), mutex_type(m));
+  rt.begin(me, PendingOp{OpKind::MutexUnlock, addr_of(m), 0, site});
+  int r = real.pthread_mutex_unlock(m);
+  if (r == 0) rt.model.mutex_unlocked(me, addr_of(m));
+  rt.log(me, OpKind::MutexUnlock, addr_of(m), site, 0, 0, uint64_t(r));
+  return r;
+}
+
+int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) {
+  ensure_real();
+  uint64_t site = SITE();
+  if (!rt.controlled()) {
+    if (rt.ended && t_me != kNoThread && !t_in_agent) exit_instead_of_blocking();
+    return real.pthread_cond_wait(c, m);
+  }
+  return cond_wait(c, m, false, site);
+}
+
+int pthread_cond_timedwait(pthread_cond_t* c, pthread_mutex_t* m, const struct timespec* abstime) {
+  ensure_real();
+  uint64_t site = SITE();
+  if (!rt.controlled()) return real.pthread_cond_timedwait(c, m, abstime);
+  return cond_wait(c, m, true, site);
+}
+
+int pthread_cond_clockwait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t clock, const struct timespec* abstime) {
+  ensure_real();
+  uint64_t site = SITE();
+  if (!rt.controlled()) return real.pthread_cond_clockwait(c, m, clock, abstime);
+  return cond_wait(c, m, true, site);
+}
+
+int pthread_cond_signal(pthread_cond_t* c) {
+  ensure_real();
+  uint64_t site = SITE();
+  if (!rt.controlled()) return real.pthread_cond_signal(c);
+  uint32_t me = t_me;
+  rt.begin(me, PendingOp{OpKind::CondSignal, addr_of(c), 0, site});
+  uint32_t woken = rt.model.cond_signal(addr_of(c));
+  rt.log(me, OpKind::CondSignal, addr_of(c), site, 0, 0, woken);
+  return 0;
+}
+
+int pthread_cond_broadcast(pthread_cond_t* c) {
+  ensure_real();
+  uint64_t site = SITE();
+  if (!rt.controlled()) return real.pthread_cond_broadcast(c);
+  uint32_t me = t_me;
+  rt.begin(me, PendingOp{OpKind::CondBroadcast, addr_of(c), 0, site});
+  uint32_t n = rt.model.cond_broadcast(addr_of(c));
+  rt.log(me, OpKind::CondBroadcast, addr_of(c), site, 0, 0, n);
+  return 0;
+}
+
+int pthread_rwlock_rdlock(pthread_rwlock_t* l) {
+  ensure_real();
+  uint64_t site = SITE();
+  if (!rt.controlled()) return real.pthread_rwlock_rdlock(l);
+  return rw_acquire(l, OpKind::RwReadLock, false, site);
+}
+
+int pthread_rwlock_wrlock(pthread_rwlock_t* l) {
+  ensure_real();
+  uint64_t site = SITE();
+  if (!rt.controlled()) return real.pthread_rwlock_wrlock(l);
+  return rw_acquire(l, OpKind::RwWriteLock, true, site);
+}
+
+int pthread_rwlock_tryrdlock(pthread_rwlock_t* l) {
+  ensure_real();
+  uint64_t site = SITE();
+  if (!rt.controlled()) return real.pthread_rwlock_tryrdlock(l);
+  return rw_acquire(l, OpKind::RwTryReadLock, false, site);
+}
+
+int pthread_rwlock_trywrlock(pthread_rwlock_t* l) {
+  ensure_real();
+  uint64_t site = SITE();
+  if (!rt.controlled()) return real.pthread_rwlock_trywrlock(l);
+  return rw_acquire(l, OpKind::RwTryWriteLock, true, site);
+}
+
+int pthread_rwlock_timedrdlock(pthread_rwlock_t* l, const struct timespec* t) {
+  ensure_real();
+  uint64_t site = SITE();
+  if (!rt.controlled()) return real.pthread_rwlock_timedrdlock(l, t);
+  return rw_acquire(l, OpKind::RwTimedReadLock, false, site);
+}
+
+int pthread_rwlock_timedwrlock(pthread_rwlock_t* l, const struct timespec* t) {
+  ensure_real();
+  uint64_t site = SITE();
+  if (!rt.controlled()) return real.pthread_rwlock_timedwrlock(l, t);
+  return rw_acquire(l, OpKind::RwTimedWriteLock, true, site);
+}
+
+int pthread_rwlock_clockrdlock(pthread_rwlock_t* l, clockid_t clock, const struct timespec* t) {
+  ensure_real();
+  uint64_t site = SITE();
+  if (!rt.controlled()) return real.pthread_rwlock_clockrdlock(l, clock, t);
+  return rw_acquire(l, OpKind::RwTimedReadLock, false, site);
+}
+
+int pthread_rwlock_clockwrlock(pthread_rwlock_t* l, clockid_t clock, const struct timespec* t) {
+  ensure_real();
+  uint64_t site = SITE();
+  if (!rt.controlled()) return real.pthread_rwlock_clockwrlock(l, clock, t);
+  return rw_acquire(l, OpKind::RwTimedWriteLock, true, site);
+}
+
+int pthread_rwlock_unlock(pthread_rwlock_t* l) {
+  ensure_real();
+  uint64_t site = SITE();
+  if (!rt.controlled()) return real.pthread_rwlock_unlock(l);
+  uint32_t me = t_me;
+  rt.begin(me, PendingOp{OpKind::RwUnlock, addr_of(l), 0, site});
+  int r = real.pthread_rwlock_unlock(l);
+  if (r == 0) rt.model.rw_unlocked(me, addr_of(l));
+  rt.log(me, OpKind::RwUnlock, addr_of(l), site, 0, 0, uint64_t(r));
+  return r;
+}
+
+int pthread_barrier_init(pthread_barrier_t* b, const pthread_barrierattr_t* attr, unsigned count) {
+  ensure_real();
+  int r = real.pthread_barrier_init(b, attr, count);
+  if (r == 0 && rt.enabled && !t_in_agent) rt.model.barrier_init(addr_of(b), count);
+  return r;
+}
+
+int pthread_barrier_wait(pthread_barrier_t* b) {
+  ensure_real();
+  uint64_t site = SITE();
+  if (!rt.controlled()) return real.pthread_barrier_wait(b);
+  uint32_t me = t_me;
+  rt.begin(me, PendingOp{OpKind::BarrierWait, addr_of(b), 0, site});
+  bool serial = rt.model.barrier_arrive(me, addr_of(b), site);
+  rt.log(me, OpKind::BarrierWait, addr_of(b), site, 0, 0, serial);
+  if (serial) return PTHREAD_BARRIER_SERIAL_THREAD;
+  PendingOp leave = rt.model.thread(me).pending;
+  rt.begin(me, leave);
+  rt.log(me, OpKind::BarrierLeave, addr_of(b), site);
+  return 0;
+}
+
+int sem_init(sem_t* s, int pshared, unsigned value) {
+  ensure_real();
+  int r = real.sem_init(s, pshared, value);
+  if (r == 0 && rt.enabled && !t_in_agent) rt.model.sem_init(addr_of(s), value);
+  return r;
+}
+
+int sem_wait(sem_t* s) {
+  ensure_real();
+  uint64_t site = SITE();
+  if (!rt.controlled()) {
+    if (rt.ended && t_me != kNoThread && !t_in_agent) {
+      if (real.sem_trywait(s) != 0) exit_instead_of_blocking();
+      return 0;
+    }
+    return real.sem_wait(s);
+  }
+  return sem_acquire(s, OpKind::SemWait, site);
+}
+
+int sem_trywait(sem_t* s) {
+  ensure_real();
+  uint64_t site = SITE();
+  if (!rt.controlled()) return real.sem_trywait(s);
+  return sem_acquire(s, OpKind::SemTryWait, site);
+}
+
+int sem_timedwait(sem_t* s, const struct timespec* t) {
+  ensure_real();
+  uint64_t site = SITE();
+  if (!rt.controlled()) return real.sem_timedwait(s, t);
+  return sem_acquire(s, OpKind::SemTimedWait, site);
+}
+
+int sem_clockwait(sem_t* s, clockid_t clock, const struct timespec* t) {
+  ensure_real();
+  uint64_t site = SITE();
+  if (!rt.controlled()) return real.sem_clockwait(s, clock, t);
+  return sem_acquire(s, OpKind::SemTimedWait, site);
+}
+
+int sem_post(sem_t* s) {
+  ensure_real();
+  uint64_t site = SITE();
+  if (!rt.controlled()) return real.sem_post(s);
+  uint32_t me = t_me;
+  int value = 0;
+  real.sem_getvalue(s, &value);
+  rt.model.sem_seen(addr_of(s), value);
+  rt.begin(me, PendingOp{OpKind::SemPost, addr_of(s), 0, site});
+  int r = real.sem_post(s);
+  if (r == 0) rt.model.sem_posted(addr_of(s));
+  rt.log(me, OpKind::SemPost, addr_of(s), site);
+  return r;
+}
+
+}  // extern "C"

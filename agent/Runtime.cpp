@@ -1,0 +1,248 @@
+#include "Runtime.h"
+
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "Framing.h"
+#include "RealFunctions.h"
+#include "TailChooser.h"
+#include "control.pb.h"
+
+namespace ctrl::agent {
+
+thread_local uint32_t t_me = kNoThread;
+thread_local bool t_in_agent = false;
+// Constructed before agent_init (a plain constructor function) runs.
+Runtime rt __attribute__((init_priority(101)));
+
+namespace {
+
+void futex_wait(std::atomic<uint32_t>* word, uint32_t value) {
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAIT_PRIVATE, value, nullptr, nullptr, 0);
+}
+
+void futex_wake(std::atomic<uint32_t>* word) {
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+}
+
+pid_t gettid_raw() { return pid_t(syscall(SYS_gettid)); }
+
+}  // namespace
+
+void Runtime::publish(uint32_t t) {
+  shm::ThreadSlot& s = region.header->threads[t];
+  const ThreadModel& th = model.thread(t);
+  s.status = th.finished ? shm::ThreadStatus::Finished
+                         : (model.enabled(t) ? shm::ThreadStatus::Runnable : shm::ThreadStatus::Blocked);
+  s.pending_kind = uint16_t(th.pending.kind);
+  s.pending_addr = th.pending.addr;
+  s.pending_site = th.pending.site;
+  s.waits_for_thread = model.blocker(t);
+}
+
+void Runtime::publish_tid(uint32_t t) {
+  region.header->threads[t].tid = gettid_raw();
+  if (region.header->nthreads < t + 1) region.header->nthreads = t + 1;
+}
+
+void Runtime::begin(uint32_t me, const PendingOp& op) {
+  model.set_pending(me, op);
+  if (!active || ended) return;
+  uint32_t next = decide(me);
+  if (next == me) return;
+  publish(me);
+  hand_to(next);
+  wait_turn(me);
+}
+
+void Runtime::first_turn(uint32_t me) {
+  publish_tid(me);
+  wait_turn(me);
+  log(me, OpKind::ThreadStart, 0, model.thread(me).pending.site);
+}
+
+uint32_t Runtime::decide(uint32_t me) {
+  shm::Header* h = region.header;
+  if (step_ >= h->max_steps) end_execution(shm::Outcome::StepBound, me, model.thread(me).pending.site, "");
+  uint64_t mask = model.enabled_mask();
+  if (mask == 0) {
+    if (model.all_finished()) return kNoThread;
+    deadlock(me, model.thread(me).pending.site);
+  }
+  uint32_t next;
+  if (step_ < h->prefix_len) {
+    next = region.prefix[step_];
+    if (next >= shm::kMaxThreads || !(mask & (uint64_t(1) << next)))
+      diverged(me, model.thread(me).pending.site, "the thread the trace chose is not enabled");
+  } else {
+    next = choose_tail(h->policy, mask, me, last_, rng_);
+  }
+  last_ = next;
+  return next;
+}
+
+void Runtime::hand_to(uint32_t next) {
+  current_ = next;
+  region.header->current = next;
+  park_[next].go.store(1, std::memory_order_release);
+  futex_wake(&park_[next].go);
+}
+
+void Runtime::wait_turn(uint32_t me) {
+  // A short spin first: on two cores the hand-off usually arrives within a
+  // microsecond, far cheaper than sleeping in the kernel.
+  for (int i = 0; i < 200; ++i) {
+    if (park_[me].go.load(std::memory_order_acquire)) break;
+    __builtin_ia32_pause();
+  }
+  while (!park_[me].go.load(std::memory_order_acquire)) futex_wait(&park_[me].go, 0);
+  park_[me].go.store(0, std::memory_order_relaxed);
+}
+
+void Runtime::log(uint32_t me, OpKind kind, uint64_t addr, uint64_t site, uint64_t read, uint64_t written,
+                  uint64_t aux, uint32_t size, MemOrder order, RmwOp rmw, uint8_t flags) {
+  if (!active || ended) return;
+  shm::Header* h = region.header;
+  shm::Event& e = region.events[step_];
+  e.step = uint32_t(step_);
+  e.thread = uint16_t(me);
+  e.kind = uint16_t(kind);
+  e.addr = addr;
+  e.site = site;
+  e.value_read = read;
+  e.value_written = written;
+  e.aux = aux;
+  e.size = size;
+  e.order = uint8_t(order);
+  e.rmw = uint8_t(rmw);
+  e.flags = flags;
+  if (h->check_signatures && step_ < h->prefix_len) {
+    const shm::Signature& x = region.expected[step_];
+    if (x.thread != me || x.kind != uint16_t(kind) || x.site != site || x.addr != addr) {
+      ++step_;
+      h->steps.store(step_, std::memory_order_release);
+      diverged(me, site, "the event differs from the trace");
+    }
+  }
+  ++step_;
+  h->steps.store(step_, std::memory_order_release);
+}
+
+void Runtime::thread_exit(uint32_t me, uint64_t site) {
+  if (!active || ended) {
+    model.thread_finished(me);
+    return;
+  }
+  begin(me, PendingOp{OpKind::ThreadExit, 0, 0, site});
+  log(me, OpKind::ThreadExit, 0, site);
+  model.thread_finished(me);
+  publish(me);
+  uint32_t next = decide(me);
+  if (next == kNoThread) {
+    // Last thread: the process ends by itself when this thread is gone.
+    region.header->outcome = shm::Outcome::Complete;
+    ended = true;
+    return;
+  }
+  hand_to(next);
+}
+
+void Runtime::process_exit(uint32_t me, int status, uint64_t site) {
+  if (!active || ended) return;
+  begin(me, PendingOp{OpKind::ProcessExit, 0, 0, site});
+  log(me, OpKind::ProcessExit, 0, site, 0, uint64_t(status));
+  region.header->exit_status = status;
+  region.header->outcome = shm::Outcome::Complete;
+  ended = true;
+}
+
+void Runtime::end_execution(shm::Outcome outcome, uint32_t thread, uint64_t site, const char* message) {
+  shm::Header* h = region.header;
+  h->outcome = outcome;
+  h->outcome_thread = thread;
+  h->outcome_site = site;
+  snprintf(h->message, sizeof h->message, "%s", message);
+  for (uint32_t t = 0; t < model.thread_count(); ++t) publish(t);
+  h->attention.store(1, std::memory_order_release);
+  ended = true;
+  for (;;) {
+    syscall(SYS_tgkill, getpid(), gettid_raw(), SIGSTOP);
+    pause();
+  }
+}
+
+void Runtime::deadlock(uint32_t me, uint64_t site) {
+  char msg[shm::kMessageSize];
+  size_t n = 0;
+  msg[0] = 0;
+  for (uint32_t t = 0; t < model.thread_count() && n < sizeof msg; ++t) {
+    if (model.thread(t).finished) continue;
+    n += size_t(snprintf(msg + n, sizeof msg - n, "%sT%u %s", n ? "; " : "", t, model.describe_wait(t).c_str()));
+  }
+  end_execution(shm::Outcome::Deadlock, me, site, msg);
+}
+
+void Runtime::diverged(uint32_t me, uint64_t site, const char* why) {
+  end_execution(shm::Outcome::Diverged, me, site, why);
+}
+
+void Runtime::start_execution() {
+  shm::Header* h = region.header;
+  active = true;
+  ended = false;
+  step_ = 0;
+  current_ = 0;
+  last_ = 0;
+  rng_ = h->seed;
+  for (auto& p : park_) p.go.store(0, std::memory_order_relaxed);
+  for (uint32_t t = 0; t < model.thread_count(); ++t) publish(t);
+  publish_tid(0);
+  if (h->target_output == 0) {
+    int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (null >= 0) {
+      dup2(null, 1);
+      dup2(null, 2);
+      close(null);
+    }
+  }
+  h->started.store(1, std::memory_order_release);
+}
+
+void Runtime::checkpoint(uint64_t site) {
+  AgentScope scope;
+  checkpointed = true;
+  fflush(nullptr);  // or buffered output would be written once per execution
+  proto::ControlMessage ready;
+  ready.mutable_checkpoint_ready()->set_pid(getpid());
+  ready.mutable_checkpoint_ready()->set_site(site);
+  if (!framing::send_message(control_fd, ready)) real._exit(112);
+  for (;;) {
+    proto::ControlMessage m;
+    if (!framing::receive_message(control_fd, m) || m.has_stop()) real._exit(0);
+    if (!m.has_run()) continue;
+    while (waitpid(-1, nullptr, WNOHANG | __WALL) > 0) {
+    }
+    pid_t child = _Fork();
+    if (child == 0) {
+      start_execution();
+      return;
+    }
+    proto::ControlMessage started;
+    if (child < 0) {
+      started.mutable_error()->set_message(std::string("fork failed: ") + strerror(errno));
+    } else {
+      started.mutable_started()->set_pid(child);
+      started.mutable_started()->set_execution(m.run().execution());
+    }
+    if (!framing::send_message(control_fd, started)) real._exit(112);
+  }
+}
+
+}  // namespace ctrl::agent

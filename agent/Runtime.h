@@ -1,0 +1,99 @@
+// The agent's scheduler: serialises the target's threads at visible
+// operations and follows the controller's plan without asking it.
+//
+// Invariants:
+//  * At most one controlled thread runs user code at a time: the one whose
+//    index is `current_`. Every other controlled thread is parked on its own
+//    futex word, at its pending visible operation.
+//  * The thread that reaches a scheduling point decides who performs the next
+//    step (decision k -> event k): the prefix of the plan first, then the tail
+//    policy, always among the model's enabled threads. The chosen thread wakes,
+//    performs its operation and logs it as event k before anyone decides again.
+//  * The controller is never asked during an execution; the agent calls it
+//    (SIGSTOP to itself, `attention` set) only when the execution ends in a way
+//    the controller must look at: deadlock, assertion, divergence, bounds.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "ExecutionModel.h"
+#include "SharedRegion.h"
+
+namespace ctrl::agent {
+
+// Index of the calling thread in the model, kNoThread for threads the agent
+// does not control. Initial-exec TLS: the agent is preloaded.
+extern thread_local uint32_t t_me __attribute__((tls_model("initial-exec")));
+// Set while the agent itself runs code that may call interposed functions.
+extern thread_local bool t_in_agent __attribute__((tls_model("initial-exec")));
+
+class Runtime {
+ public:
+  // Connected to a controller (false: the agent is inert and interposers
+  // forward to libc).
+  bool enabled = false;
+  // Inside an execution forked from the checkpoint.
+  bool active = false;
+  // The execution decided to end (process exit): no more scheduling.
+  bool ended = false;
+  bool checkpointed = false;
+  int control_fd = -1;
+  shm::View region;
+  ExecutionModel model;
+
+  // A controlled thread that may schedule or update the model.
+  bool controlled() const { return enabled && !ended && t_me != kNoThread && !t_in_agent; }
+
+  // Makes `op` the pending operation of the calling thread `me` and returns
+  // once `me` is chosen to perform it (at once before the checkpoint).
+  void begin(uint32_t me, const PendingOp& op);
+  // A new thread waits for its first turn, then logs its ThreadStart.
+  void first_turn(uint32_t me);
+  // Appends the event of the step `me` just performed; checks it against the
+  // expected signature when replaying.
+  void log(uint32_t me, OpKind kind, uint64_t addr, uint64_t site, uint64_t read = 0, uint64_t written = 0,
+           uint64_t aux = 0, uint32_t size = 0, MemOrder order = MemOrder::NotAtomic, RmwOp rmw = RmwOp::None,
+           uint8_t flags = 0);
+  // The calling thread has finished: hands the token on without waiting.
+  void thread_exit(uint32_t me, uint64_t site);
+  // The process is about to exit with `status` (after the step is performed).
+  void process_exit(uint32_t me, int status, uint64_t site);
+  // The first thread creation: becomes the fork server; returns in a forked
+  // execution (or never, in the server).
+  void checkpoint(uint64_t site);
+  // Records the outcome and stops the thread for the controller. Never returns.
+  [[noreturn]] void end_execution(shm::Outcome outcome, uint32_t thread, uint64_t site, const char* message);
+  // Refreshes the shared slot of `t` (status, pending operation) for the controller.
+  void publish(uint32_t t);
+  void publish_tid(uint32_t t);
+
+ private:
+  struct alignas(64) Park {
+    std::atomic<uint32_t> go{0};
+  };
+
+  uint32_t decide(uint32_t me);
+  void hand_to(uint32_t next);
+  void wait_turn(uint32_t me);
+  void start_execution();
+  [[noreturn]] void deadlock(uint32_t me, uint64_t site);
+  [[noreturn]] void diverged(uint32_t me, uint64_t site, const char* why);
+
+  Park park_[shm::kMaxThreads];
+  uint32_t current_ = 0;
+  uint32_t last_ = 0;
+  uint64_t step_ = 0;
+  uint64_t rng_ = 0;
+};
+
+extern Runtime rt;
+
+// Scoped t_in_agent.
+struct AgentScope {
+  bool saved;
+  AgentScope() : saved(t_in_agent) { t_in_agent = true; }
+  ~AgentScope() { t_in_agent = saved; }
+};
+
+}  // namespace ctrl::agent

@@ -1,0 +1,14 @@
+#include "RandomStrategy.h"
+
+#include "TailChooser.h"
+
+namespace ctrl {
+
+std::optional<ExecutionPlan> RandomStrategy::next() {
+  ExecutionPlan plan;
+  plan.policy = shm::TailPolicy::Random;
+  plan.seed = execution_seed(seed_, index_++);
+  return plan;
+}
+
+}  // namespace ctrl

@@ -1,0 +1,21 @@
+// Random walk: every execution picks uniformly among the enabled threads at
+// every step, from a seed derived from (--seed, execution index), so any
+// execution can be re-run alone. Never exhaustive.
+#pragma once
+
+#include "Strategy.h"
+
+namespace ctrl {
+
+class RandomStrategy final : public Strategy {
+ public:
+  explicit RandomStrategy(uint64_t seed) : seed_(seed) {}
+  std::string name() const override { return "random"; }
+  std::optional<ExecutionPlan> next() override;
+
+ private:
+  uint64_t seed_;
+  uint64_t index_ = 0;
+};
+
+}  // namespace ctrl

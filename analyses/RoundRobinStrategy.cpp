@@ -1,0 +1,13 @@
+#include "RoundRobinStrategy.h"
+
+namespace ctrl {
+
+std::optional<ExecutionPlan> RoundRobinStrategy::next() {
+  if (done_) return std::nullopt;
+  done_ = true;
+  ExecutionPlan plan;
+  plan.policy = shm::TailPolicy::RoundRobin;
+  return plan;
+}
+
+}  // namespace ctrl

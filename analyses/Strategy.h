@@ -1,0 +1,45 @@
+// The controller-side half of an exploration strategy. Between executions the
+// controller asks the strategy for the next plan (a prefix of decisions the
+// agent replays, then a tail policy the agent applies on its own), and shows
+// it every finished execution. A new strategy is a new file here.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "SharedRegion.h"
+
+namespace ctrl {
+
+struct ExecutionPlan {
+  std::vector<uint32_t> prefix;  // thread chosen at steps 0..prefix.size()-1
+  shm::TailPolicy policy = shm::TailPolicy::Sticky;
+  uint64_t seed = 0;  // for TailPolicy::Random
+};
+
+// What a strategy learns from one finished execution.
+struct ExecutionSummary {
+  uint64_t index = 0;
+  const shm::Event* events = nullptr;  // valid only during the call
+  uint64_t steps = 0;
+  bool complete = false;  // ran to its end (bug or not), not cut by a bound
+};
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  virtual std::string name() const = 0;
+  // The plan of the next execution, or nothing when the strategy is done.
+  virtual std::optional<ExecutionPlan> next() = 0;
+  virtual void completed(const ExecutionSummary&) {}
+  // True when next() returned nothing because the whole space was covered.
+  virtual bool exhaustive() const { return false; }
+};
+
+// Throws std::invalid_argument for an unknown name.
+std::unique_ptr<Strategy> make_strategy(const std::string& name, uint64_t seed);
+
+}  // namespace ctrl

@@ -1,0 +1,15 @@
+#include <stdexcept>
+
+#include "RandomStrategy.h"
+#include "RoundRobinStrategy.h"
+#include "Strategy.h"
+
+namespace ctrl {
+
+std::unique_ptr<Strategy> make_strategy(const std::string& name, uint64_t seed) {
+  if (name == "random") return std::make_unique<RandomStrategy>(seed);
+  if (name == "round-robin") return std::make_unique<RoundRobinStrategy>();
+  throw std::invalid_argument("unknown strategy '" + name + "' (known: random, round-robin)");
+}
+
+}  // namespace ctrl

@@ -1,0 +1,44 @@
+// Stack unwinding of a traced thread, through libunwind-ptrace.
+//
+// Invariants:
+//  - Only threads in a ptrace stop of the calling thread (the tracer) can be
+//    unwound: every register and memory read is a ptrace request.
+//  - One libunwind address space serves the whole session, with global
+//    caching of unwind tables. The cache is keyed by address, so it is only
+//    right while the mappings it was filled from are; call flush() whenever
+//    the target's mappings may have changed (a new execution process, a
+//    dlopen/dlclose seen by the caller).
+//  - Not thread-safe; one Backtracer belongs to the tracer thread.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+struct unw_addr_space;
+
+namespace ctrl {
+
+class Backtracer {
+ public:
+  Backtracer();  // throws InternalError if libunwind cannot create an address space
+  ~Backtracer();
+  Backtracer(const Backtracer&) = delete;
+  Backtracer& operator=(const Backtracer&) = delete;
+
+  // Instruction pointers, innermost first, at most max_frames. The first is
+  // the exact stop address; the others are return addresses, so look up
+  // ip - 1 for their source line. Empty when the thread cannot be unwound
+  // at all (not stopped, not ours, gone). Never throws.
+  std::vector<uint64_t> unwind(pid_t tid, size_t max_frames = 48);
+
+  // Drops every cached unwind table.
+  void flush();
+
+ private:
+  unw_addr_space* space_;
+};
+
+}  // namespace ctrl

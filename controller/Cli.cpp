@@ -1,0 +1,209 @@
+#include "Cli.h"
+
+#include <limits.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "ElfInspector.h"
+#include "ExitStatus.h"
+#include "Explorer.h"
+#include "Replayer.h"
+#include "Report.h"
+#include "Symbolizer.h"
+#include "TraceFile.h"
+
+extern char** environ;
+
+namespace ctrl {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The agent sits at <prefix>/lib/ctrl/ beside <prefix>/bin/ctrl, in the build
+// tree as in an installation; CTRL_AGENT overrides.
+std::string find_agent() {
+  if (const char* env = getenv("CTRL_AGENT"); env && *env) {
+    if (!fs::exists(env)) throw InternalError(fmt::format("CTRL_AGENT={} does not exist", env));
+    return fs::absolute(env).string();
+  }
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) throw InternalError("cannot find ctrl's own executable");
+  fs::path agent = self.parent_path().parent_path() / "lib" / "ctrl" / "libctrl-agent.so";
+  if (!fs::exists(agent)) throw InternalError(fmt::format("ctrl's agent is missing: {}", agent.string()));
+  return agent.string();
+}
+
+// The target inherits ctrl's environment, minus ctrl's own settings.
+std::vector<std::string> target_environment() {
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) {
+    std::string_view v(*e);
+    if (v.rfind("CTRL_", 0) == 0) continue;
+    env.emplace_back(v);
+  }
+  return env;
+}
+
+std::string current_dir() {
+  std::error_code ec;
+  auto p = fs::current_path(ec);
+  return ec ? "" : p.string();
+}
+
+struct AttachArgs {
+  std::string strategy = "random";
+  uint64_t seed = 1;
+  uint64_t max_executions = 1000;
+  double time_limit = 0;
+  uint64_t max_steps = 100000;
+  double hang_timeout = 5;
+  std::string json;
+  std::string trace_dir = "ctrl-traces";
+  bool show_output = false;
+  std::vector<std::string> command;
+};
+
+int attach(const AttachArgs& a) {
+  ProgramFacts facts = inspect_program(a.command.front());
+  make_strategy(a.strategy, a.seed);  // rejects an unknown name before anything runs
+
+  SessionConfig config;
+  config.program = facts.path;
+  config.args.assign(a.command.begin() + 1, a.command.end());
+  config.env = target_environment();
+  config.cwd = current_dir();
+  config.agent = find_agent();
+  config.max_steps = a.max_steps;
+  config.hang_timeout = a.hang_timeout;
+  config.show_output = a.show_output;
+
+  proto::Trace trace;
+  auto* p = trace.mutable_program();
+  p->set_path(facts.path);
+  p->set_size(facts.size);
+  p->set_content_hash(facts.content_hash);
+  for (const auto& arg : config.args) p->add_args(arg);
+  for (const auto& e : config.env) p->add_env(e);
+  p->set_cwd(config.cwd);
+  auto* o = trace.mutable_options();
+  o->set_strategy(a.strategy);
+  o->set_seed(a.seed);
+  o->set_max_steps(a.max_steps);
+  o->set_model("sc");
+  o->set_hang_timeout_ms(uint32_t(a.hang_timeout * 1000));
+
+  ExploreOptions options;
+  options.strategy = a.strategy;
+  options.seed = a.seed;
+  options.max_executions = a.max_executions;
+  options.time_limit = a.time_limit;
+  options.trace_dir = a.trace_dir;
+  options.progress = isatty(2);
+
+  Session session(config);
+  fmt::print("ctrl: {} under strategy {}{}\n", facts.path, a.strategy,
+             a.strategy == "random" ? fmt::format(" (seed {})", a.seed) : "");
+  std::fflush(stdout);
+  Explorer explorer(session, options, trace);
+  ExplorationReport report = explorer.run();
+  int n = 0;
+  for (const auto& bug : report.bugs) print_bug(stdout, bug, ++n, session.symbolizer());
+  print_summary(stdout, report);
+  if (!a.json.empty()) write_json(a.json, report_json(report, facts.path, "sc"));
+  return report.bugs.empty() ? kExitNoBug : kExitBugFound;
+}
+
+int replay_command(const std::string& trace_path, const std::string& json, bool show_output) {
+  proto::Trace trace = load_trace(trace_path);
+  SessionConfig config = replay_config(trace, find_agent(), show_output);
+  Session session(config);
+  fmt::print("ctrl: replaying {} ({} steps, {} bug in execution {})\n", trace_path, trace.decisions_size(),
+             trace.bug().kind(), trace.execution() + 1);
+  std::fflush(stdout);
+  auto start = std::chrono::steady_clock::now();
+  ReplayOutcome out = replay(session, trace);
+  ExplorationReport report;
+  report.strategy = "replay";
+  report.total = 1;
+  report.complete = out.result.end == ExecutionResult::End::Bug || out.result.end == ExecutionResult::End::Complete;
+  report.elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (out.reproduced) {
+    report.bugs.push_back(FoundBug{out.result, trace_path});
+    print_bug(stdout, report.bugs.back(), 1, session.symbolizer());
+    fmt::print("\nreplay reproduced the {} bug\n", out.result.kind);
+  }
+  if (!json.empty()) write_json(json, report_json(report, config.program, trace.options().model()));
+  if (!out.reproduced) {
+    fmt::print(stderr, "ctrl: {}\n", out.divergence);
+    return kExitInternal;
+  }
+  return kExitBugFound;
+}
+
+}  // namespace
+
+int run_cli(int argc, char** argv) {
+  CLI::App app{"ctrl: systematic concurrency testing of unmodified x86-64 Linux programs"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string(CTRL_VERSION));
+
+  AttachArgs a;
+  auto* attach_cmd = app.add_subcommand("attach", "run PROGRAM under ctrl and explore its interleavings");
+  attach_cmd->add_option("--strategy", a.strategy, "exploration strategy")
+      ->check(CLI::IsMember({"random", "round-robin"}))
+      ->capture_default_str();
+  attach_cmd->add_option("--seed", a.seed, "seed of the random strategy")->capture_default_str();
+  attach_cmd->add_option("--max-executions", a.max_executions, "stop after N executions")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  attach_cmd->add_option("--time-limit", a.time_limit, "stop after SECONDS (0: no limit)")
+      ->check(CLI::NonNegativeNumber);
+  attach_cmd->add_option("--max-steps", a.max_steps, "visible operations per execution before it is cut")
+      ->check(CLI::Range(uint64_t(1), uint64_t(50000000)))
+      ->capture_default_str();
+  attach_cmd->add_option("--hang-timeout", a.hang_timeout,
+                         "seconds a thread may run without a visible operation before it is a hang")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  attach_cmd->add_option("--json", a.json, "write a JSON report to FILE");
+  attach_cmd->add_option("--trace-dir", a.trace_dir, "where bug traces are saved")->capture_default_str();
+  attach_cmd->add_flag("--show-output", a.show_output, "let the program's stdout/stderr through");
+  attach_cmd->add_option("command", a.command, "PROGRAM [ARGS...]")->required();
+  attach_cmd->prefix_command();  // everything after PROGRAM belongs to it
+
+  std::string trace_path, replay_json;
+  bool replay_output = false;
+  auto* replay_cmd = app.add_subcommand("replay", "re-run a saved trace and reproduce its bug");
+  replay_cmd->add_option("trace", trace_path, "trace file")->required();
+  replay_cmd->add_option("--json", replay_json, "write a JSON report to FILE");
+  replay_cmd->add_flag("--show-output", replay_output, "let the program's stdout/stderr through");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(e.what());
+  }
+  if (attach_cmd->parsed()) {
+    if (attach_cmd->remaining_size() > 0) {
+      auto rest = attach_cmd->remaining();
+      a.command.insert(a.command.end(), rest.begin(), rest.end());
+    }
+    return attach(a);
+  }
+  return replay_command(trace_path, replay_json, replay_output);
+}
+
+}  // namespace ctrl

@@ -1,0 +1,36 @@
+// Checks, before anything is started, that a program is something ctrl can
+// test: a dynamically linked x86-64 ELF executable, so that the dynamic
+// loader will preload ctrl's agent into it. Refusing early turns what would
+// be an obscure failure inside the target into one line for the user.
+//
+// The ELF header and program headers are parsed by hand from <elf.h>:
+// only a few fields matter and every read is bounds-checked, so short or
+// malformed files are refused instead of read past.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace ctrl {
+
+// Identity of the program under test, recorded in traces so that a replay
+// can tell it is running the very same binary.
+struct ProgramFacts {
+  std::string path;          // absolute, symlinks resolved
+  uint64_t size = 0;         // bytes
+  std::string content_hash;  // FNV-1a 64 of the bytes, 16 lowercase hex digits
+};
+
+// Resolves `name` like execvp (PATH search when it has no '/', default
+// "/bin:/usr/bin" when PATH is unset), then checks it. Throws UsageError
+// with one line, naming `name` as the user wrote it, when the program is
+// missing, not a regular file, not executable, not an ELF file, not an
+// x86-64 ELF64, not an executable or shared-object ELF, or statically linked
+// (no PT_INTERP, so nothing can be preloaded).
+ProgramFacts inspect_program(const std::string& name);
+
+// FNV-1a 64 of the file's bytes as 16 lowercase hex digits.
+// Throws UsageError if the file cannot be read.
+std::string hash_file(const std::string& path);
+
+}  // namespace ctrl

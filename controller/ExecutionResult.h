@@ -1,0 +1,42 @@
+// What one execution of the target came to, as the controller saw it.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "SharedRegion.h"
+
+namespace ctrl {
+
+struct ThreadBacktrace {
+  uint32_t thread = 0;  // index in the execution (T0 = main); UINT32_MAX if unknown
+  pid_t tid = 0;
+  std::string state;    // what the thread was doing
+  std::vector<uint64_t> frames;  // innermost first
+};
+
+struct ExecutionResult {
+  enum class End {
+    Complete,     // ran to its end without a bug
+    StepBound,    // cut by --max-steps
+    Bug,          // kind/message below
+    Diverged,     // a replay went elsewhere than its trace
+    Unsupported,  // the program did something ctrl cannot control
+    Interrupted,  // Ctrl-C or the time limit
+  };
+  End end = End::Complete;
+  uint64_t execution = 0;
+  std::string kind;     // for bugs: assertion, crash, deadlock, hang
+  std::string message;  // bug text, divergence or refusal
+  uint32_t thread = 0;  // thread that hit the bug
+  uint64_t site = 0;    // where (code address), 0 if unknown
+  int exit_status = 0;
+  bool before_checkpoint = false;  // the program ended before creating a thread
+  std::vector<shm::Event> events;  // the interleaving, step by step
+  std::vector<ThreadBacktrace> backtraces;
+};
+
+}  // namespace ctrl

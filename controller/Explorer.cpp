@@ -1,0 +1,118 @@
+#include "Explorer.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "ExitStatus.h"
+#include "TraceFile.h"
+
+namespace ctrl {
+
+proto::Trace make_trace(const proto::Trace& trace_template, const ExecutionResult& result) {
+  proto::Trace t = trace_template;
+  t.set_format_version(kTraceFormatVersion);
+  t.set_ctrl_version(CTRL_VERSION);
+  t.set_execution(result.execution);
+  auto* bug = t.mutable_bug();
+  bug->set_kind(result.kind);
+  bug->set_message(result.message);
+  bug->set_thread(result.thread);
+  bug->set_site(result.site);
+  for (const auto& e : result.events) {
+    t.add_decisions(e.thread);
+    auto* s = t.add_signatures();
+    s->set_thread(e.thread);
+    s->set_kind(e.kind);
+    s->set_site(e.site);
+    s->set_addr(e.addr);
+  }
+  return t;
+}
+
+Explorer::Explorer(Session& session, ExploreOptions options, proto::Trace trace_template)
+    : session_(session), options_(std::move(options)), template_(std::move(trace_template)) {}
+
+void Explorer::record_bug(ExplorationReport& report, ExecutionResult result) {
+  std::filesystem::create_directories(options_.trace_dir);
+  std::string name = fmt::format("{}-{}-exec{}.ctrltrace", std::filesystem::path(template_.program().path()).filename().string(),
+                                 result.kind, result.execution);
+  std::string path = (std::filesystem::path(options_.trace_dir) / name).string();
+  save_trace(path, make_trace(template_, result));
+  report.bugs.push_back(FoundBug{std::move(result), path});
+}
+
+ExplorationReport Explorer::run() {
+  using clock = std::chrono::steady_clock;
+  auto started = clock::now();
+  ExplorationReport report;
+  auto strategy = make_strategy(options_.strategy, options_.seed);
+  report.strategy = strategy->name();
+  if (options_.time_limit > 0)
+    session_.set_deadline(started + std::chrono::duration_cast<clock::duration>(
+                                        std::chrono::duration<double>(options_.time_limit)));
+  auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - started).count(); };
+
+  auto account = [&](ExecutionResult& r) -> bool {  // true: stop exploring
+    switch (r.end) {
+      case ExecutionResult::End::Interrupted:
+        report.interrupted = true;
+        return true;
+      case ExecutionResult::End::Unsupported:
+        throw UsageError(r.message);
+      case ExecutionResult::End::Diverged:
+        throw InternalError(fmt::format("execution {} diverged from its own plan: {}", r.execution, r.message));
+      case ExecutionResult::End::StepBound:
+        ++report.bounded;
+        ++report.total;
+        return false;
+      case ExecutionResult::End::Complete:
+        ++report.complete;
+        ++report.total;
+        return false;
+      case ExecutionResult::End::Bug:
+        ++report.complete;
+        ++report.total;
+        record_bug(report, std::move(r));
+        return true;
+    }
+    return false;
+  };
+
+  if (auto early = session_.start()) {
+    // The program never created a thread: its one execution is all there is.
+    account(*early);
+    report.exhaustive = !report.interrupted;
+    report.elapsed = elapsed();
+    return report;
+  }
+
+  uint64_t index = 0;
+  while (index < options_.max_executions) {
+    auto plan = strategy->next();
+    if (!plan) {
+      report.exhaustive = strategy->exhaustive();
+      break;
+    }
+    ExecutionResult r = session_.run(*plan, index);
+    ExecutionSummary summary;
+    summary.index = index;
+    summary.events = r.events.data();
+    summary.steps = r.events.size();
+    summary.complete = r.end == ExecutionResult::End::Complete || r.end == ExecutionResult::End::Bug;
+    strategy->completed(summary);
+    ++index;
+    if (account(r)) break;
+    if (options_.progress && (index % 64 == 0))
+      fmt::print(stderr, "\r{} executions, {:.0f}/s, {:.1f} s   ", index, index / elapsed(), elapsed());
+  }
+  if (options_.progress) fmt::print(stderr, "\r\033[K");
+  report.elapsed = elapsed();
+  return report;
+}
+
+}  // namespace ctrl

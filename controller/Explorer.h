@@ -1,0 +1,62 @@
+// Runs executions one after another as a strategy plans them, until the
+// strategy is done, a bound is reached or a bug is found, and saves a trace
+// for every bug.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ExecutionResult.h"
+#include "Session.h"
+#include "Strategy.h"
+#include "trace.pb.h"
+
+namespace ctrl {
+
+struct ExploreOptions {
+  std::string strategy = "random";
+  uint64_t seed = 1;
+  uint64_t max_executions = 1000;
+  double time_limit = 0;  // seconds, 0: none
+  std::string trace_dir = "ctrl-traces";
+  bool progress = false;  // live line on stderr
+};
+
+struct FoundBug {
+  ExecutionResult result;
+  std::string trace_path;
+};
+
+struct ExplorationReport {
+  std::string strategy;
+  uint64_t complete = 0;   // executions that ran to their end (with or without a bug)
+  uint64_t blocked = 0;    // executions a strategy abandoned (none for random/round-robin)
+  uint64_t bounded = 0;    // executions cut by --max-steps
+  uint64_t total = 0;
+  bool exhaustive = false;
+  bool interrupted = false;
+  double elapsed = 0;
+  std::vector<FoundBug> bugs;
+};
+
+class Explorer {
+ public:
+  // `trace_template` holds the program, options and environment of every
+  // trace this exploration saves; the explorer fills in the rest.
+  Explorer(Session& session, ExploreOptions options, proto::Trace trace_template);
+  ExplorationReport run();
+
+ private:
+  void record_bug(ExplorationReport& report, ExecutionResult result);
+
+  Session& session_;
+  ExploreOptions options_;
+  proto::Trace template_;
+};
+
+// The trace of one execution: decisions and signatures from its events.
+proto::Trace make_trace(const proto::Trace& trace_template, const ExecutionResult& result);
+
+}  // namespace ctrl

@@ -1,0 +1,101 @@
+#include "Replayer.h"
+
+#include <fmt/format.h>
+
+#include "ElfInspector.h"
+#include "ExitStatus.h"
+#include "Report.h"
+#include "Symbolizer.h"
+
+namespace ctrl {
+
+SessionConfig replay_config(const proto::Trace& trace, const std::string& agent, bool show_output) {
+  const auto& program = trace.program();
+  ProgramFacts facts;
+  try {
+    facts = inspect_program(program.path());
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("the trace's program cannot be run: {}", e.what()));
+  }
+  if (facts.content_hash != program.content_hash() || facts.size != program.size())
+    throw UsageError(fmt::format("the trace was recorded for another version of {} (content hash {} then, {} now)",
+                                 program.path(), program.content_hash(), facts.content_hash));
+  SessionConfig config;
+  config.program = facts.path;
+  config.args.assign(program.args().begin(), program.args().end());
+  config.env.assign(program.env().begin(), program.env().end());
+  config.cwd = program.cwd();
+  config.agent = agent;
+  config.max_steps = std::max<uint64_t>(trace.options().max_steps(), uint64_t(trace.decisions_size()) + 1);
+  config.hang_timeout = trace.options().hang_timeout_ms() / 1000.0;
+  if (config.hang_timeout <= 0) config.hang_timeout = 5;
+  config.show_output = show_output;
+  return config;
+}
+
+namespace {
+
+std::string describe_signature(const proto::Signature& s, Symbolizer& symbols) {
+  shm::Event e{};
+  e.thread = uint16_t(s.thread());
+  e.kind = uint16_t(s.kind());
+  e.site = s.site();
+  e.addr = s.addr();
+  return describe_event(e, symbols);
+}
+
+}  // namespace
+
+ReplayOutcome replay(Session& session, const proto::Trace& trace) {
+  ReplayOutcome out;
+  const std::string& want = trace.bug().kind();
+  if (auto early = session.start()) {
+    out.result = std::move(*early);
+  } else {
+    ExecutionPlan plan;
+    plan.prefix.assign(trace.decisions().begin(), trace.decisions().end());
+    plan.policy = shm::TailPolicy::Sticky;
+    std::vector<shm::Signature> expected;
+    for (const auto& s : trace.signatures())
+      expected.push_back(shm::Signature{s.thread(), uint16_t(s.kind()), 0, s.site(), s.addr()});
+    out.result = session.run(plan, trace.execution(), expected);
+  }
+  ExecutionResult& r = out.result;
+  r.execution = trace.execution();
+  size_t steps = r.events.size();
+  auto& symbols = session.symbolizer();
+  switch (r.end) {
+    case ExecutionResult::End::Diverged: {
+      // The agent stops at the first event that differs (logged as the last
+      // one) or at a decision the trace makes for a thread that cannot run.
+      bool event_differs = std::string(r.message).find("event") != std::string::npos;
+      size_t n = event_differs && steps > 0 ? steps - 1 : steps;
+      std::string expected = n < size_t(trace.signatures_size()) ? describe_signature(trace.signatures(int(n)), symbols)
+                                                                 : "the end of the trace";
+      std::string got = event_differs && steps > 0
+                            ? describe_event(r.events[n], symbols)
+                            : fmt::format("T{} cannot run there", n < size_t(trace.decisions_size()) ? trace.decisions(int(n)) : 0);
+      out.divergence = fmt::format("replay diverged at step {}: expected {}, got {}", n + 1, expected, got);
+      return out;
+    }
+    case ExecutionResult::End::Bug:
+      if (r.kind == want) {
+        out.reproduced = true;
+        return out;
+      }
+      out.divergence = fmt::format("replay diverged at step {}: expected a {} bug, got a {} bug: {}", steps, want,
+                                   r.kind, r.message);
+      return out;
+    case ExecutionResult::End::Interrupted:
+      out.divergence = "replay interrupted";
+      return out;
+    case ExecutionResult::End::Unsupported:
+      throw UsageError(r.message);
+    default:
+      out.divergence = fmt::format("replay diverged at step {}: expected a {} bug, but the execution {}", steps, want,
+                                   r.end == ExecutionResult::End::StepBound ? "reached --max-steps" : "ended normally");
+      return out;
+  }
+}
+
+}  // namespace ctrl

@@ -1,0 +1,23 @@
+// `ctrl replay`: re-runs a saved trace's program with the trace's arguments
+// and environment, forces its decisions, and checks each step's event
+// against the recorded signature.
+#pragma once
+
+#include <string>
+
+#include "Session.h"
+#include "trace.pb.h"
+
+namespace ctrl {
+
+struct ReplayOutcome {
+  bool reproduced = false;
+  std::string divergence;  // "replay diverged at step N: ..." when not reproduced
+  ExecutionResult result;
+};
+
+// Throws UsageError when the trace does not fit the program on disk.
+SessionConfig replay_config(const proto::Trace& trace, const std::string& agent, bool show_output);
+ReplayOutcome replay(Session& session, const proto::Trace& trace);
+
+}  // namespace ctrl

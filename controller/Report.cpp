@@ -1,0 +1,136 @@
+#include "Report.h"
+
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "ExitStatus.h"
+#include "Symbolizer.h"
+
+namespace ctrl {
+
+namespace {
+
+std::string value_text(uint64_t v) { return v < 4096 ? std::to_string(v) : fmt::format("{:#x}", v); }
+
+std::string thread_name(uint32_t t) { return t == UINT32_MAX ? "T?" : fmt::format("T{}", t); }
+
+}  // namespace
+
+std::string describe_event(const shm::Event& e, Symbolizer& symbols) {
+  auto kind = OpKind(e.kind);
+  std::string what = op_name(kind);
+  switch (kind) {
+    case OpKind::AtomicLoad:
+      what = fmt::format("atomic_load({}) {} -> {}", order_name(MemOrder(e.order)), symbols.describe_data(e.addr),
+                         value_text(e.value_read));
+      break;
+    case OpKind::AtomicStore:
+      what = fmt::format("atomic_store({}) {} <- {}", order_name(MemOrder(e.order)), symbols.describe_data(e.addr),
+                         value_text(e.value_written));
+      break;
+    case OpKind::AtomicRmw:
+      what = fmt::format("atomic_{}({}) {}: {} -> {}", rmw_name(RmwOp(e.rmw)), order_name(MemOrder(e.order)),
+                         symbols.describe_data(e.addr), value_text(e.value_read), value_text(e.value_written));
+      break;
+    case OpKind::AtomicCas:
+      what = fmt::format("atomic_cas({}) {}: read {}{}", order_name(MemOrder(e.order)), symbols.describe_data(e.addr),
+                         value_text(e.value_read),
+                         e.flags & shm::kFailed ? ", failed" : fmt::format(", wrote {}", value_text(e.value_written)));
+      break;
+    case OpKind::ThreadCreate:
+      what = fmt::format("pthread_create -> T{}", e.aux);
+      break;
+    case OpKind::ThreadJoin:
+      what = fmt::format("pthread_join T{}", e.aux);
+      break;
+    case OpKind::ThreadStart:
+      what = "starts";
+      break;
+    case OpKind::CondWait:
+    case OpKind::CondTimedWait:
+      what = fmt::format("{} {} (releases {})", op_name(kind), symbols.describe_data(e.addr),
+                         symbols.describe_data(e.aux));
+      break;
+    case OpKind::CondSignal:
+      what = fmt::format("cond_signal {}{}", symbols.describe_data(e.addr),
+                         e.aux < shm::kMaxThreads ? fmt::format(" (wakes T{})", e.aux) : " (no waiter)");
+      break;
+    case OpKind::ProcessExit:
+      what = fmt::format("exit({})", int(e.value_written));
+      break;
+    case OpKind::ThreadExit:
+    case OpKind::Yield:
+      break;
+    default:
+      if (e.addr) what += " " + symbols.describe_data(e.addr);
+      if (e.flags & shm::kTimedOut)
+        what += " (timed out)";
+      else if (e.flags & shm::kFailed)
+        what += " (failed)";
+  }
+  std::string where = e.site ? symbols.describe_code(e.site) : "";
+  return fmt::format("{:<4} {}{}", thread_name(e.thread), what, where.empty() ? "" : "   at " + where);
+}
+
+void print_bug(std::FILE* out, const FoundBug& bug, int number, Symbolizer& symbols) {
+  const ExecutionResult& r = bug.result;
+  fmt::print(out, "\n== bug {}: {} (execution {}{}) ==\n", number, r.kind, r.execution + 1,
+             r.before_checkpoint ? ", before the program created any thread" : "");
+  fmt::print(out, "{}\n", r.message);
+  if (r.site) fmt::print(out, "  in {} at {}\n", thread_name(r.thread), symbols.describe_code(r.site));
+  if (!r.events.empty()) {
+    fmt::print(out, "\ninterleaving ({} steps):\n", r.events.size());
+    for (const auto& e : r.events) fmt::print(out, "  {:>5}  {}\n", e.step + 1, describe_event(e, symbols));
+  }
+  if (!r.backtraces.empty()) {
+    fmt::print(out, "\nthreads at the bug:\n");
+    for (const auto& bt : r.backtraces) {
+      fmt::print(out, "  {} (tid {}): {}\n", thread_name(bt.thread), bt.tid, bt.state);
+      int shown = 0;
+      for (uint64_t ip : bt.frames) {
+        // The agent's own frames say nothing about the program.
+        if (symbols.in_module(ip, "libctrl-agent")) continue;
+        // Return addresses point after the call; look up the call itself.
+        uint64_t at = shown == 0 ? ip : ip - 1;
+        fmt::print(out, "      #{:<2} {}\n", shown++, symbols.describe_code(at));
+      }
+    }
+  }
+  fmt::print(out, "\ntrace saved to {}\n  replay it with: ctrl replay {}\n", bug.trace_path, bug.trace_path);
+}
+
+void print_summary(std::FILE* out, const ExplorationReport& report) {
+  fmt::print(out, "\n{} executions ({} complete, {} blocked{}), {} bug{}, exhaustive: {}, {:.2f} s{}\n",
+             report.total, report.complete, report.blocked,
+             report.bounded ? fmt::format(", {} cut by --max-steps", report.bounded) : "", report.bugs.size(),
+             report.bugs.size() == 1 ? "" : "s", report.exhaustive ? "yes" : "no", report.elapsed,
+             report.interrupted ? " (interrupted)" : "");
+}
+
+nlohmann::json report_json(const ExplorationReport& report, const std::string& program, const std::string& model) {
+  nlohmann::json bugs = nlohmann::json::array();
+  for (const auto& b : report.bugs) {
+    bugs.push_back({{"kind", b.result.kind},
+                    {"message", b.result.message},
+                    {"thread", b.result.thread},
+                    {"execution", b.result.execution + 1},
+                    {"trace", b.trace_path}});
+  }
+  return {{"program", program},
+          {"model", model},
+          {"strategy", report.strategy},
+          {"executions", {{"complete", report.complete}, {"blocked", report.blocked}, {"total", report.total}}},
+          {"exhaustive", report.exhaustive},
+          {"elapsed_seconds", report.elapsed},
+          {"interrupted", report.interrupted},
+          {"bugs", bugs}};
+}
+
+void write_json(const std::string& path, const nlohmann::json& j) {
+  std::ofstream out(path);
+  if (!out) throw UsageError("cannot write " + path);
+  out << j.dump(2) << "\n";
+}
+
+}  // namespace ctrl

@@ -1,0 +1,425 @@
+#include "Session.h"
+
+#include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <poll.h>
+
+#include <fmt/format.h>
+
+#include "Backtracer.h"
+#include "ExitStatus.h"
+#include "Framing.h"
+#include "Symbolizer.h"
+#include "control.pb.h"
+
+namespace ctrl {
+
+namespace {
+
+// Fixed descriptor numbers in the target, so its environment is byte-for-byte
+// the same in every run (stack addresses depend on it).
+constexpr int kTargetControlFd = 900;
+constexpr int kTargetRegionFd = 901;
+
+bool crash_signal(int sig) {
+  switch (sig) {
+    case SIGSEGV:
+    case SIGBUS:
+    case SIGFPE:
+    case SIGILL:
+    case SIGABRT:
+    case SIGSYS:
+    case SIGTRAP:
+    case SIGQUIT:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string signal_name(int sig) {
+  const char* abbrev = sigabbrev_np(sig);
+  return abbrev ? std::string("SIG") + abbrev : fmt::format("signal {}", sig);
+}
+
+std::string fault_description(int sig, const siginfo_t& info) {
+  auto addr = reinterpret_cast<uint64_t>(info.si_addr);
+  switch (sig) {
+    case SIGSEGV:
+      return fmt::format("{}: invalid memory access at address {:#x}{}", signal_name(sig), addr,
+                         addr < 4096 ? " (null pointer dereference)" : "");
+    case SIGBUS:
+      return fmt::format("{}: bus error at address {:#x}", signal_name(sig), addr);
+    case SIGFPE:
+      return fmt::format("{}: arithmetic exception at {:#x}", signal_name(sig), addr);
+    case SIGILL:
+      return fmt::format("{}: illegal instruction at {:#x}", signal_name(sig), addr);
+    default:
+      return fmt::format("{}: {}", signal_name(sig), strsignal(sig));
+  }
+}
+
+pid_t tgid_of(pid_t tid) {
+  std::ifstream status("/proc/" + std::to_string(tid) + "/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("Tgid:", 0) == 0) return pid_t(std::stol(line.substr(5)));
+  return 0;
+}
+
+pid_t ppid_of(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("PPid:", 0) == 0) return pid_t(std::stol(line.substr(5)));
+  return 0;
+}
+
+}  // namespace
+
+Session::Session(SessionConfig config)
+    : config_(std::move(config)), region_(config_.max_steps + 1), backtracer_(std::make_unique<Backtracer>()) {}
+
+Session::~Session() {
+  if (template_pid_ > 0) {
+    kill(template_pid_, SIGKILL);
+    if (current_pid_ > 0) kill(current_pid_, SIGKILL);
+    // Reap what is left so nothing outlives the session.
+    for (;;) {
+      int status;
+      pid_t p = waitpid(-1, &status, __WALL);
+      if (p < 0 && errno != EINTR) break;
+      if (p == template_pid_ && (WIFEXITED(status) || WIFSIGNALED(status))) break;
+    }
+  }
+  if (control_fd_ >= 0) close(control_fd_);
+}
+
+Symbolizer& Session::symbolizer() {
+  if (!symbolizer_) symbolizer_ = std::make_unique<Symbolizer>(template_pid_);
+  return *symbolizer_;
+}
+
+std::optional<ExecutionResult> Session::start() {
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+    throw InternalError(std::string("socketpair: ") + strerror(errno));
+  control_fd_ = sv[0];
+
+  LaunchSpec spec;
+  spec.path = config_.program;
+  spec.argv.push_back(config_.program);
+  spec.argv.insert(spec.argv.end(), config_.args.begin(), config_.args.end());
+  std::string user_preload;
+  for (const auto& e : config_.env) {
+    if (e.rfind("LD_PRELOAD=", 0) == 0)
+      user_preload = e.substr(11);
+    else
+      spec.env.push_back(e);
+  }
+  spec.env.push_back("CTRL_CONTROL_FD=" + std::to_string(kTargetControlFd));
+  spec.env.push_back("CTRL_REGION_FD=" + std::to_string(kTargetRegionFd));
+  spec.env.push_back("LD_PRELOAD=" + config_.agent + (user_preload.empty() ? "" : ":" + user_preload));
+  spec.cwd = config_.cwd;
+  spec.fds = {{sv[1], kTargetControlFd}, {region_.fd(), kTargetRegionFd}};
+  spec.quiet = !config_.show_output;
+
+  template_pid_ = tracer_.launch(spec);
+  close(sv[1]);
+  current_pid_ = template_pid_;
+
+  bool checkpointed = false;
+  ExecutionResult r = supervise(Phase::Startup, checkpointed);
+  if (checkpointed) {
+    current_pid_ = 0;
+    symbolizer();
+    return std::nullopt;
+  }
+  r.before_checkpoint = true;
+  r.execution = 0;
+  if (!hello_ && r.end != ExecutionResult::End::Interrupted)
+    throw UsageError("the program ran without ctrl's agent (setuid, or it cleared LD_PRELOAD): it cannot be controlled");
+  template_pid_ = 0;
+  current_pid_ = 0;
+  return r;
+}
+
+ExecutionResult Session::run(const ExecutionPlan& plan, uint64_t index, const std::vector<shm::Signature>& expected) {
+  region_.prepare(plan, index, config_.max_steps, expected, config_.show_output);
+  backtracer_->flush();
+  execution_ = index;
+  current_pid_ = 0;
+  proto::ControlMessage m;
+  m.mutable_run()->set_execution(index);
+  if (!framing::send_message(control_fd_, m)) throw InternalError("the target's fork server is gone");
+  bool checkpointed = false;
+  ExecutionResult r = supervise(Phase::Execution, checkpointed);
+  r.execution = index;
+  current_pid_ = 0;
+  return r;
+}
+
+void Session::handle_message(Phase phase, bool& checkpointed) {
+  proto::ControlMessage m;
+  if (!framing::receive_message(control_fd_, m)) {
+    // The agent's end closed: the process is exiting; its exit will tell.
+    return;
+  }
+  if (m.has_hello()) {
+    if (m.hello().protocol_version() != 1)
+      throw InternalError(fmt::format("agent speaks protocol {}, ctrl speaks 1", m.hello().protocol_version()));
+    hello_ = true;
+  } else if (m.has_checkpoint_ready()) {
+    if (phase == Phase::Startup) checkpointed = true;
+  } else if (m.has_started()) {
+    current_pid_ = m.started().pid();
+  } else if (m.has_error()) {
+    throw InternalError("agent: " + m.error().message());
+  }
+}
+
+bool Session::is_execution_thread(pid_t tid) const { return current_pid_ > 0 && tgid_of(tid) == current_pid_; }
+
+uint32_t Session::thread_index(pid_t tid) const {
+  const shm::Header& h = region_.header();
+  for (uint32_t t = 0; t < std::min(h.nthreads, shm::kMaxThreads); ++t)
+    if (h.threads[t].tid == tid) return t;
+  return UINT32_MAX;
+}
+
+std::string Session::thread_state(uint32_t t) const {
+  const shm::Header& h = region_.header();
+  if (t >= shm::kMaxThreads) return "not controlled by ctrl";
+  const shm::ThreadSlot& s = h.threads[t];
+  auto kind = OpKind(s.pending_kind);
+  switch (s.status) {
+    case shm::ThreadStatus::Finished:
+      return "finished";
+    case shm::ThreadStatus::Blocked: {
+      std::string what = fmt::format("blocked in {}", op_name(kind));
+      if (s.pending_addr) what += " on " + symbolizer_->describe_data(s.pending_addr);
+      if (s.waits_for_thread < shm::kMaxThreads) what += fmt::format(" (waits for T{})", s.waits_for_thread);
+      return what;
+    }
+    default:
+      if (t == h.current) return "running";
+      return fmt::format("parked before {}", op_name(kind));
+  }
+}
+
+void Session::resume_other(const Stop& s) {
+  if (s.exited()) return;
+  int sig = 0;
+  if (s.signal_stop()) sig = s.signal();
+  tracer_.resume(s.tid, sig);
+}
+
+void Session::collect_backtraces(ExecutionResult& r, pid_t stopped_tid) {
+  pid_t pid = current_pid_;
+  auto tids = threads_of(pid);
+  for (pid_t t : tids)
+    if (t != stopped_tid) tracer_.interrupt(t);
+  for (pid_t t : tids) {
+    if (t == stopped_tid) continue;
+    // Any stop will do; a pending signal may come first.
+    auto s = tracer_.wait_for(t);
+    if (!s || s->exited()) continue;
+  }
+  if (symbolizer_) symbolizer_->snapshot_regions(pid);
+  for (pid_t t : tids) {
+    ThreadBacktrace bt;
+    bt.tid = t;
+    bt.thread = thread_index(t);
+    bt.state = t == stopped_tid ? "at the bug" : thread_state(bt.thread);
+    bt.frames = backtracer_->unwind(t);
+    r.backtraces.push_back(std::move(bt));
+  }
+  std::sort(r.backtraces.begin(), r.backtraces.end(),
+            [](const ThreadBacktrace& a, const ThreadBacktrace& b) { return a.thread < b.thread; });
+}
+
+void Session::kill_execution() {
+  pid_t pid = current_pid_;
+  if (pid <= 0) return;
+  kill(pid, SIGKILL);
+  for (;;) {
+    int status;
+    pid_t p = waitpid(-1, &status, __WALL);
+    if (p < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    Stop s{p, status};
+    if (p == pid && s.exited()) break;
+    if (!s.exited() && tgid_of(p) != pid) resume_other(s);
+  }
+  if (pid == template_pid_) template_pid_ = 0;
+}
+
+ExecutionResult Session::finish_with_bug(ExecutionResult r, pid_t stopped_tid) {
+  r.end = ExecutionResult::End::Bug;
+  const shm::Header& h = region_.header();
+  r.events.assign(region_.view().events, region_.view().events + std::min(h.steps.load(), region_.capacity()));
+  collect_backtraces(r, stopped_tid);
+  kill_execution();
+  return r;
+}
+
+ExecutionResult Session::outcome_from_agent(pid_t tid) {
+  const shm::Header& h = region_.header();
+  ExecutionResult r;
+  r.thread = h.outcome_thread;
+  r.site = h.outcome_site;
+  r.message = h.message;
+  switch (h.outcome) {
+    case shm::Outcome::Assertion:
+      r.kind = "assertion";
+      return finish_with_bug(std::move(r), tid);
+    case shm::Outcome::Abort:
+      r.kind = "crash";
+      r.message = "SIGABRT: abort() called";
+      return finish_with_bug(std::move(r), tid);
+    case shm::Outcome::Deadlock: {
+      r.kind = "deadlock";
+      // Rebuild the message with symbols: who waits on what.
+      std::string msg = "no thread can proceed:";
+      for (uint32_t t = 0; t < std::min(h.nthreads, shm::kMaxThreads); ++t) {
+        if (h.threads[t].status == shm::ThreadStatus::Finished) continue;
+        msg += fmt::format(" T{} {};", t, thread_state(t));
+      }
+      msg.pop_back();
+      r.message = msg;
+      return finish_with_bug(std::move(r), tid);
+    }
+    case shm::Outcome::StepBound:
+      r.end = ExecutionResult::End::StepBound;
+      break;
+    case shm::Outcome::Diverged:
+      r.end = ExecutionResult::End::Diverged;
+      break;
+    case shm::Outcome::Unsupported:
+      r.end = ExecutionResult::End::Unsupported;
+      break;
+    default:
+      throw InternalError(fmt::format("agent stopped with outcome {}: {}", int(h.outcome), h.message));
+  }
+  r.events.assign(region_.view().events, region_.view().events + std::min(h.steps.load(), region_.capacity()));
+  kill_execution();
+  return r;
+}
+
+ExecutionResult Session::supervise(Phase phase, bool& checkpointed) {
+  using clock = std::chrono::steady_clock;
+  const shm::Header& h = region_.header();
+  uint64_t last_steps = 0;
+  auto last_progress = clock::now();
+  auto hang_limit = std::chrono::duration<double>(config_.hang_timeout);
+
+  for (;;) {
+    auto stop = tracer_.wait(100, control_fd_);
+    if (tracer_.interrupted() || (deadline_ && clock::now() >= *deadline_)) {
+      ExecutionResult r;
+      r.end = ExecutionResult::End::Interrupted;
+      r.events.assign(region_.view().events, region_.view().events + std::min(h.steps.load(), region_.capacity()));
+      kill_execution();
+      return r;
+    }
+    if (!stop) {
+      pollfd pfd{control_fd_, POLLIN, 0};
+      if (poll(&pfd, 1, 0) > 0 && (pfd.revents & POLLIN)) {
+        handle_message(phase, checkpointed);
+        if (checkpointed) return {};
+      }
+      uint64_t steps = h.steps.load();
+      if (steps != last_steps) {
+        last_steps = steps;
+        last_progress = clock::now();
+      } else if (current_pid_ > 0 && clock::now() - last_progress > hang_limit) {
+        ExecutionResult r;
+        r.kind = "hang";
+        r.thread = h.current;
+        r.message = fmt::format("T{} ran for {:g} s without reaching a visible operation", h.current,
+                                config_.hang_timeout);
+        r = finish_with_bug(std::move(r), 0);
+        for (const auto& bt : r.backtraces)
+          if (bt.thread == r.thread && !bt.frames.empty()) r.site = bt.frames.front();
+        return r;
+      }
+      continue;
+    }
+
+    const Stop& s = *stop;
+    if (s.exited()) {
+      if (s.tid == current_pid_) {
+        ExecutionResult r;
+        r.events.assign(region_.view().events, region_.view().events + std::min(h.steps.load(), region_.capacity()));
+        if (WIFSIGNALED(s.status)) {
+          r.end = ExecutionResult::End::Bug;
+          r.kind = "crash";
+          r.message = fmt::format("killed by {}", signal_name(WTERMSIG(s.status)));
+        } else {
+          r.exit_status = WEXITSTATUS(s.status);
+        }
+        if (current_pid_ == template_pid_) template_pid_ = 0;
+        current_pid_ = 0;
+        return r;
+      }
+      if (s.tid == template_pid_) {
+        template_pid_ = 0;
+        throw InternalError("the target's fork server died");
+      }
+      continue;
+    }
+
+    int event = s.event();
+    if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK) {
+      if (phase == Phase::Execution && s.tid == template_pid_ && current_pid_ == 0)
+        current_pid_ = pid_t(tracer_.event_message(s.tid));
+      tracer_.resume(s.tid);
+      continue;
+    }
+    if (event == PTRACE_EVENT_STOP) {
+      // A new tracee's first stop, or a group-stop.
+      if (phase == Phase::Execution && current_pid_ == 0) {
+        pid_t tg = tgid_of(s.tid);
+        if (ppid_of(tg) == template_pid_) current_pid_ = tg;
+      }
+      tracer_.resume(s.tid);
+      continue;
+    }
+    if (event != 0) {
+      tracer_.resume(s.tid);
+      continue;
+    }
+    if (!s.signal_stop()) {
+      tracer_.resume(s.tid);
+      continue;
+    }
+    int sig = s.signal();
+    bool ours = is_execution_thread(s.tid);
+    if (ours && sig == SIGSTOP && h.attention.load()) return outcome_from_agent(s.tid);
+    if (ours && crash_signal(sig) && !catches_signal(s.tid, sig)) {
+      siginfo_t info{};
+      tracer_.siginfo(s.tid, info);
+      ExecutionResult r;
+      r.kind = "crash";
+      r.thread = thread_index(s.tid);
+      r.message = fault_description(sig, info);
+      if (r.thread != UINT32_MAX) r.message += fmt::format(" in T{}", r.thread);
+      r = finish_with_bug(std::move(r), s.tid);
+      for (const auto& bt : r.backtraces)
+        if (bt.tid == s.tid && !bt.frames.empty()) r.site = bt.frames.front();
+      return r;
+    }
+    tracer_.resume(s.tid, sig);
+  }
+}
+
+}  // namespace ctrl

@@ -1,0 +1,79 @@
+// One target program under control: launched once, run to its checkpoint
+// (the fork server at its first thread creation), then asked for one
+// execution after another. The session supervises each execution: ptrace
+// stops, agent requests, hangs. It never sits on the target's hot path: the
+// agent schedules alone and the session only waits.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ExecutionResult.h"
+#include "SharedMemory.h"
+#include "Strategy.h"
+#include "Tracer.h"
+
+namespace ctrl {
+
+class Backtracer;
+class Symbolizer;
+
+struct SessionConfig {
+  std::string program;              // absolute path
+  std::vector<std::string> args;    // argv[1..]
+  std::vector<std::string> env;     // the target's environment, without ctrl's additions
+  std::string cwd;                  // empty: ctrl's
+  std::string agent;                // path of libctrl-agent.so
+  uint64_t max_steps = 100000;
+  double hang_timeout = 5.0;        // seconds without a visible operation
+  bool show_output = false;
+};
+
+class Session {
+ public:
+  explicit Session(SessionConfig config);
+  ~Session();
+
+  // Launches the target and runs it to its checkpoint. Returns the result
+  // when the program ended before it created any thread (its one execution).
+  std::optional<ExecutionResult> start();
+  // Forks one execution from the checkpoint and supervises it. `expected`:
+  // the signatures to check each step against (replay), or empty.
+  ExecutionResult run(const ExecutionPlan& plan, uint64_t index, const std::vector<shm::Signature>& expected = {});
+
+  Symbolizer& symbolizer();
+  const SessionConfig& config() const { return config_; }
+  bool interrupted() const { return tracer_.interrupted(); }
+  // Ask the next supervision to stop as soon as possible (time limit).
+  void set_deadline(std::chrono::steady_clock::time_point deadline) { deadline_ = deadline; }
+
+ private:
+  enum class Phase { Startup, Execution };
+  ExecutionResult supervise(Phase phase, bool& checkpointed);
+  void handle_message(Phase phase, bool& checkpointed);
+  bool is_execution_thread(pid_t tid) const;
+  ExecutionResult finish_with_bug(ExecutionResult r, pid_t stopped_tid);
+  void collect_backtraces(ExecutionResult& r, pid_t stopped_tid);
+  void kill_execution();
+  void resume_other(const Stop& s);
+  uint32_t thread_index(pid_t tid) const;
+  std::string thread_state(uint32_t t) const;
+  ExecutionResult outcome_from_agent(pid_t tid);
+
+  SessionConfig config_;
+  Tracer tracer_;
+  SharedMemory region_;
+  std::unique_ptr<Backtracer> backtracer_;
+  std::unique_ptr<Symbolizer> symbolizer_;
+  int control_fd_ = -1;
+  pid_t template_pid_ = 0;  // the launched process, later the fork server
+  pid_t current_pid_ = 0;   // the process of the running execution
+  bool hello_ = false;
+  uint64_t execution_ = 0;
+  std::optional<std::chrono::steady_clock::time_point> deadline_;
+};
+
+}  // namespace ctrl

@@ -1,0 +1,64 @@
+#include "SharedMemory.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <new>
+
+#include "ExitStatus.h"
+#include "Strategy.h"
+
+namespace ctrl {
+
+SharedMemory::SharedMemory(uint64_t capacity) {
+  size_ = shm::region_size_for(capacity);
+  fd_ = memfd_create("ctrl-region", MFD_CLOEXEC);
+  if (fd_ < 0) throw InternalError(std::string("memfd_create: ") + strerror(errno));
+  if (ftruncate(fd_, off_t(size_)) != 0) throw InternalError(std::string("ftruncate: ") + strerror(errno));
+  base_ = mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+  if (base_ == MAP_FAILED) throw InternalError(std::string("mmap: ") + strerror(errno));
+  auto* h = new (base_) shm::Header();
+  h->magic = shm::kMagic;
+  h->version = shm::kVersion;
+  h->capacity = capacity;
+  h->region_size = size_;
+  h->max_steps = capacity;
+  view_ = shm::View::of(base_);
+}
+
+SharedMemory::~SharedMemory() {
+  if (base_ && base_ != MAP_FAILED) munmap(base_, size_);
+  if (fd_ >= 0) close(fd_);
+}
+
+void SharedMemory::prepare(const ExecutionPlan& plan, uint64_t execution, uint64_t max_steps,
+                           const std::vector<shm::Signature>& expected, bool show_output) {
+  shm::Header& h = header();
+  uint64_t prefix = std::min<uint64_t>(plan.prefix.size(), h.capacity);
+  std::copy_n(plan.prefix.begin(), prefix, view_.prefix);
+  uint64_t checked = std::min<uint64_t>(expected.size(), prefix);
+  std::copy_n(expected.begin(), checked, view_.expected);
+  h.execution = execution;
+  h.seed = plan.seed;
+  h.max_steps = std::min(max_steps, h.capacity);
+  h.prefix_len = prefix;
+  h.policy = plan.policy;
+  h.check_signatures = checked > 0 ? 1 : 0;
+  h.target_output = show_output ? 1 : 0;
+  h.steps.store(0);
+  h.attention.store(0);
+  h.started.store(0);
+  h.current = 0;
+  h.nthreads = 0;
+  h.outcome = shm::Outcome::Running;
+  h.outcome_thread = 0;
+  h.outcome_site = 0;
+  h.exit_status = 0;
+  h.message[0] = 0;
+  std::memset(h.threads, 0, sizeof h.threads);
+}
+
+}  // namespace ctrl

@@ -1,0 +1,98 @@
+// Turns addresses of a target process into names for reports, using libdw's
+// dwfl: symbol tables for function and variable names, DWARF for lines.
+//
+// Invariants:
+//  - The module list is taken once, from /proc/<pid>/maps at construction,
+//    and every module's ELF is opened right away, so the Symbolizer keeps
+//    answering after the process is gone (the files stay on disk; the vdso
+//    has been copied out of the live process). DWARF is loaded lazily.
+//  - Region names for describe_data come from a separate maps snapshot,
+//    refreshed only by snapshot_regions().
+//  - If the process cannot be inspected (gone, no permission), nothing
+//    fails: every address is then described numerically.
+//  - Not thread-safe (dwfl is not, and the caches are mutable).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+struct Dwfl;
+struct Dwfl_Module;
+
+namespace ctrl {
+
+class Symbolizer {
+ public:
+  // Throws InternalError only if libdw cannot start a session at all.
+  explicit Symbolizer(pid_t pid);
+  ~Symbolizer();
+  Symbolizer(const Symbolizer&) = delete;
+  Symbolizer& operator=(const Symbolizer&) = delete;
+
+  // "func+0x1f at file.c:12" with line info, "func+0x1f in libfoo.so"
+  // without, "0x... in libfoo.so" without a symbol, "0x..." when unmapped.
+  // The "+0x.." part is left out at offset 0. For return addresses taken
+  // from a backtrace pass ip - 1, or the line may be the one after the call.
+  std::string describe_code(uint64_t addr) const;
+
+  // "file.c:12" (basename of the file) or "" without line info.
+  std::string source_line(uint64_t addr) const;
+
+  // Name of the symbol containing addr, demangled and without its symbol
+  // version ("@GLIBC_2.34"), or "".
+  std::string function_name(uint64_t addr) const;
+
+  // Whether addr lies in a module whose file basename contains the given
+  // substring, e.g. in_module(ip, "libctrl-agent").
+  bool in_module(uint64_t addr, std::string_view module_basename_substring) const;
+
+  // Basename of the module containing addr, or "".
+  std::string module_name(uint64_t addr) const;
+
+  // "counter" / "counter+8" (decimal offset) inside a symbol, including
+  // variables in .data/.bss; "0x... in libfoo.so" elsewhere in a module;
+  // otherwise by the region in the last maps snapshot: "heap+0x10",
+  // "stack", "anon 0x7fff...", "name+0x.." for other mappings, or "0x...".
+  std::string describe_data(uint64_t addr) const;
+
+  // Re-reads /proc/<pid>/maps for describe_data's region names. Silently
+  // keeps the previous snapshot if the process is gone.
+  void snapshot_regions(pid_t pid);
+
+ private:
+  struct CodeInfo {
+    bool mapped = false;
+    std::string module;    // basename
+    std::string function;  // demangled, "" without a symbol
+    uint64_t offset = 0;   // from the symbol's start
+    std::string file;      // basename, "" without line info
+    int line = 0;
+  };
+  // A module's whole memory image, from its PT_LOAD headers. Wider than the
+  // module's extent in the maps, which misses the anonymous tail of .bss.
+  struct ModuleSpan {
+    uint64_t start;
+    uint64_t end;
+    Dwfl_Module* module;
+  };
+  struct Region {
+    uint64_t start;
+    uint64_t end;
+    std::string name;  // maps pathname column: "", "[heap]", "/usr/lib/..."
+  };
+
+  const CodeInfo& code_info(uint64_t addr) const;
+  Dwfl_Module* module_at(uint64_t addr) const;
+
+  Dwfl* dwfl_ = nullptr;
+  std::vector<ModuleSpan> spans_;
+  std::vector<Region> regions_;  // sorted by start
+  mutable std::unordered_map<uint64_t, CodeInfo> code_cache_;
+};
+
+}  // namespace ctrl

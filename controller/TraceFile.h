@@ -1,0 +1,35 @@
+// Saved traces on disk.
+//
+// Layout (all integers little-endian):
+//   bytes  0..7   magic "CTRLTRC1"
+//   bytes  8..15  uint64 payload length
+//   bytes 16..23  uint64 FNV-1a 64 of the payload
+//   bytes 24..    the serialised ctrl::proto::Trace, exactly `length` bytes
+// The checksum exists because protobuf happily parses many damaged byte
+// strings into a wrong but well-formed message; a replay driven by such a
+// trace would diverge for reasons that have nothing to do with the program.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "trace.pb.h"
+
+namespace ctrl {
+
+// The proto's format_version that this ctrl writes and accepts.
+inline constexpr uint32_t kTraceFormatVersion = 1;
+
+// Writes `trace` as given (the caller sets format_version) to a temporary
+// file in the same directory, syncs it, then renames it over `path`, so a
+// reader never sees a half-written trace. Throws InternalError on I/O failure.
+void save_trace(const std::string& path, const proto::Trace& trace);
+
+// Reads and validates a trace. Throws UsageError with one line naming the
+// path: unreadable file, "not a ctrl trace file" (bad magic), "trace file is
+// truncated" (shorter than the header or the announced payload), "trace file
+// is corrupt" (checksum mismatch, trailing bytes, or unparsable payload),
+// "trace format version N is not supported" (not kTraceFormatVersion).
+proto::Trace load_trace(const std::string& path);
+
+}  // namespace ctrl

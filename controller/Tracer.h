@@ -1,0 +1,70 @@
+// ptrace plumbing: starting the target under PTRACE_SEIZE, waiting for
+// stops of any tracee, resuming and interrupting them. One Tracer per ctrl
+// process, used only from the thread that created it (ptrace is per tracer
+// thread).
+//
+// Every tracee is seized with EXITKILL, so when ctrl dies, even by SIGKILL,
+// the kernel kills the target, its checkpoint and every execution.
+#pragma once
+
+#include <signal.h>
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ctrl {
+
+struct LaunchSpec {
+  std::string path;               // absolute path of the executable
+  std::vector<std::string> argv;  // argv[0] included
+  std::vector<std::string> env;   // complete environment of the target
+  std::string cwd;                // empty: inherit
+  std::vector<std::pair<int, int>> fds;  // (descriptor in ctrl, number in the target)
+  bool quiet = true;              // stdout/stderr of the target go to /dev/null
+};
+
+// A decoded wait status.
+struct Stop {
+  pid_t tid = 0;
+  int status = 0;
+  bool exited() const;       // exited or killed: the tid is gone
+  bool signal_stop() const;  // signal-delivery-stop
+  int signal() const;        // for signal stops and deaths
+  int event() const;         // PTRACE_EVENT_* or 0
+};
+
+class Tracer {
+ public:
+  Tracer();
+  ~Tracer();
+
+  // Forks, execs `spec` stopped, seizes it and lets it run. Throws
+  // UsageError when the program cannot be executed.
+  pid_t launch(const LaunchSpec& spec);
+
+  // Next stop of any tracee, waiting at most `timeout_ms` (-1: forever) and
+  // returning early (nullopt) when `also_fd` becomes readable or a SIGINT or
+  // SIGTERM arrives (then interrupted() is true).
+  std::optional<Stop> wait(int timeout_ms, int also_fd = -1);
+  // Blocking wait for a stop of `tid` only.
+  std::optional<Stop> wait_for(pid_t tid);
+  bool interrupted() const { return interrupted_; }
+
+  void resume(pid_t tid, int signal = 0);
+  bool interrupt(pid_t tid);
+  unsigned long event_message(pid_t tid);
+  bool siginfo(pid_t tid, siginfo_t& info);
+
+ private:
+  int signal_fd_ = -1;
+  bool interrupted_ = false;
+};
+
+// Threads of a process, from /proc.
+std::vector<pid_t> threads_of(pid_t pid);
+// Whether `tid` has a handler installed for `sig` (SigCgt in /proc).
+bool catches_signal(pid_t tid, int sig);
+
+}  // namespace ctrl

@@ -1,0 +1,76 @@
+// Visible operations: the points at which a target thread stops and lets the
+// scheduler choose who runs next. The numeric values are stored in trace
+// files, so they never change; new kinds are appended.
+#pragma once
+
+#include <cstdint>
+
+namespace ctrl {
+
+enum class OpKind : uint16_t {
+  None = 0,
+  ThreadStart = 1,  // first step of a new thread, before any of its own code
+  ThreadCreate = 2,
+  ThreadJoin = 3,
+  ThreadExit = 4,
+  ThreadDetach = 5,
+  MutexLock = 6,
+  MutexTryLock = 7,
+  MutexTimedLock = 8,
+  MutexUnlock = 9,
+  CondWait = 10,       // releases the mutex and starts waiting
+  CondTimedWait = 11,  // same, may time out
+  CondReacquire = 12,  // after a signal (or time-out): takes the mutex back
+  CondSignal = 13,
+  CondBroadcast = 14,
+  RwReadLock = 15,
+  RwWriteLock = 16,
+  RwTryReadLock = 17,
+  RwTryWriteLock = 18,
+  RwTimedReadLock = 19,
+  RwTimedWriteLock = 20,
+  RwUnlock = 21,
+  BarrierWait = 22,   // arrives at the barrier
+  BarrierLeave = 23,  // leaves once the barrier opened
+  SemWait = 24,
+  SemTryWait = 25,
+  SemTimedWait = 26,
+  SemPost = 27,
+  Yield = 28,  // sched_yield and sleeps
+  AtomicLoad = 29,
+  AtomicStore = 30,
+  AtomicRmw = 31,  // exchange and fetch-op
+  AtomicCas = 32,
+  Fence = 33,
+  ProcessExit = 34,
+  Count
+};
+
+// Read-modify-write operators of AtomicRmw events.
+enum class RmwOp : uint8_t { None = 0, Xchg, Add, Sub, And, Or, Xor, Nand };
+
+// C11 memory orders, as passed to libatomic (__ATOMIC_RELAXED = 0 ...).
+enum class MemOrder : uint8_t { Relaxed = 0, Consume, Acquire, Release, AcqRel, SeqCst, NotAtomic = 255 };
+
+const char* op_name(OpKind k);
+const char* rmw_name(RmwOp op);
+const char* order_name(MemOrder o);
+
+// Operations a thread may be blocked at (the scheduler does not pick a thread
+// whose pending operation cannot proceed).
+inline bool op_may_block(OpKind k) {
+  switch (k) {
+    case OpKind::ThreadJoin:
+    case OpKind::MutexLock:
+    case OpKind::CondReacquire:
+    case OpKind::RwReadLock:
+    case OpKind::RwWriteLock:
+    case OpKind::BarrierLeave:
+    case OpKind::SemWait:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace ctrl

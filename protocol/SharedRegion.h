@@ -1,0 +1,164 @@
+// The shared-memory region between the controller and the agent.
+//
+// The controller creates it (a memfd), sizes it for `capacity` steps and hands
+// the descriptor to the agent, which maps it MAP_SHARED. Every execution forked
+// by the agent's fork server therefore sees the same region.
+//
+// Ownership, which is what keeps this lock-free:
+//  * Plan fields are written by the controller only while no execution runs
+//    (between the end of one execution and the RunExecution message of the
+//    next), and read by the agent.
+//  * Live fields and the event log are written by the agent only, by the one
+//    target thread that holds the scheduling token; the controller reads them
+//    while the target is stopped or dead, or polls `steps` (atomic) to see
+//    progress.
+// Layout: Header, then uint32 prefix[capacity] (decisions to replay), then
+// Signature expected[capacity] (when check_signatures), then
+// Event events[capacity].
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "Operation.h"
+
+namespace ctrl::shm {
+
+inline constexpr uint32_t kMagic = 0x4c525443;  // "CTRL"
+inline constexpr uint32_t kVersion = 1;
+inline constexpr uint32_t kMaxThreads = 64;
+inline constexpr uint32_t kMessageSize = 1024;
+
+// What the agent does once the prefix of decisions is used up.
+enum class TailPolicy : uint32_t {
+  Random = 0,      // uniform among enabled threads, from `seed`
+  RoundRobin = 1,  // next enabled thread after the last one chosen
+  Sticky = 2,      // keep the current thread while it is enabled, else lowest
+};
+
+// How an execution ended, as the agent saw it. The controller adds what only
+// it can see (fatal signals, hangs, exits).
+enum class Outcome : uint32_t {
+  Running = 0,
+  Complete = 1,     // every thread finished or the process exited
+  Deadlock = 2,     // no thread enabled while some wait
+  Assertion = 3,    // __assert_fail
+  Abort = 4,        // abort() outside an assertion
+  StepBound = 5,    // max_steps reached
+  Diverged = 6,     // replay: the decision or the event differs from the trace
+  Unsupported = 7,  // the program did something ctrl cannot control
+  AgentError = 8,   // the agent failed
+  Exited = 9,       // a thread called exit()/main returned (then Complete)
+};
+
+struct Signature {
+  uint32_t thread;
+  uint16_t kind;  // OpKind
+  uint16_t pad;
+  uint64_t site;
+  uint64_t addr;
+};
+
+// One executed visible operation. `step` is its index in the execution.
+struct Event {
+  uint32_t step;
+  uint16_t thread;
+  uint16_t kind;  // OpKind
+  uint64_t addr;  // object or memory address (0 if none)
+  uint64_t site;  // return address of the interposed call in the target
+  uint64_t value_read;
+  uint64_t value_written;
+  uint64_t aux;    // kind-specific: thread index created/joined, mutex of a cond wait, result code
+  uint32_t size;   // bytes accessed by atomics
+  uint8_t order;   // MemOrder
+  uint8_t rmw;     // RmwOp
+  uint8_t flags;   // EventFlag bits
+  uint8_t pad;
+  uint64_t reserved;  // keeps events one cache line each
+};
+static_assert(sizeof(Event) == 64);
+
+enum EventFlag : uint8_t {
+  kFailed = 1,    // trylock/cas failed, wait timed out
+  kTimedOut = 2,
+};
+
+enum class ThreadStatus : uint32_t { Unused = 0, Runnable, Blocked, Finished };
+
+// Per-thread facts the controller needs when it explains a bug.
+struct ThreadSlot {
+  int32_t tid;  // kernel thread id in the current execution
+  ThreadStatus status;
+  uint16_t pending_kind;  // OpKind the thread is parked at
+  uint16_t pad;
+  uint32_t waits_for_thread;  // for joins: the joined thread
+  uint64_t pending_addr;
+  uint64_t pending_site;
+  uint64_t start_routine;
+};
+
+struct Header {
+  uint32_t magic;
+  uint32_t version;
+  uint64_t capacity;  // steps the arrays below hold
+  uint64_t region_size;
+
+  // ---- plan: written by the controller before RunExecution ----
+  uint64_t execution;
+  uint64_t seed;
+  uint64_t max_steps;
+  uint64_t prefix_len;
+  TailPolicy policy;
+  uint32_t check_signatures;  // 1: compare each event with expected[step]
+  uint32_t target_output;     // 0 discard, 1 inherit
+
+  // ---- live: written by the agent ----
+  alignas(64) std::atomic<uint64_t> steps;  // events logged so far
+  std::atomic<uint32_t> attention;  // 1: the agent stopped itself for the controller
+  std::atomic<uint32_t> started;    // 1: the execution's agent reached its first step
+  uint32_t current;                 // thread holding the token
+  uint32_t nthreads;
+  Outcome outcome;
+  uint32_t outcome_thread;
+  uint64_t outcome_site;
+  int32_t exit_status;
+  uint32_t pad2;
+  char message[kMessageSize];
+  ThreadSlot threads[kMaxThreads];
+};
+
+inline size_t region_size_for(uint64_t capacity) {
+  size_t s = sizeof(Header);
+  s += capacity * sizeof(uint32_t);
+  s = (s + 63) & ~size_t(63);
+  s += capacity * sizeof(Signature);
+  s = (s + 63) & ~size_t(63);
+  s += capacity * sizeof(Event);
+  return (s + 4095) & ~size_t(4095);
+}
+
+// Typed views of a mapped region.
+struct View {
+  Header* header = nullptr;
+  uint32_t* prefix = nullptr;
+  Signature* expected = nullptr;
+  Event* events = nullptr;
+
+  static View of(void* base) {
+    View v;
+    auto* h = static_cast<Header*>(base);
+    v.header = h;
+    auto* p = static_cast<char*>(base) + sizeof(Header);
+    v.prefix = reinterpret_cast<uint32_t*>(p);
+    size_t off = sizeof(Header) + h->capacity * sizeof(uint32_t);
+    off = (off + 63) & ~size_t(63);
+    v.expected = reinterpret_cast<Signature*>(static_cast<char*>(base) + off);
+    off += h->capacity * sizeof(Signature);
+    off = (off + 63) & ~size_t(63);
+    v.events = reinterpret_cast<Event*>(static_cast<char*>(base) + off);
+    return v;
+  }
+};
+
+}  // namespace ctrl::shm

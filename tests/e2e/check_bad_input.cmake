@@ -1,0 +1,133 @@
+# ctrl refuses bad usage or input: exit status 2 and one line on stderr.
+#
+#   cmake -DCTRL=<ctrl> -DWORKDIR=<fresh directory> -DCASE=<case>
+#         [-DPROGRAM=<a sample>] [-DTOOL=<ctrl_e2e_tool>] -P check_bad_input.cmake
+#
+# Cases:
+#   no-arguments       ctrl alone
+#   unknown-command    ctrl frobnicate
+#   unknown-option     ctrl attach --no-such-option PROGRAM
+#   missing-program    ctrl attach on a path that does not exist
+#   text-file          ctrl attach on an executable text file (no #! line)
+#   foreign-elf        ctrl attach on an executable AArch64 ELF file (TOOL)
+#   static             ctrl attach on a statically linked PROGRAM
+#   missing-trace      ctrl replay on a path that does not exist
+#   not-a-trace        ctrl replay on a text file, then on PROGRAM itself
+#   truncated-trace    ctrl replay on the first half of a real trace (a bug
+#                      found in PROGRAM, which must have one; TOOL)
+#   modified-program   a bug is found in a copy of PROGRAM, a byte is then
+#                      appended to the copy, and ctrl replay of that trace
+
+cmake_minimum_required(VERSION 3.20)
+include("${CMAKE_CURRENT_LIST_DIR}/e2e_common.cmake")
+
+if(NOT DEFINED CASE)
+  message(FATAL_ERROR "check_bad_input.cmake: -DCASE=... is required")
+endif()
+function(require var)
+  if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
+    message(FATAL_ERROR "check_bad_input.cmake: case ${CASE} needs -D${var}=...")
+  endif()
+endfunction()
+
+e2e_fresh_workdir()
+
+# ctrl <args> must refuse: exit status 2, one line on stderr.
+function(expect_refused what)
+  e2e_exec(run "${CTRL}" ${ARGN})
+  e2e_expect_bad_input(run "${what}")
+endfunction()
+
+# Runs ctrl attach on `program` until it finds a bug; sets `var` to its trace.
+function(record_bug var program)
+  file(MAKE_DIRECTORY "${WORKDIR}/traces")
+  set(what "setup: ctrl attach ${program} (to get a trace)")
+  e2e_exec(rec "${CTRL}" attach --strategy random --seed 1 --max-executions 500
+    --json "${WORKDIR}/record.json" --trace-dir "${WORKDIR}/traces" "${program}")
+  e2e_expect_exit("${rec_rc}" 1 "${what}")
+  e2e_check_report(rec "${WORKDIR}/record.json" "${what}")
+  set(${var} "${rec_trace}" PARENT_SCOPE)
+endfunction()
+
+# (file(COPY_FILE) needs CMake 3.21.)
+function(copy_file from to)
+  execute_process(COMMAND "${CMAKE_COMMAND}" -E copy "${from}" "${to}" RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    e2e_fail("setup: could not copy ${from} to ${to}")
+  endif()
+endfunction()
+
+function(write_text_file path)
+  file(WRITE "${path}" "this is a text file, not a program\n")
+  file(CHMOD "${path}" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE
+    GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+endfunction()
+
+if(CASE STREQUAL "no-arguments")
+  expect_refused("ctrl without arguments")
+
+elseif(CASE STREQUAL "unknown-command")
+  expect_refused("an unknown command" frobnicate)
+
+elseif(CASE STREQUAL "unknown-option")
+  require(PROGRAM)
+  expect_refused("an unknown option of attach" attach --no-such-option "${PROGRAM}")
+
+elseif(CASE STREQUAL "missing-program")
+  expect_refused("attach on a missing program" attach "${WORKDIR}/no-such-program")
+
+elseif(CASE STREQUAL "text-file")
+  write_text_file("${WORKDIR}/text-file")
+  expect_refused("attach on an executable text file" attach "${WORKDIR}/text-file")
+
+elseif(CASE STREQUAL "foreign-elf")
+  require(TOOL)
+  e2e_exec(gen "${TOOL}" foreign-elf "${WORKDIR}/aarch64-program")
+  if(NOT gen_rc EQUAL 0)
+    e2e_fail("setup: could not write an AArch64 ELF file")
+  endif()
+  expect_refused("attach on an AArch64 program" attach "${WORKDIR}/aarch64-program")
+
+elseif(CASE STREQUAL "static")
+  require(PROGRAM)
+  expect_refused("attach on a statically linked program" attach "${PROGRAM}")
+
+elseif(CASE STREQUAL "missing-trace")
+  expect_refused("replay of a missing trace" replay "${WORKDIR}/no-such-trace")
+
+elseif(CASE STREQUAL "not-a-trace")
+  require(PROGRAM)
+  write_text_file("${WORKDIR}/text-file")
+  expect_refused("replay of a text file" replay "${WORKDIR}/text-file")
+  expect_refused("replay of a program" replay "${PROGRAM}")
+
+elseif(CASE STREQUAL "truncated-trace")
+  require(PROGRAM)
+  require(TOOL)
+  record_bug(trace "${PROGRAM}")
+  copy_file("${trace}" "${WORKDIR}/truncated.trace")
+  e2e_exec(cut "${TOOL}" truncate "${WORKDIR}/truncated.trace")
+  if(NOT cut_rc EQUAL 0)
+    e2e_fail("setup: could not truncate the trace")
+  endif()
+  expect_refused("replay of a truncated trace" replay "${WORKDIR}/truncated.trace")
+
+elseif(CASE STREQUAL "modified-program")
+  require(PROGRAM)
+  get_filename_component(name "${PROGRAM}" NAME)
+  set(copy "${WORKDIR}/${name}-copy")
+  copy_file("${PROGRAM}" "${copy}")
+  file(CHMOD "${copy}" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE
+    GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+  record_bug(trace "${copy}")
+  # The trace is good as long as the program is the one it was recorded on.
+  e2e_exec(check "${CTRL}" replay --json "${WORKDIR}/replay.json" "${trace}")
+  e2e_expect_exit("${check_rc}" 1 "setup: replay of the trace before the program changed")
+  file(APPEND "${copy}" "x")
+  expect_refused("replay of a trace after its program changed" replay "${trace}")
+
+else()
+  message(FATAL_ERROR "check_bad_input.cmake: unknown CASE '${CASE}'")
+endif()
+
+message(STATUS "ok: ctrl refused it (exit status 2)")
