@@ -185,6 +185,21 @@ int run_cli(int argc, char** argv) {
   replay_cmd->add_option("--json", replay_json, "write a JSON report to FILE");
   replay_cmd->add_flag("--show-output", replay_output, "let the program's stdout/stderr through");
 
+  // With prefix_command() CLI11 would take an unknown option before PROGRAM
+  // for the start of the program's own arguments: refuse it here instead.
+  for (int i = 1; i + 1 < argc && std::string_view(argv[i]) != "replay"; ++i) {
+    if (std::string_view(argv[i]) != "attach") continue;
+    for (int j = i + 1; j < argc; ++j) {
+      std::string arg = argv[j];
+      if (arg.empty() || arg[0] != '-') break;
+      if (arg == "--") break;
+      std::string name = arg.substr(0, arg.find('='));
+      const CLI::Option* opt = attach_cmd->get_option_no_throw(name);
+      if (!opt) throw UsageError(fmt::format("attach: unknown option {}", name));
+      if (opt->get_type_size() != 0 && arg.find('=') == std::string::npos) ++j;
+    }
+    break;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

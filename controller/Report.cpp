@@ -87,12 +87,22 @@ void print_bug(std::FILE* out, const FoundBug& bug, int number, Symbolizer& symb
     fmt::print(out, "\nthreads at the bug:\n");
     for (const auto& bt : r.backtraces) {
       fmt::print(out, "  {} (tid {}): {}\n", thread_name(bt.thread), bt.tid, bt.state);
+      // A parked thread sits in libc's futex call under the agent's frames;
+      // neither says anything about the program, so start below them.
+      // Further out, the agent's thread and main wrappers are hidden too.
+      auto in_agent = [&](size_t i) { return symbols.in_module(bt.frames[i], "libctrl-agent"); };
+      size_t first = 0;
+      while (first < bt.frames.size() && first < 4 && !in_agent(first)) ++first;
+      if (first < bt.frames.size() && in_agent(first)) {
+        while (first < bt.frames.size() && in_agent(first)) ++first;
+      } else {
+        first = 0;
+      }
       int shown = 0;
-      for (uint64_t ip : bt.frames) {
-        // The agent's own frames say nothing about the program.
-        if (symbols.in_module(ip, "libctrl-agent")) continue;
+      for (size_t i = first; i < bt.frames.size(); ++i) {
+        if (in_agent(i)) continue;
         // Return addresses point after the call; look up the call itself.
-        uint64_t at = shown == 0 ? ip : ip - 1;
+        uint64_t at = i == 0 ? bt.frames[i] : bt.frames[i] - 1;
         fmt::print(out, "      #{:<2} {}\n", shown++, symbols.describe_code(at));
       }
     }
