@@ -41,7 +41,7 @@ void Explorer::record_bug(ExplorationReport& report, ExecutionResult result) {
   std::filesystem::create_directories(options_.trace_dir);
   std::string name = fmt::format("{}-{}-exec{}.ctrltrace", std::filesystem::path(template_.program().path()).filename().string(),
                                  result.kind, result.execution);
-  std::string path = (std::filesystem::path(options_.trace_dir) / name).string();
+  std::string path = (std::filesystem::absolute(options_.trace_dir) / name).string();
   save_trace(path, make_trace(template_, result));
   report.bugs.push_back(FoundBug{std::move(result), path});
 }

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Installs what is missing (Debian 12 packages), builds ctrl, then either
+# shows it finding a bug in a sample ("demo") or runs the whole test suite
+# ("test"). Usage: bash scripts/setup.sh demo|test [BUILD_DIR]
+set -euo pipefail
+
+mode=${1:-demo}
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${2:-$root/build}
+
+packages=(build-essential cmake pkg-config libcapstone-dev libprotobuf-dev protobuf-compiler
+  libunwind-dev libgtest-dev libcli11-dev libfmt-dev nlohmann-json3-dev libdw-dev libelf-dev)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$build" -j"$(nproc)"
+
+case "$mode" in
+  demo)
+    echo
+    echo "setup: ctrl attach --strategy random --seed 1 --max-executions 500 samples/deadlock_lock_order"
+    set +e
+    (cd "$build" && "$build/bin/ctrl" attach --strategy random --seed 1 --max-executions 500 \
+      "$build/bin/deadlock_lock_order")
+    status=$?
+    set -e
+    # Exit status 1 means ctrl found the bug, which is what the demo shows.
+    if [ "$status" -ne 1 ]; then
+      echo "setup: expected ctrl to find the deadlock (exit 1), got exit $status" >&2
+      exit 1
+    fi
+    ;;
+  test)
+    ctest --test-dir "$build" --output-on-failure -j"$(nproc)" --timeout 600
+    ;;
+  *)
+    echo "usage: bash scripts/setup.sh demo|test [BUILD_DIR]" >&2
+    exit 2
+    ;;
+esac
