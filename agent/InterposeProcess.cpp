@@ -3,6 +3,8 @@
 // sleeps and yields (scheduling points that do not sleep), fork (the child
 // runs uncontrolled) and exec (refused: ctrl cannot follow a new image).
 #include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -133,6 +135,7 @@ pid_t fork() {
     // The child is a separate, unserialised process: its agent lets go of
     // the controller's channel and region.
     rt.enabled = false;
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (rt.control_fd >= 0) close(rt.control_fd);
     rt.control_fd = -1;
   }

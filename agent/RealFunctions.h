@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <time.h>
 
 namespace ctrl::agent {
@@ -52,6 +53,9 @@ struct RealFunctions {
   void (*abort)() __attribute__((noreturn));
   void (*assert_fail)(const char*, const char*, unsigned, const char*) __attribute__((noreturn));
   pid_t (*fork)();
+  int (*sigaction)(int, const struct sigaction*, struct sigaction*);
+  int (*sigprocmask)(int, const sigset_t*, sigset_t*);
+  int (*pthread_sigmask)(int, const sigset_t*, sigset_t*);
   int (*execve)(const char*, char* const[], char* const[]);
   int (*execv)(const char*, char* const[]);
   int (*execvp)(const char*, char* const[]);

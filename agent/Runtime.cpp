@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 
 #include "Framing.h"
 #include "RealFunctions.h"
+#include "Signals.h"
 #include "TailChooser.h"
 #include "control.pb.h"
 
@@ -64,6 +66,7 @@ void Runtime::begin(uint32_t me, const PendingOp& op) {
 
 void Runtime::first_turn(uint32_t me) {
   publish_tid(me);
+  prepare_thread_signals();
   wait_turn(me);
   log(me, OpKind::ThreadStart, 0, model.thread(me).pending.site);
 }
@@ -168,10 +171,18 @@ void Runtime::end_execution(shm::Outcome outcome, uint32_t thread, uint64_t site
   h->outcome = outcome;
   h->outcome_thread = thread;
   h->outcome_site = site;
+  h->outcome_tid = gettid_raw();
   snprintf(h->message, sizeof h->message, "%s", message);
   for (uint32_t t = 0; t < model.thread_count(); ++t) publish(t);
   h->attention.store(1, std::memory_order_release);
   ended = true;
+  if (active && attention_len_ > 0) {
+    // An execution: tell the controller over the channel, then wait to be
+    // inspected and killed.
+    framing::write_all(control_fd, attention_frame_, attention_len_);
+    for (;;) pause();
+  }
+  // Before the checkpoint the process is traced: stop for the tracer.
   for (;;) {
     syscall(SYS_tgkill, getpid(), gettid_raw(), SIGSTOP);
     pause();
@@ -193,8 +204,25 @@ void Runtime::diverged(uint32_t me, uint64_t site, const char* why) {
   end_execution(shm::Outcome::Diverged, me, site, why);
 }
 
-void Runtime::start_execution() {
+void Runtime::start_execution(pid_t fork_server) {
+  // Die with the fork server (and so with ctrl): executions are not traced.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != fork_server) real._exit(0);
   shm::Header* h = region.header;
+  {
+    proto::ControlMessage m;
+    m.mutable_attention()->set_pid(getpid());
+    std::string bytes = m.SerializeAsString();
+    uint32_t len = uint32_t(bytes.size());
+    attention_frame_[0] = char(len);
+    attention_frame_[1] = char(len >> 8);
+    attention_frame_[2] = char(len >> 16);
+    attention_frame_[3] = char(len >> 24);
+    memcpy(attention_frame_ + 4, bytes.data(), bytes.size());
+    attention_len_ = 4 + bytes.size();
+  }
+  install_execution_signal_handlers();
+  prepare_thread_signals();
   active = true;
   ended = false;
   step_ = 0;
@@ -227,21 +255,29 @@ void Runtime::checkpoint(uint64_t site) {
     proto::ControlMessage m;
     if (!framing::receive_message(control_fd, m) || m.has_stop()) real._exit(0);
     if (!m.has_run()) continue;
-    while (waitpid(-1, nullptr, WNOHANG | __WALL) > 0) {
-    }
+    pid_t server = getpid();
     pid_t child = _Fork();
     if (child == 0) {
-      start_execution();
+      start_execution(server);
       return;
     }
     proto::ControlMessage started;
     if (child < 0) {
       started.mutable_error()->set_message(std::string("fork failed: ") + strerror(errno));
-    } else {
-      started.mutable_started()->set_pid(child);
-      started.mutable_started()->set_execution(m.run().execution());
+      if (!framing::send_message(control_fd, started)) real._exit(112);
+      continue;
     }
+    started.mutable_started()->set_pid(child);
+    started.mutable_started()->set_execution(m.run().execution());
     if (!framing::send_message(control_fd, started)) real._exit(112);
+    // The execution is not traced: its end reaches the controller from here.
+    int status = 0;
+    while (waitpid(child, &status, __WALL) < 0 && errno == EINTR) {
+    }
+    proto::ControlMessage ended;
+    ended.mutable_ended()->set_pid(child);
+    ended.mutable_ended()->set_status(status);
+    if (!framing::send_message(control_fd, ended)) real._exit(112);
   }
 }
 

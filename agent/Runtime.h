@@ -15,6 +15,8 @@
 #pragma once
 
 #include <atomic>
+#include <sys/types.h>
+
 #include <cstdint>
 
 #include "ExecutionModel.h"
@@ -63,6 +65,7 @@ class Runtime {
   // execution (or never, in the server).
   void checkpoint(uint64_t site);
   // Records the outcome and stops the thread for the controller. Never returns.
+  // Async-signal-safe (no allocation): crash handlers call it.
   [[noreturn]] void end_execution(shm::Outcome outcome, uint32_t thread, uint64_t site, const char* message);
   // Refreshes the shared slot of `t` (status, pending operation) for the controller.
   void publish(uint32_t t);
@@ -76,11 +79,16 @@ class Runtime {
   uint32_t decide(uint32_t me);
   void hand_to(uint32_t next);
   void wait_turn(uint32_t me);
-  void start_execution();
+  void start_execution(pid_t fork_server);
   [[noreturn]] void deadlock(uint32_t me, uint64_t site);
   [[noreturn]] void diverged(uint32_t me, uint64_t site, const char* why);
 
   Park park_[shm::kMaxThreads];
+  // Executions run detached from ptrace; they call the controller with this
+  // frame (an Attention message, serialised once so a crash handler can send
+  // it without allocating).
+  char attention_frame_[64];
+  size_t attention_len_ = 0;
   uint32_t current_ = 0;
   uint32_t last_ = 0;
   uint64_t step_ = 0;

@@ -1,5 +1,9 @@
 #include "Backtracer.h"
 
+#include <sys/uio.h>
+
+#include <cstring>
+
 #include <libunwind-ptrace.h>
 
 #include <new>
@@ -14,6 +18,22 @@ Backtracer::Backtracer() : space_(unw_create_addr_space(&_UPT_accessors, 0)) {
 }
 
 Backtracer::~Backtracer() { unw_destroy_addr_space(space_); }
+
+namespace {
+
+// x86-64 Linux signal handlers return to a trampoline that is exactly
+// `mov $15, %rax; syscall` (rt_sigreturn); libunwind's own flag for signal
+// frames is set one frame late, so look at the code.
+bool is_sigreturn_trampoline(pid_t tid, uint64_t ip) {
+  static const unsigned char kCode[] = {0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05};
+  unsigned char code[sizeof kCode];
+  iovec local{code, sizeof code};
+  iovec remote{reinterpret_cast<void*>(ip), sizeof code};
+  if (process_vm_readv(tid, &local, 1, &remote, 1, 0) != ssize_t(sizeof code)) return false;
+  return memcmp(code, kCode, sizeof code) == 0;
+}
+
+}  // namespace
 
 std::vector<uint64_t> Backtracer::unwind(pid_t tid, size_t max_frames) {
   std::vector<uint64_t> ips;
@@ -33,10 +53,15 @@ std::vector<uint64_t> Backtracer::unwind(pid_t tid, size_t max_frames) {
   if (!context) return ips;
   unw_cursor_t cursor;
   if (unw_init_remote(&cursor, space_, context) == 0) {
+    bool exact = true;  // the innermost frame is where the thread is
     while (ips.size() < max_frames) {
       unw_word_t ip = 0;
       if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0) break;
-      ips.push_back(ip);
+      // A signal trampoline says nothing; the frame it interrupted is at the
+      // faulting instruction itself, not at a return address.
+      bool trampoline = is_sigreturn_trampoline(tid, ip);
+      if (!trampoline) ips.push_back(ip | (exact ? kExactIp : 0));
+      exact = trampoline;
       if (unw_step(&cursor) <= 0) break;
     }
   }

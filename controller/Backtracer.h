@@ -32,6 +32,10 @@ class Backtracer {
   // the exact stop address; the others are return addresses, so look up
   // ip - 1 for their source line. Empty when the thread cannot be unwound
   // at all (not stopped, not ours, gone). Never throws.
+  // Frames that are the exact instruction a thread is at (the innermost one,
+  // and one interrupted by a signal) carry kExactIp; the others are return
+  // addresses. Signal trampolines are left out.
+  static constexpr uint64_t kExactIp = uint64_t(1) << 63;
   std::vector<uint64_t> unwind(pid_t tid, size_t max_frames = 48);
 
   // Drops every cached unwind table.

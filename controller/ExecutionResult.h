@@ -34,7 +34,8 @@ struct ExecutionResult {
   uint32_t thread = 0;  // thread that hit the bug
   uint64_t site = 0;    // where (code address), 0 if unknown
   int exit_status = 0;
-  bool before_checkpoint = false;  // the program ended before creating a thread
+  bool before_checkpoint = false;
+  pid_t stopped_tid = 0;           // kernel thread that stopped at the bug  // the program ended before creating a thread
   std::vector<shm::Event> events;  // the interleaving, step by step
   std::vector<ThreadBacktrace> backtraces;
 };

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "Backtracer.h"
 #include "ExitStatus.h"
 #include "Symbolizer.h"
 
@@ -90,7 +91,8 @@ void print_bug(std::FILE* out, const FoundBug& bug, int number, Symbolizer& symb
       // A parked thread sits in libc's futex call under the agent's frames;
       // neither says anything about the program, so start below them.
       // Further out, the agent's thread and main wrappers are hidden too.
-      auto in_agent = [&](size_t i) { return symbols.in_module(bt.frames[i], "libctrl-agent"); };
+      auto ip_of = [&](size_t i) { return bt.frames[i] & ~Backtracer::kExactIp; };
+      auto in_agent = [&](size_t i) { return symbols.in_module(ip_of(i), "libctrl-agent"); };
       size_t first = 0;
       while (first < bt.frames.size() && first < 4 && !in_agent(first)) ++first;
       if (first < bt.frames.size() && in_agent(first)) {
@@ -102,7 +104,7 @@ void print_bug(std::FILE* out, const FoundBug& bug, int number, Symbolizer& symb
       for (size_t i = first; i < bt.frames.size(); ++i) {
         if (in_agent(i)) continue;
         // Return addresses point after the call; look up the call itself.
-        uint64_t at = i == 0 ? bt.frames[i] : bt.frames[i] - 1;
+        uint64_t at = (bt.frames[i] & Backtracer::kExactIp) ? ip_of(i) : ip_of(i) - 1;
         fmt::print(out, "      #{:<2} {}\n", shown++, symbols.describe_code(at));
       }
     }

@@ -49,8 +49,7 @@ std::string signal_name(int sig) {
   return abbrev ? std::string("SIG") + abbrev : fmt::format("signal {}", sig);
 }
 
-std::string fault_description(int sig, const siginfo_t& info) {
-  auto addr = reinterpret_cast<uint64_t>(info.si_addr);
+std::string fault_description(int sig, uint64_t addr) {
   switch (sig) {
     case SIGSEGV:
       return fmt::format("{}: invalid memory access at address {:#x}{}", signal_name(sig), addr,
@@ -134,9 +133,11 @@ std::optional<ExecutionResult> Session::start() {
   template_pid_ = tracer_.launch(spec);
   close(sv[1]);
   current_pid_ = template_pid_;
+  traced_execution_ = true;
+  ended_ = false;
 
   bool checkpointed = false;
-  ExecutionResult r = supervise(Phase::Startup, checkpointed);
+  ExecutionResult r = supervise_startup(checkpointed);
   if (checkpointed) {
     current_pid_ = 0;
     symbolizer();
@@ -156,32 +157,36 @@ ExecutionResult Session::run(const ExecutionPlan& plan, uint64_t index, const st
   backtracer_->flush();
   execution_ = index;
   current_pid_ = 0;
+  traced_execution_ = false;
+  ended_ = false;
   proto::ControlMessage m;
   m.mutable_run()->set_execution(index);
   if (!framing::send_message(control_fd_, m)) throw InternalError("the target's fork server is gone");
-  bool checkpointed = false;
-  ExecutionResult r = supervise(Phase::Execution, checkpointed);
+  ExecutionResult r = supervise_execution();
   r.execution = index;
   current_pid_ = 0;
   return r;
 }
 
-void Session::handle_message(Phase phase, bool& checkpointed) {
+std::optional<proto::ControlMessage> Session::read_message() {
+  pollfd pfd{control_fd_, POLLIN, 0};
+  if (poll(&pfd, 1, 0) <= 0 || !(pfd.revents & (POLLIN | POLLHUP))) return std::nullopt;
   proto::ControlMessage m;
   if (!framing::receive_message(control_fd_, m)) {
-    // The agent's end closed: the process is exiting; its exit will tell.
-    return;
+    if (template_pid_ == 0 || current_pid_ == template_pid_) return std::nullopt;  // the template is exiting
+    throw InternalError("the control channel to the target broke");
   }
+  if (m.has_error()) throw InternalError("agent: " + m.error().message());
+  return m;
+}
+
+void Session::handle_startup_message(const proto::ControlMessage& m, bool& checkpointed) {
   if (m.has_hello()) {
     if (m.hello().protocol_version() != 1)
       throw InternalError(fmt::format("agent speaks protocol {}, ctrl speaks 1", m.hello().protocol_version()));
     hello_ = true;
   } else if (m.has_checkpoint_ready()) {
-    if (phase == Phase::Startup) checkpointed = true;
-  } else if (m.has_started()) {
-    current_pid_ = m.started().pid();
-  } else if (m.has_error()) {
-    throw InternalError("agent: " + m.error().message());
+    checkpointed = true;
   }
 }
 
@@ -221,13 +226,27 @@ void Session::resume_other(const Stop& s) {
   tracer_.resume(s.tid, sig);
 }
 
+void Session::seize_execution() {
+  if (traced_execution_) return;
+  // Attach to every thread; threads cannot appear meanwhile: all are parked.
+  for (pid_t t : threads_of(current_pid_)) {
+    if (ptrace(PTRACE_SEIZE, t, nullptr, PTRACE_O_EXITKILL) != 0) continue;
+  }
+  traced_execution_ = true;
+}
+
 void Session::collect_backtraces(ExecutionResult& r, pid_t stopped_tid) {
   pid_t pid = current_pid_;
+  // In a traced process the thread that reported the bug already sits in a
+  // ptrace stop; in a just-seized execution every thread must be stopped.
+  bool already_stopped = traced_execution_;
+  seize_execution();
   auto tids = threads_of(pid);
+  auto needs_stop = [&](pid_t t) { return !already_stopped || t != stopped_tid; };
   for (pid_t t : tids)
-    if (t != stopped_tid) tracer_.interrupt(t);
+    if (needs_stop(t)) tracer_.interrupt(t);
   for (pid_t t : tids) {
-    if (t == stopped_tid) continue;
+    if (!needs_stop(t)) continue;
     // Any stop will do; a pending signal may come first.
     auto s = tracer_.wait_for(t);
     if (!s || s->exited()) continue;
@@ -245,22 +264,63 @@ void Session::collect_backtraces(ExecutionResult& r, pid_t stopped_tid) {
             [](const ThreadBacktrace& a, const ThreadBacktrace& b) { return a.thread < b.thread; });
 }
 
+void Session::handle_ptrace_stop(const Stop& s) {
+  if (s.exited()) {
+    if (s.tid == template_pid_ && current_pid_ != template_pid_) {
+      template_pid_ = 0;
+      throw InternalError("the target's fork server died");
+    }
+    return;
+  }
+  int event = s.event();
+  if (event == PTRACE_EVENT_STOP && s.tid != template_pid_ && !is_execution_thread(s.tid)) {
+    pid_t tg = tgid_of(s.tid);
+    if (tg == s.tid && ppid_of(tg) == template_pid_ && template_pid_ != current_pid_) {
+      // A new execution, auto-attached by TRACEFORK: let it go untraced.
+      ptrace(PTRACE_DETACH, s.tid, nullptr, nullptr);
+      if (current_pid_ == 0) current_pid_ = tg;
+      return;
+    }
+  }
+  if (event != 0 || !s.signal_stop()) {
+    tracer_.resume(s.tid);
+    return;
+  }
+  tracer_.resume(s.tid, s.signal());
+}
+
 void Session::kill_execution() {
   pid_t pid = current_pid_;
-  if (pid <= 0) return;
+  if (pid <= 0 || ended_) return;
   kill(pid, SIGKILL);
-  for (;;) {
-    int status;
-    pid_t p = waitpid(-1, &status, __WALL);
-    if (p < 0) {
-      if (errno == EINTR) continue;
-      break;
+  if (pid == template_pid_) {
+    // The template is our child and traced: reap it here.
+    for (;;) {
+      int status;
+      pid_t p = waitpid(-1, &status, __WALL);
+      if (p < 0 && errno != EINTR) break;
+      if (p == pid && (WIFEXITED(status) || WIFSIGNALED(status))) break;
     }
-    Stop s{p, status};
-    if (p == pid && s.exited()) break;
-    if (!s.exited() && tgid_of(p) != pid) resume_other(s);
+    template_pid_ = 0;
+    ended_ = true;
+    return;
   }
-  if (pid == template_pid_) template_pid_ = 0;
+  // An execution is the fork server's child: the fork server reaps it and
+  // says so. Meanwhile the exits of threads we seized come to us.
+  while (!ended_) {
+    auto stop = tracer_.wait(1000, control_fd_);
+    if (stop) {
+      if (!stop->exited() && tgid_of(stop->tid) != pid) resume_other(*stop);
+      else if (stop->exited() && stop->tid == template_pid_) throw InternalError("the target's fork server died");
+      continue;
+    }
+    while (auto m = read_message()) {
+      if (m->has_ended() && m->ended().pid() == pid) {
+        ended_ = true;
+        end_status_ = m->ended().status();
+      }
+    }
+  }
 }
 
 ExecutionResult Session::finish_with_bug(ExecutionResult r, pid_t stopped_tid) {
@@ -278,6 +338,7 @@ ExecutionResult Session::outcome_from_agent(pid_t tid) {
   r.thread = h.outcome_thread;
   r.site = h.outcome_site;
   r.message = h.message;
+  r.stopped_tid = tid;
   switch (h.outcome) {
     case shm::Outcome::Assertion:
       r.kind = "assertion";
@@ -286,6 +347,12 @@ ExecutionResult Session::outcome_from_agent(pid_t tid) {
       r.kind = "crash";
       r.message = "SIGABRT: abort() called";
       return finish_with_bug(std::move(r), tid);
+    case shm::Outcome::Crash: {
+      r.kind = "crash";
+      r.message = fault_description(h.signal, h.fault_addr);
+      if (r.thread < shm::kMaxThreads) r.message += fmt::format(" in T{}", r.thread);
+      return finish_with_bug(std::move(r), tid);
+    }
     case shm::Outcome::Deadlock: {
       r.kind = "deadlock";
       // Rebuild the message with symbols: who waits on what.
@@ -315,7 +382,71 @@ ExecutionResult Session::outcome_from_agent(pid_t tid) {
   return r;
 }
 
-ExecutionResult Session::supervise(Phase phase, bool& checkpointed) {
+bool Session::should_stop() const {
+  return tracer_.interrupted() || (deadline_ && std::chrono::steady_clock::now() >= *deadline_);
+}
+
+ExecutionResult Session::interrupted_result() {
+  const shm::Header& h = region_.header();
+  ExecutionResult r;
+  r.end = ExecutionResult::End::Interrupted;
+  r.events.assign(region_.view().events, region_.view().events + std::min(h.steps.load(), region_.capacity()));
+  kill_execution();
+  return r;
+}
+
+ExecutionResult Session::supervise_startup(bool& checkpointed) {
+  const shm::Header& h = region_.header();
+  for (;;) {
+    auto stop = tracer_.wait(100, control_fd_);
+    if (!stop) {
+      if (should_stop()) return interrupted_result();
+      while (auto m = read_message()) {
+        handle_startup_message(*m, checkpointed);
+        if (checkpointed) return {};
+      }
+      continue;
+    }
+    const Stop& s = *stop;
+    if (s.exited()) {
+      if (s.tid != current_pid_) continue;
+      ExecutionResult r;
+      r.events.assign(region_.view().events, region_.view().events + std::min(h.steps.load(), region_.capacity()));
+      if (WIFSIGNALED(s.status)) {
+        r.end = ExecutionResult::End::Bug;
+        r.kind = "crash";
+        r.message = fmt::format("killed by {}", signal_name(WTERMSIG(s.status)));
+      } else {
+        r.exit_status = WEXITSTATUS(s.status);
+      }
+      ended_ = true;
+      template_pid_ = 0;
+      return r;
+    }
+    if (s.event() != 0 || !s.signal_stop()) {
+      tracer_.resume(s.tid);
+      continue;
+    }
+    int sig = s.signal();
+    if (sig == SIGSTOP && h.attention.load()) return outcome_from_agent(s.tid);
+    if (crash_signal(sig) && !catches_signal(s.tid, sig)) {
+      siginfo_t info{};
+      tracer_.siginfo(s.tid, info);
+      ExecutionResult r;
+      r.kind = "crash";
+      r.thread = thread_index(s.tid);
+      r.message = fault_description(sig, reinterpret_cast<uint64_t>(info.si_addr));
+      r.stopped_tid = s.tid;
+      r = finish_with_bug(std::move(r), s.tid);
+      for (const auto& bt : r.backtraces)
+        if (bt.tid == s.tid && !bt.frames.empty()) r.site = bt.frames.front() & ~Backtracer::kExactIp;
+      return r;
+    }
+    tracer_.resume(s.tid, sig);
+  }
+}
+
+ExecutionResult Session::supervise_execution() {
   using clock = std::chrono::steady_clock;
   const shm::Header& h = region_.header();
   uint64_t last_steps = 0;
@@ -324,101 +455,48 @@ ExecutionResult Session::supervise(Phase phase, bool& checkpointed) {
 
   for (;;) {
     auto stop = tracer_.wait(100, control_fd_);
-    if (tracer_.interrupted() || (deadline_ && clock::now() >= *deadline_)) {
-      ExecutionResult r;
-      r.end = ExecutionResult::End::Interrupted;
-      r.events.assign(region_.view().events, region_.view().events + std::min(h.steps.load(), region_.capacity()));
-      kill_execution();
-      return r;
-    }
-    if (!stop) {
-      pollfd pfd{control_fd_, POLLIN, 0};
-      if (poll(&pfd, 1, 0) > 0 && (pfd.revents & POLLIN)) {
-        handle_message(phase, checkpointed);
-        if (checkpointed) return {};
-      }
-      uint64_t steps = h.steps.load();
-      if (steps != last_steps) {
-        last_steps = steps;
-        last_progress = clock::now();
-      } else if (current_pid_ > 0 && clock::now() - last_progress > hang_limit) {
-        ExecutionResult r;
-        r.kind = "hang";
-        r.thread = h.current;
-        r.message = fmt::format("T{} ran for {:g} s without reaching a visible operation", h.current,
-                                config_.hang_timeout);
-        r = finish_with_bug(std::move(r), 0);
-        for (const auto& bt : r.backtraces)
-          if (bt.thread == r.thread && !bt.frames.empty()) r.site = bt.frames.front();
-        return r;
-      }
+    if (stop) {
+      handle_ptrace_stop(*stop);
       continue;
     }
-
-    const Stop& s = *stop;
-    if (s.exited()) {
-      if (s.tid == current_pid_) {
+    while (auto m = read_message()) {
+      if (m->has_started()) {
+        current_pid_ = m->started().pid();
+      } else if (m->has_attention()) {
+        if (current_pid_ == 0) current_pid_ = m->attention().pid();
+        return outcome_from_agent(h.outcome_tid);
+      } else if (m->has_ended() && (current_pid_ == 0 || m->ended().pid() == current_pid_)) {
+        ended_ = true;
+        end_status_ = m->ended().status();
         ExecutionResult r;
         r.events.assign(region_.view().events, region_.view().events + std::min(h.steps.load(), region_.capacity()));
-        if (WIFSIGNALED(s.status)) {
+        if (WIFSIGNALED(end_status_)) {
+          // A fatal signal the agent did not see (its handler was bypassed).
           r.end = ExecutionResult::End::Bug;
           r.kind = "crash";
-          r.message = fmt::format("killed by {}", signal_name(WTERMSIG(s.status)));
+          r.message = fmt::format("killed by {}", signal_name(WTERMSIG(end_status_)));
         } else {
-          r.exit_status = WEXITSTATUS(s.status);
+          r.exit_status = WEXITSTATUS(end_status_);
         }
-        if (current_pid_ == template_pid_) template_pid_ = 0;
-        current_pid_ = 0;
         return r;
       }
-      if (s.tid == template_pid_) {
-        template_pid_ = 0;
-        throw InternalError("the target's fork server died");
-      }
-      continue;
     }
-
-    int event = s.event();
-    if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK) {
-      if (phase == Phase::Execution && s.tid == template_pid_ && current_pid_ == 0)
-        current_pid_ = pid_t(tracer_.event_message(s.tid));
-      tracer_.resume(s.tid);
-      continue;
-    }
-    if (event == PTRACE_EVENT_STOP) {
-      // A new tracee's first stop, or a group-stop.
-      if (phase == Phase::Execution && current_pid_ == 0) {
-        pid_t tg = tgid_of(s.tid);
-        if (ppid_of(tg) == template_pid_) current_pid_ = tg;
-      }
-      tracer_.resume(s.tid);
-      continue;
-    }
-    if (event != 0) {
-      tracer_.resume(s.tid);
-      continue;
-    }
-    if (!s.signal_stop()) {
-      tracer_.resume(s.tid);
-      continue;
-    }
-    int sig = s.signal();
-    bool ours = is_execution_thread(s.tid);
-    if (ours && sig == SIGSTOP && h.attention.load()) return outcome_from_agent(s.tid);
-    if (ours && crash_signal(sig) && !catches_signal(s.tid, sig)) {
-      siginfo_t info{};
-      tracer_.siginfo(s.tid, info);
+    if (should_stop()) return interrupted_result();
+    uint64_t steps = h.steps.load();
+    if (steps != last_steps) {
+      last_steps = steps;
+      last_progress = clock::now();
+    } else if (current_pid_ > 0 && clock::now() - last_progress > hang_limit) {
       ExecutionResult r;
-      r.kind = "crash";
-      r.thread = thread_index(s.tid);
-      r.message = fault_description(sig, info);
-      if (r.thread != UINT32_MAX) r.message += fmt::format(" in T{}", r.thread);
-      r = finish_with_bug(std::move(r), s.tid);
+      r.kind = "hang";
+      r.thread = h.current;
+      r.message = fmt::format("T{} ran for {:g} s without reaching a visible operation", h.current,
+                              config_.hang_timeout);
+      r = finish_with_bug(std::move(r), 0);
       for (const auto& bt : r.backtraces)
-        if (bt.tid == s.tid && !bt.frames.empty()) r.site = bt.frames.front();
+        if (bt.thread == r.thread && !bt.frames.empty()) r.site = bt.frames.front() & ~Backtracer::kExactIp;
       return r;
     }
-    tracer_.resume(s.tid, sig);
   }
 }
 

@@ -15,6 +15,7 @@
 #include "SharedMemory.h"
 #include "Strategy.h"
 #include "Tracer.h"
+#include "control.pb.h"
 
 namespace ctrl {
 
@@ -51,17 +52,28 @@ class Session {
   void set_deadline(std::chrono::steady_clock::time_point deadline) { deadline_ = deadline; }
 
  private:
-  enum class Phase { Startup, Execution };
-  ExecutionResult supervise(Phase phase, bool& checkpointed);
-  void handle_message(Phase phase, bool& checkpointed);
+  // Before the checkpoint the target is traced and its stops tell everything.
+  ExecutionResult supervise_startup(bool& checkpointed);
+  // Executions run untraced (a signal to a traced thread would cost a ptrace
+  // stop, and instruction sites trap often): the agent reports over the
+  // channel, the fork server reports the exit, and the session seizes the
+  // execution's threads only to inspect a bug.
+  ExecutionResult supervise_execution();
+  // Reads one message; returns it when there was one.
+  std::optional<proto::ControlMessage> read_message();
+  void handle_startup_message(const proto::ControlMessage& m, bool& checkpointed);
   bool is_execution_thread(pid_t tid) const;
   ExecutionResult finish_with_bug(ExecutionResult r, pid_t stopped_tid);
   void collect_backtraces(ExecutionResult& r, pid_t stopped_tid);
   void kill_execution();
+  void seize_execution();
   void resume_other(const Stop& s);
+  void handle_ptrace_stop(const Stop& s);
   uint32_t thread_index(pid_t tid) const;
   std::string thread_state(uint32_t t) const;
   ExecutionResult outcome_from_agent(pid_t tid);
+  ExecutionResult interrupted_result();
+  bool should_stop() const;
 
   SessionConfig config_;
   Tracer tracer_;
@@ -72,6 +84,9 @@ class Session {
   pid_t template_pid_ = 0;  // the launched process, later the fork server
   pid_t current_pid_ = 0;   // the process of the running execution
   bool hello_ = false;
+  bool traced_execution_ = false;  // current_pid_'s threads are seized (startup, or a bug)
+  bool ended_ = false;             // current_pid_ is gone
+  int end_status_ = 0;
   uint64_t execution_ = 0;
   std::optional<std::chrono::steady_clock::time_point> deadline_;
 };

@@ -57,6 +57,9 @@ void SharedMemory::prepare(const ExecutionPlan& plan, uint64_t execution, uint64
   h.outcome_thread = 0;
   h.outcome_site = 0;
   h.exit_status = 0;
+  h.signal = 0;
+  h.fault_addr = 0;
+  h.outcome_tid = 0;
   h.message[0] = 0;
   std::memset(h.threads, 0, sizeof h.threads);
 }

@@ -62,6 +62,9 @@ pid_t Tracer::launch(const LaunchSpec& spec) {
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
     personality(ADDR_NO_RANDOMIZE);
+    // Its own process group: a Ctrl-C at the terminal is for ctrl, which
+    // then stops the target itself and reports.
+    setpgid(0, 0);
     // Move the inherited descriptors to their fixed numbers: fixed numbers
     // keep the environment, and so every stack address, the same across runs.
     for (auto [from, to] : spec.fds) {

@@ -43,8 +43,11 @@ bool send_message(int fd, const Message& m) {
   std::string bytes;
   if (!m.SerializeToString(&bytes)) return false;
   uint32_t len = uint32_t(bytes.size());
-  char buf[4] = {char(len), char(len >> 8), char(len >> 16), char(len >> 24)};
-  return write_all(fd, buf, 4) && write_all(fd, bytes.data(), bytes.size());
+  // One send per frame: several processes (the fork server and an execution)
+  // write to the same socket, and a frame must not be split between writers.
+  std::string frame{char(len), char(len >> 8), char(len >> 16), char(len >> 24)};
+  frame += bytes;
+  return write_all(fd, frame.data(), frame.size());
 }
 
 // False on end of stream, a short read, an oversized or unparsable message.

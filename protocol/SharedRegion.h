@@ -26,7 +26,7 @@
 namespace ctrl::shm {
 
 inline constexpr uint32_t kMagic = 0x4c525443;  // "CTRL"
-inline constexpr uint32_t kVersion = 1;
+inline constexpr uint32_t kVersion = 2;
 inline constexpr uint32_t kMaxThreads = 64;
 inline constexpr uint32_t kMessageSize = 1024;
 
@@ -49,7 +49,7 @@ enum class Outcome : uint32_t {
   Diverged = 6,     // replay: the decision or the event differs from the trace
   Unsupported = 7,  // the program did something ctrl cannot control
   AgentError = 8,   // the agent failed
-  Exited = 9,       // a thread called exit()/main returned (then Complete)
+  Crash = 10,       // a fatal signal the program does not handle (signal, fault_addr)
 };
 
 struct Signature {
@@ -123,6 +123,9 @@ struct Header {
   uint32_t outcome_thread;
   uint64_t outcome_site;
   int32_t exit_status;
+  int32_t signal;       // Crash: the signal
+  uint64_t fault_addr;  // Crash: si_addr
+  int32_t outcome_tid;  // kernel thread that ended the execution
   uint32_t pad2;
   char message[kMessageSize];
   ThreadSlot threads[kMaxThreads];

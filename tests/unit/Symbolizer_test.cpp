@@ -194,6 +194,9 @@ TEST(SymbolizerTest, NamesTheFramesOfABacktrace) {
 
   ASSERT_GE(ips.size(), 3u);
   std::vector<std::string> names;
+  ASSERT_TRUE(ips[0] & Backtracer::kExactIp) << "the innermost frame is the thread's own position";
+  for (size_t i = 1; i < ips.size(); ++i) EXPECT_FALSE(ips[i] & Backtracer::kExactIp) << "no signal frame here";
+  for (auto& ip : ips) ip &= ~Backtracer::kExactIp;
   for (size_t i = 0; i < ips.size(); ++i) names.push_back(sym.function_name(i == 0 ? ips[i] : ips[i] - 1));
   auto inner = std::find(names.begin(), names.end(), "ctrl_backtrace_inner");
   ASSERT_NE(inner, names.end()) << ::testing::PrintToString(names);

@@ -1,0 +1,167 @@
+// sigaction/signal/sigprocmask/pthread_sigmask for the managed signals, and
+// the handler that turns a fatal one into a `crash` report.
+#include <signal.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+
+#include <cstring>
+
+#include "RealFunctions.h"
+#include "Runtime.h"
+#include "Signals.h"
+
+using namespace ctrl;
+using namespace ctrl::agent;
+
+namespace {
+
+struct ProgramAction {
+  struct sigaction act;
+  bool known = false;
+};
+
+ProgramAction program_actions[NSIG];
+bool handlers_installed = false;
+
+void remove_managed(sigset_t& set) {
+  for (int sig = 1; sig < NSIG; ++sig)
+    if (managed_signal(sig)) sigdelset(&set, sig);
+}
+
+void on_signal(int sig, siginfo_t* info, void* context) {
+  if (forward_to_program(sig, info, context)) return;
+  const ProgramAction& p = program_actions[sig];
+  bool sent = info->si_code <= 0;  // kill/raise rather than a fault
+  if (p.known && p.act.sa_handler == SIG_IGN && sent) return;
+  if (rt.enabled && rt.active && !rt.ended) {
+    auto* uc = static_cast<ucontext_t*>(context);
+    rt.region.header->signal = sig;
+    rt.region.header->fault_addr = reinterpret_cast<uint64_t>(info->si_addr);
+    rt.end_execution(shm::Outcome::Crash, t_me, uint64_t(uc->uc_mcontext.gregs[REG_RIP]), "");
+  }
+  // Outside an execution: the default action, as if we were not here.
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  real.sigaction(sig, &dfl, nullptr);
+  if (sent) raise(sig);
+}
+
+}  // namespace
+
+namespace ctrl::agent {
+
+bool managed_signal(int sig) {
+  switch (sig) {
+    case SIGSEGV:
+    case SIGBUS:
+    case SIGFPE:
+    case SIGILL:
+    case SIGSYS:
+    case SIGTRAP:
+    case SIGABRT:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool forward_to_program(int sig, siginfo_t* info, void* context) {
+  ProgramAction& p = program_actions[sig];
+  if (!p.known || p.act.sa_handler == SIG_DFL || p.act.sa_handler == SIG_IGN) return false;
+  struct sigaction act = p.act;
+  if (act.sa_flags & SA_RESETHAND) {
+    p.act.sa_handler = SIG_DFL;
+    p.act.sa_flags &= ~SA_SIGINFO;
+  }
+  if (act.sa_flags & SA_SIGINFO)
+    act.sa_sigaction(sig, info, context);
+  else
+    act.sa_handler(sig);
+  return true;
+}
+
+void install_execution_signal_handlers() {
+  ensure_real();
+  struct sigaction ours {};
+  ours.sa_sigaction = on_signal;
+  ours.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+  sigemptyset(&ours.sa_mask);
+  for (int sig = 1; sig < NSIG; ++sig) {
+    if (!managed_signal(sig)) continue;
+    ProgramAction& p = program_actions[sig];
+    if (!p.known) {
+      real.sigaction(sig, nullptr, &p.act);
+      p.known = true;
+    }
+    real.sigaction(sig, &ours, nullptr);
+  }
+  handlers_installed = true;
+  sigset_t unblock;
+  sigemptyset(&unblock);
+  for (int sig = 1; sig < NSIG; ++sig)
+    if (managed_signal(sig)) sigaddset(&unblock, sig);
+  real.pthread_sigmask(SIG_UNBLOCK, &unblock, nullptr);
+}
+
+void prepare_thread_signals() {
+  constexpr size_t kSize = 64 * 1024;
+  void* stack = mmap(nullptr, kSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (stack == MAP_FAILED) return;
+  stack_t ss{};
+  ss.ss_sp = stack;
+  ss.ss_size = kSize;
+  sigaltstack(&ss, nullptr);
+}
+
+}  // namespace ctrl::agent
+
+extern "C" {
+
+int sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
+  ensure_real();
+  if (!rt.enabled || sig <= 0 || sig >= NSIG || !managed_signal(sig)) return real.sigaction(sig, act, old);
+  ProgramAction& p = program_actions[sig];
+  if (!handlers_installed) {
+    // Before the first execution the program's actions are its own.
+    int r = real.sigaction(sig, act, old);
+    if (r == 0 && act) {
+      p.act = *act;
+      p.known = true;
+    }
+    return r;
+  }
+  if (old) *old = p.act;
+  if (act) {
+    p.act = *act;
+    p.known = true;
+  }
+  return 0;
+}
+
+sighandler_t signal(int sig, sighandler_t handler) {
+  ensure_real();
+  struct sigaction act {}, old{};
+  act.sa_handler = handler;
+  act.sa_flags = SA_RESTART;
+  sigemptyset(&act.sa_mask);
+  if (sigaction(sig, &act, &old) != 0) return SIG_ERR;
+  return old.sa_handler;
+}
+
+int sigprocmask(int how, const sigset_t* set, sigset_t* old) {
+  ensure_real();
+  if (!rt.enabled || !handlers_installed || !set || how == SIG_UNBLOCK) return real.sigprocmask(how, set, old);
+  sigset_t copy = *set;
+  remove_managed(copy);
+  return real.sigprocmask(how, &copy, old);
+}
+
+int pthread_sigmask(int how, const sigset_t* set, sigset_t* old) {
+  ensure_real();
+  if (!rt.enabled || !handlers_installed || !set || how == SIG_UNBLOCK) return real.pthread_sigmask(how, set, old);
+  sigset_t copy = *set;
+  remove_managed(copy);
+  return real.pthread_sigmask(how, &copy, old);
+}
+
+}  // extern "C"

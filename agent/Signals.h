@@ -1,0 +1,25 @@
+// The agent's hold on synchronous signals in executions.
+//
+// Executions are not traced, so the agent itself notices fatal signals: it
+// installs its handlers for the fault signals (and SIGTRAP, which its
+// instruction sites use) when an execution starts, and keeps them installed
+// whatever the program does: the program's sigaction/signal calls for these
+// signals are recorded and honoured by calling its handler from ours, and
+// its mask calls cannot block them (a blocked synchronous fault would kill the
+// process without a word).
+#pragma once
+
+#include <signal.h>
+
+namespace ctrl::agent {
+
+bool managed_signal(int sig);
+// Process-wide, at the start of an execution.
+void install_execution_signal_handlers();
+// Per thread: an alternate stack, so a stack overflow is still reported.
+void prepare_thread_signals();
+// Calls the program's own action for `sig` if it has one; false when the
+// program left it at the default (the signal is fatal) or ignores it.
+bool forward_to_program(int sig, siginfo_t* info, void* context);
+
+}  // namespace ctrl::agent

@@ -1,0 +1,96 @@
+// Instruction sites: the memory-accessing instructions of instrumented code
+// that become visible operations. The controller decodes them from the ELF
+// files on disk before the target starts (SiteDecoder) and hands the table to
+// the agent in a memfd; the agent patches an int3 at each site and takes the
+// trap in-process.
+//
+// Register numbers are capstone 4's x86_reg values; the agent reads them from
+// the signal context (SiteRegisters.h) without linking capstone.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace ctrl {
+
+enum class SiteKind : uint8_t {
+  Load = 1,       // reads memory
+  Store = 2,      // writes memory without reading it
+  Rmw = 3,        // reads and writes (locked or not: see kSiteLocked)
+  Fence = 4,      // mfence/lfence/sfence, no memory operand
+  StringOp = 5,   // movs/stos/lods/cmps/scas, possibly rep-prefixed
+};
+
+// What the instruction computes, so the agent can tell the value it is about
+// to write before it runs (values of Load and Fence sites need no op).
+enum class SiteOp : uint8_t {
+  Other = 0,  // value written unknown (logged as 0)
+  Mov,        // store of src_reg or imm
+  Add, Sub, And, Or, Xor, Adc, Sbb,
+  Inc, Dec, Neg, Not,
+  Xadd,       // writes old + src, src gets old
+  Xchg,       // writes src
+  Cmpxchg,    // writes src when memory == rax (sized), else only reads
+  Cmpxchg8b,  // edx:eax / ecx:ebx
+  Cmpxchg16b, // rdx:rax / rcx:rbx
+  Bts, Btr, Btc,
+  Mfence, Lfence, Sfence,
+  Movs, Stos, Lods, Cmps, Scas,
+};
+
+enum SiteFlag : uint8_t {
+  kSiteLocked = 1,       // LOCK prefix, or xchg with memory (implicitly locked)
+  kSiteRipRelative = 2,  // disp is relative to the next instruction; relocate it
+  kSiteRep = 4,          // rep/repe/repne prefix (string ops)
+  kSiteVector = 8,       // SSE/AVX operand (src_reg is an xmm/ymm/zmm register)
+  kSiteHasImm = 16,      // imm is the source operand
+};
+
+enum class SiteSegment : uint8_t { None = 0, Fs = 1, Gs = 2 };
+
+struct Site {
+  uint64_t offset;    // link-time virtual address in its module (load bias added at run time)
+  int64_t disp;       // memory operand displacement
+  int64_t imm;        // immediate source operand, when kSiteHasImm
+  uint16_t base;      // x86_reg of the base register, 0 if none; X86_REG_RIP for rip-relative
+  uint16_t index;     // x86_reg of the index register, 0 if none
+  uint16_t src_reg;   // x86_reg of the register source (stores, RMW), 0 if none
+  uint16_t insn_id;   // capstone x86_insn, for reports
+  uint8_t length;     // instruction length in bytes
+  uint8_t bytes[15];  // the original instruction
+  uint8_t scale;      // 1, 2, 4, 8
+  uint8_t size;       // bytes accessed (element size for string ops), 0 for fences
+  uint8_t disp_offset;  // offset of the 32-bit displacement inside `bytes`, for kSiteRipRelative
+  SiteKind kind;
+  SiteOp op;
+  uint8_t flags;      // SiteFlag bits
+  SiteSegment segment;
+  uint8_t module;     // index into SiteTableHeader::modules
+  uint8_t pad[2];
+};
+static_assert(sizeof(Site) == 64);
+
+inline constexpr uint32_t kSiteTableMagic = 0x53545243;  // "CRTS"
+inline constexpr uint32_t kSiteTableVersion = 1;
+inline constexpr uint32_t kMaxSiteModules = 16;
+
+struct SiteModule {
+  char path[240];      // the file the sites were decoded from
+  uint64_t file_size;  // to refuse a table decoded from another file
+  uint64_t reserved;
+};
+
+// Layout of the memfd: header, then `count` sites sorted by (module, offset).
+struct SiteTableHeader {
+  uint32_t magic;
+  uint32_t version;
+  uint32_t module_count;
+  uint32_t pad;
+  uint64_t count;
+  uint64_t visible_policy;  // 0: all sites, 1: only locked/xchg/fence sites (see controller)
+  SiteModule modules[kMaxSiteModules];
+};
+
+inline size_t site_table_size(uint64_t count) { return sizeof(SiteTableHeader) + count * sizeof(Site); }
+
+}  // namespace ctrl
