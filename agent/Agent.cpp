@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "Framing.h"
+#include "InstructionSites.h"
 #include "RealFunctions.h"
 #include "Runtime.h"
 #include "control.pb.h"
@@ -45,9 +46,11 @@ int env_fd(const char* name) {
 __attribute__((constructor)) void agent_init() {
   int control = env_fd("CTRL_CONTROL_FD");
   int region_fd = env_fd("CTRL_REGION_FD");
+  int sites_fd = env_fd("CTRL_SITES_FD");
   // Programs this one starts must not find the controller's descriptors.
   unsetenv("CTRL_CONTROL_FD");
   unsetenv("CTRL_REGION_FD");
+  unsetenv("CTRL_SITES_FD");
   if (const char* missing = resolve_real_functions()) fail(control, std::string("cannot resolve ") + missing);
   if (control < 0 || region_fd < 0) return;
 
@@ -61,6 +64,10 @@ __attribute__((constructor)) void agent_init() {
   close(region_fd);
   rt.region = shm::View::of(base);
   rt.control_fd = control;
+  if (sites_fd >= 0) {
+    if (const char* err = sites.load(sites_fd)) fail(control, err);
+    close(sites_fd);
+  }
 
   char exe[PATH_MAX] = {};
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);

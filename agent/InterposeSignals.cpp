@@ -6,6 +6,7 @@
 
 #include <cstring>
 
+#include "InstructionSites.h"
 #include "RealFunctions.h"
 #include "Runtime.h"
 #include "Signals.h"
@@ -29,6 +30,7 @@ void remove_managed(sigset_t& set) {
 }
 
 void on_signal(int sig, siginfo_t* info, void* context) {
+  if (sig == SIGTRAP && info->si_code == SI_KERNEL && handle_site_trap(static_cast<ucontext_t*>(context))) return;
   if (forward_to_program(sig, info, context)) return;
   const ProgramAction& p = program_actions[sig];
   bool sent = info->si_code <= 0;  // kill/raise rather than a fault

@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "Framing.h"
+#include "InstructionSites.h"
 #include "RealFunctions.h"
 #include "Signals.h"
 #include "TailChooser.h"
@@ -247,6 +248,13 @@ void Runtime::checkpoint(uint64_t site) {
   AgentScope scope;
   checkpointed = true;
   fflush(nullptr);  // or buffered output would be written once per execution
+  // Sites trap from here on: the single-threaded start-up ran natively.
+  if (const char* err = sites.patch()) {
+    proto::ControlMessage m;
+    m.mutable_error()->set_message(err);
+    framing::send_message(control_fd, m);
+    real._exit(112);
+  }
   proto::ControlMessage ready;
   ready.mutable_checkpoint_ready()->set_pid(getpid());
   ready.mutable_checkpoint_ready()->set_site(site);

@@ -12,6 +12,7 @@
 #include "ElfInspector.h"
 #include "ExitStatus.h"
 #include "Explorer.h"
+#include "Instrumentation.h"
 #include "Replayer.h"
 #include "Report.h"
 #include "Symbolizer.h"
@@ -67,6 +68,8 @@ struct AttachArgs {
   std::string json;
   std::string trace_dir = "ctrl-traces";
   bool show_output = false;
+  std::string visible = "all";
+  std::vector<std::string> instrument;
   std::vector<std::string> command;
 };
 
@@ -83,6 +86,9 @@ int attach(const AttachArgs& a) {
   config.max_steps = a.max_steps;
   config.hang_timeout = a.hang_timeout;
   config.show_output = a.show_output;
+  InstrumentationOptions iopts{a.visible, a.instrument};
+  Instrumentation instrumentation(facts.path, iopts);
+  config.sites_fd = instrumentation.fd();
 
   proto::Trace trace;
   auto* p = trace.mutable_program();
@@ -98,6 +104,8 @@ int attach(const AttachArgs& a) {
   o->set_max_steps(a.max_steps);
   o->set_model("sc");
   o->set_hang_timeout_ms(uint32_t(a.hang_timeout * 1000));
+  o->set_visible(a.visible);
+  for (const auto& lib : a.instrument) o->add_instrument(resolve_library(lib));
 
   ExploreOptions options;
   options.strategy = a.strategy;
@@ -110,6 +118,9 @@ int attach(const AttachArgs& a) {
   Session session(config);
   fmt::print("ctrl: {} under strategy {}{}\n", facts.path, a.strategy,
              a.strategy == "random" ? fmt::format(" (seed {})", a.seed) : "");
+  fmt::print("ctrl: {}\n", instrumentation.summary());
+  if (a.visible == "atomics")
+    fmt::print("ctrl: --visible=atomics: plain memory accesses are not scheduling points; races made of them may be missed\n");
   std::fflush(stdout);
   Explorer explorer(session, options, trace);
   ExplorationReport report = explorer.run();
@@ -123,6 +134,11 @@ int attach(const AttachArgs& a) {
 int replay_command(const std::string& trace_path, const std::string& json, bool show_output) {
   proto::Trace trace = load_trace(trace_path);
   SessionConfig config = replay_config(trace, find_agent(), show_output);
+  InstrumentationOptions iopts;
+  iopts.visible = trace.options().visible().empty() ? "all" : trace.options().visible();
+  iopts.libraries.assign(trace.options().instrument().begin(), trace.options().instrument().end());
+  Instrumentation instrumentation(config.program, iopts);
+  config.sites_fd = instrumentation.fd();
   Session session(config);
   fmt::print("ctrl: replaying {} ({} steps, {} bug in execution {})\n", trace_path, trace.decisions_size(),
              trace.bug().kind(), trace.execution() + 1);
@@ -175,6 +191,14 @@ int run_cli(int argc, char** argv) {
   attach_cmd->add_option("--json", a.json, "write a JSON report to FILE");
   attach_cmd->add_option("--trace-dir", a.trace_dir, "where bug traces are saved")->capture_default_str();
   attach_cmd->add_flag("--show-output", a.show_output, "let the program's stdout/stderr through");
+  attach_cmd->add_option("--visible", a.visible,
+                         "all: every non-stack memory access of instrumented code is a scheduling point; "
+                         "atomics: only synchronisation calls and locked/xchg/fence instructions")
+      ->check(CLI::IsMember({"all", "atomics"}))
+      ->capture_default_str();
+  attach_cmd->add_option("--instrument", a.instrument, "also make LIB's instructions visible (repeatable)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   attach_cmd->add_option("command", a.command, "PROGRAM [ARGS...]")->required();
   attach_cmd->prefix_command();  // everything after PROGRAM belongs to it
 

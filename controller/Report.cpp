@@ -60,6 +60,23 @@ std::string describe_event(const shm::Event& e, Symbolizer& symbols) {
     case OpKind::ProcessExit:
       what = fmt::format("exit({})", int(e.value_written));
       break;
+    case OpKind::Load:
+      what = fmt::format("load{} {} ({} bytes) -> {}", e.flags & shm::kLocked ? " (locked)" : "",
+                         symbols.describe_data(e.addr), e.size, value_text(e.value_read));
+      break;
+    case OpKind::Store:
+      what = fmt::format("store {} ({} bytes) <- {}", symbols.describe_data(e.addr), e.size,
+                         value_text(e.value_written));
+      break;
+    case OpKind::Rmw:
+      what = fmt::format("{}rmw{} {} ({} bytes): {}{}", e.flags & shm::kLocked ? "locked " : "",
+                         e.rmw ? fmt::format("({})", rmw_name(RmwOp(e.rmw))) : "", symbols.describe_data(e.addr),
+                         e.size, value_text(e.value_read),
+                         e.flags & shm::kFailed ? " (compare failed)" : fmt::format(" -> {}", value_text(e.value_written)));
+      break;
+    case OpKind::Fence:
+      what = e.flags & shm::kInstruction ? "fence (instruction)" : fmt::format("fence({})", order_name(MemOrder(e.order)));
+      break;
     case OpKind::ThreadExit:
     case OpKind::Yield:
       break;
@@ -70,7 +87,11 @@ std::string describe_event(const shm::Event& e, Symbolizer& symbols) {
       else if (e.flags & shm::kFailed)
         what += " (failed)";
   }
-  std::string where = e.site ? symbols.describe_code(e.site) : "";
+  // Instruction sites and thread starts/exits record an exact address; other
+  // events the return address of their call, so look up the call itself.
+  bool exact = (e.flags & shm::kInstruction) || kind == OpKind::ThreadStart || kind == OpKind::ThreadExit ||
+               kind == OpKind::ProcessExit;
+  std::string where = e.site ? symbols.describe_code(exact ? e.site : e.site - 1) : "";
   return fmt::format("{:<4} {}{}", thread_name(e.thread), what, where.empty() ? "" : "   at " + where);
 }
 
@@ -79,7 +100,10 @@ void print_bug(std::FILE* out, const FoundBug& bug, int number, Symbolizer& symb
   fmt::print(out, "\n== bug {}: {} (execution {}{}) ==\n", number, r.kind, r.execution + 1,
              r.before_checkpoint ? ", before the program created any thread" : "");
   fmt::print(out, "{}\n", r.message);
-  if (r.site) fmt::print(out, "  in {} at {}\n", thread_name(r.thread), symbols.describe_code(r.site));
+  // Agent-reported bugs carry the return address of the failing call.
+  bool call_site = r.kind == "assertion" || r.message.find("abort()") != std::string::npos;
+  if (r.site)
+    fmt::print(out, "  in {} at {}\n", thread_name(r.thread), symbols.describe_code(call_site ? r.site - 1 : r.site));
   if (!r.events.empty()) {
     fmt::print(out, "\ninterleaving ({} steps):\n", r.events.size());
     for (const auto& e : r.events) fmt::print(out, "  {:>5}  {}\n", e.step + 1, describe_event(e, symbols));

@@ -27,6 +27,7 @@ namespace {
 // the same in every run (stack addresses depend on it).
 constexpr int kTargetControlFd = 900;
 constexpr int kTargetRegionFd = 901;
+constexpr int kTargetSitesFd = 902;
 
 bool crash_signal(int sig) {
   switch (sig) {
@@ -128,6 +129,10 @@ std::optional<ExecutionResult> Session::start() {
   spec.env.push_back("LD_PRELOAD=" + config_.agent + (user_preload.empty() ? "" : ":" + user_preload));
   spec.cwd = config_.cwd;
   spec.fds = {{sv[1], kTargetControlFd}, {region_.fd(), kTargetRegionFd}};
+  if (config_.sites_fd >= 0) {
+    spec.env.push_back("CTRL_SITES_FD=" + std::to_string(kTargetSitesFd));
+    spec.fds.push_back({config_.sites_fd, kTargetSitesFd});
+  }
   spec.quiet = !config_.show_output;
 
   template_pid_ = tracer_.launch(spec);

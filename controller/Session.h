@@ -31,6 +31,7 @@ struct SessionConfig {
   uint64_t max_steps = 100000;
   double hang_timeout = 5.0;        // seconds without a visible operation
   bool show_output = false;
+  int sites_fd = -1;                // instruction site table (Instrumentation), -1: none
 };
 
 class Session {

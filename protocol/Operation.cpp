@@ -39,6 +39,9 @@ const char* op_name(OpKind k) {
     case OpKind::AtomicCas: return "atomic_cas";
     case OpKind::Fence: return "fence";
     case OpKind::ProcessExit: return "exit";
+    case OpKind::Load: return "load";
+    case OpKind::Store: return "store";
+    case OpKind::Rmw: return "rmw";
     case OpKind::Count: break;
   }
   return "?";

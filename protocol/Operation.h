@@ -43,6 +43,10 @@ enum class OpKind : uint16_t {
   AtomicCas = 32,
   Fence = 33,
   ProcessExit = 34,
+  // Instructions of instrumented code (trapped sites).
+  Load = 35,   // reads memory (string compares and scans too)
+  Store = 36,  // writes memory (string moves: aux is the source)
+  Rmw = 37,    // reads and writes; EventFlag kLocked when atomic
   Count
 };
 

@@ -82,6 +82,8 @@ static_assert(sizeof(Event) == 64);
 enum EventFlag : uint8_t {
   kFailed = 1,    // trylock/cas failed, wait timed out
   kTimedOut = 2,
+  kLocked = 4,       // a locked (atomic) instruction
+  kInstruction = 8,  // a trapped instruction site (site = its address)
 };
 
 enum class ThreadStatus : uint32_t { Unused = 0, Runnable, Blocked, Finished };

@@ -1,0 +1,265 @@
+#include "InstructionSites.h"
+
+#include <link.h>
+#include <pthread.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+
+#include "Runtime.h"
+#include "SiteMath.h"
+
+namespace ctrl::agent {
+
+InstructionSites sites;
+
+namespace {
+
+constexpr size_t kJumpBack = 14;  // jmp qword [rip+0]; .quad target
+
+struct ModuleLookup {
+  const SiteTableHeader* table;
+  uint64_t* bases;
+  uint64_t* ends;
+  bool found[kMaxSiteModules];
+};
+
+bool same_file(const char* a, const char* b) {
+  char ra[PATH_MAX], rb[PATH_MAX];
+  if (!realpath(a, ra) || !realpath(b, rb)) return false;
+  return strcmp(ra, rb) == 0;
+}
+
+int find_module(dl_phdr_info* info, size_t, void* data) {
+  auto* look = static_cast<ModuleLookup*>(data);
+  const char* name = info->dlpi_name;
+  bool main_program = !name || !*name;
+  for (uint32_t m = 0; m < look->table->module_count; ++m) {
+    if (look->found[m]) continue;
+    bool match = m == 0 ? main_program : (!main_program && same_file(name, look->table->modules[m].path));
+    if (!match) continue;
+    uint64_t end = 0;
+    for (int i = 0; i < info->dlpi_phnum; ++i) {
+      const auto& ph = info->dlpi_phdr[i];
+      if (ph.p_type == PT_LOAD) end = std::max<uint64_t>(end, info->dlpi_addr + ph.p_vaddr + ph.p_memsz);
+    }
+    look->bases[m] = info->dlpi_addr;
+    look->ends[m] = end;
+    look->found[m] = true;
+  }
+  return 0;
+}
+
+uint64_t page_down(uint64_t a) { return a & ~uint64_t(4095); }
+uint64_t page_up(uint64_t a) { return (a + 4095) & ~uint64_t(4095); }
+
+}  // namespace
+
+const char* InstructionSites::load(int fd) {
+  SiteTableHeader probe;
+  if (pread(fd, &probe, sizeof probe, 0) != ssize_t(sizeof probe) || probe.magic != kSiteTableMagic ||
+      probe.version != kSiteTableVersion || probe.module_count == 0 || probe.module_count > kMaxSiteModules)
+    return "the site table is not ctrl's";
+  size_t size = site_table_size(probe.count);
+  void* base = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (base == MAP_FAILED) return "cannot map the site table";
+  table_ = static_cast<const SiteTableHeader*>(base);
+  sites_ = reinterpret_cast<const Site*>(static_cast<const char*>(base) + sizeof(SiteTableHeader));
+  count_ = table_->count;
+  if (count_ == 0) return nullptr;
+  if (const char* err = resolve_modules()) return err;
+
+  void* mem = mmap(nullptr, count_ * sizeof(Entry), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mem == MAP_FAILED) return "cannot allocate the site index";
+  entries_ = static_cast<Entry*>(mem);
+  for (uint64_t i = 0; i < count_; ++i)
+    entries_[i] = Entry{bases_[sites_[i].module] + sites_[i].offset, 0, &sites_[i]};
+  // The table is sorted by (module, offset): build each module's trampolines.
+  uint64_t i = 0;
+  while (i < count_) {
+    uint64_t j = i;
+    while (j < count_ && sites_[j].module == sites_[i].module) ++j;
+    if (const char* err = build_trampolines(sites_[i].module, entries_ + i, entries_ + j)) return err;
+    i = j;
+  }
+  std::sort(entries_, entries_ + count_, [](const Entry& a, const Entry& b) { return a.address < b.address; });
+  return nullptr;
+}
+
+const char* InstructionSites::resolve_modules() {
+  ModuleLookup look{table_, bases_, ends_, {}};
+  dl_iterate_phdr(find_module, &look);
+  for (uint32_t m = 0; m < table_->module_count; ++m) {
+    if (!look.found[m]) return "an instrumented library is not loaded in the program";
+    struct stat st;
+    const char* path = m == 0 ? "/proc/self/exe" : table_->modules[m].path;
+    if (stat(path, &st) != 0 || uint64_t(st.st_size) != table_->modules[m].file_size)
+      return "an instrumented file changed since its sites were decoded";
+  }
+  return nullptr;
+}
+
+const char* InstructionSites::build_trampolines(uint32_t module, Entry* first, Entry* last) {
+  size_t bytes = 0;
+  for (Entry* e = first; e != last; ++e) bytes += e->site->length + kJumpBack;
+  bytes = page_up(bytes);
+  // Find free space right after the module (then before it): rip-relative
+  // displacements of the copies must stay within +-2 GiB of their targets.
+  void* area = MAP_FAILED;
+  uint64_t step = 1 << 20;
+  for (uint64_t k = 0; k < 1024 && area == MAP_FAILED; ++k) {
+    for (int side = 0; side < 2 && area == MAP_FAILED; ++side) {
+      uint64_t hint = side == 0 ? page_up(ends_[module]) + k * step : page_down(bases_[module]) - bytes - k * step;
+      void* p = mmap(reinterpret_cast<void*>(hint), bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+                     -1, 0);
+      if (p != MAP_FAILED) area = p;
+    }
+  }
+  if (area == MAP_FAILED) return "no room for trampolines near an instrumented module";
+  auto* out = static_cast<uint8_t*>(area);
+  for (Entry* e = first; e != last; ++e) {
+    const Site& s = *e->site;
+    uint64_t tramp = reinterpret_cast<uint64_t>(out);
+    memcpy(out, s.bytes, s.length);
+    if (s.flags & kSiteRipRelative) {
+      int64_t target = int64_t(e->address + s.length) + s.disp;
+      int64_t disp = target - int64_t(tramp + s.length);
+      if (disp < INT32_MIN || disp > INT32_MAX) return "a trampoline is out of reach of its site's data";
+      int32_t d32 = int32_t(disp);
+      memcpy(out + s.disp_offset, &d32, 4);
+    }
+    out += s.length;
+    static const uint8_t kJmp[6] = {0xff, 0x25, 0, 0, 0, 0};
+    memcpy(out, kJmp, 6);
+    uint64_t back = e->address + s.length;
+    memcpy(out + 6, &back, 8);
+    out += 8 + 6;
+    e->trampoline = tramp;
+  }
+  if (mprotect(area, bytes, PROT_READ | PROT_EXEC) != 0) return "cannot make the trampolines executable";
+  return nullptr;
+}
+
+const char* InstructionSites::patch() {
+  if (patched_ || count_ == 0) return nullptr;
+  // Group the writes by page: unprotect, write the int3s, restore.
+  uint64_t i = 0;
+  while (i < count_) {
+    uint64_t page = page_down(entries_[i].address);
+    uint64_t j = i;
+    while (j < count_ && page_down(entries_[j].address) < page + 2 * 4096) ++j;
+    uint64_t end = page_up(entries_[j - 1].address + 1);
+    if (mprotect(reinterpret_cast<void*>(page), end - page, PROT_READ | PROT_WRITE | PROT_EXEC) != 0)
+      return "cannot unprotect the program's code";
+    for (uint64_t k = i; k < j; ++k) *reinterpret_cast<volatile uint8_t*>(entries_[k].address) = 0xcc;
+    if (mprotect(reinterpret_cast<void*>(page), end - page, PROT_READ | PROT_EXEC) != 0)
+      return "cannot protect the program's code again";
+    i = j;
+  }
+  patched_ = true;
+  return nullptr;
+}
+
+const InstructionSites::Entry* InstructionSites::find(uint64_t address) const {
+  if (count_ == 0) return nullptr;
+  const Entry* e = std::lower_bound(entries_, entries_ + count_, address,
+                                    [](const Entry& x, uint64_t a) { return x.address < a; });
+  return e != entries_ + count_ && e->address == address ? e : nullptr;
+}
+
+namespace {
+
+RmwOp rmw_of(SiteOp op) {
+  switch (op) {
+    case SiteOp::Add:
+    case SiteOp::Xadd:
+    case SiteOp::Inc:
+    case SiteOp::Adc:
+      return RmwOp::Add;
+    case SiteOp::Sub:
+    case SiteOp::Dec:
+    case SiteOp::Sbb:
+      return RmwOp::Sub;
+    case SiteOp::And:
+    case SiteOp::Btr:
+      return RmwOp::And;
+    case SiteOp::Or:
+    case SiteOp::Bts:
+      return RmwOp::Or;
+    case SiteOp::Xor:
+    case SiteOp::Btc:
+    case SiteOp::Not:
+      return RmwOp::Xor;
+    case SiteOp::Xchg:
+      return RmwOp::Xchg;
+    default:
+      return RmwOp::None;
+  }
+}
+
+uint64_t gs_base() {
+  uint64_t base = 0;
+  syscall(SYS_arch_prctl, 0x1004 /* ARCH_GET_GS */, &base);
+  return base;
+}
+
+void visible_site(const InstructionSites::Entry& e, ucontext_t* uc) {
+  const Site& s = *e.site;
+  uint32_t me = t_me;
+  OpKind kind = OpKind::Load;
+  uint64_t ea = 0, aux = 0;
+  uint32_t size = s.size;
+  switch (s.kind) {
+    case SiteKind::Load: kind = OpKind::Load; break;
+    case SiteKind::Store: kind = OpKind::Store; break;
+    case SiteKind::Rmw: kind = OpKind::Rmw; break;
+    case SiteKind::Fence: kind = OpKind::Fence; break;
+    case SiteKind::StringOp: break;
+  }
+  if (s.kind == SiteKind::StringOp) {
+    StringAccess a = string_access(s, *uc);
+    size = uint32_t(a.bytes);
+    switch (s.op) {
+      case SiteOp::Movs: kind = OpKind::Store; ea = a.dst; aux = a.src; break;
+      case SiteOp::Stos: kind = OpKind::Store; ea = a.dst; break;
+      case SiteOp::Scas: kind = OpKind::Load; ea = a.dst; break;
+      default: kind = OpKind::Load; ea = a.src; aux = a.dst; break;
+    }
+  } else if (s.kind != SiteKind::Fence) {
+    uint64_t fs = s.segment == SiteSegment::Fs ? uint64_t(pthread_self()) : 0;
+    uint64_t gs = s.segment == SiteSegment::Gs ? gs_base() : 0;
+    ea = effective_address(s, *uc, e.address + s.length, fs, gs);
+  }
+  rt.begin(me, PendingOp{kind, ea, 0, e.address});
+  // Memory as this instruction will find it, now that it is this thread's turn.
+  uint64_t old = 0;
+  if (kind != OpKind::Fence && ea >= 4096 && s.kind != SiteKind::StringOp)
+    memcpy(&old, reinterpret_cast<const void*>(ea), size < 8 ? size : 8);
+  bool failed = false;
+  uint64_t written = 0;
+  if (kind == OpKind::Store || kind == OpKind::Rmw) written = value_to_write(s, *uc, old, failed);
+  bool locked = s.flags & kSiteLocked;
+  uint8_t flags = shm::kInstruction | (locked ? shm::kLocked : 0) | (failed ? shm::kFailed : 0);
+  MemOrder order = locked || s.op == SiteOp::Mfence ? MemOrder::SeqCst : MemOrder::NotAtomic;
+  rt.log(me, kind, ea, e.address, kind == OpKind::Store ? 0 : old, failed ? 0 : written, aux, size, order,
+         rmw_of(s.op), flags);
+}
+
+}  // namespace
+
+bool handle_site_trap(ucontext_t* uc) {
+  uint64_t at = uint64_t(uc->uc_mcontext.gregs[REG_RIP]) - 1;
+  const InstructionSites::Entry* e = sites.find(at);
+  if (!e) return false;
+  if (rt.controlled() && rt.active) visible_site(*e, uc);
+  uc->uc_mcontext.gregs[REG_RIP] = greg_t(e->trampoline);
+  return true;
+}
+
+}  // namespace ctrl::agent

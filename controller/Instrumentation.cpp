@@ -1,0 +1,91 @@
+#include "Instrumentation.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "ExitStatus.h"
+#include "SiteDecoder.h"
+#include "SiteTable.h"
+
+namespace ctrl {
+
+namespace fs = std::filesystem;
+
+std::string resolve_library(const std::string& name) {
+  std::error_code ec;
+  if (name.find('/') != std::string::npos) {
+    if (!fs::exists(name, ec)) throw UsageError(fmt::format("--instrument: no such library '{}'", name));
+    return fs::canonical(name, ec).string();
+  }
+  std::vector<std::string> dirs;
+  if (const char* llp = getenv("LD_LIBRARY_PATH")) {
+    std::stringstream ss(llp);
+    std::string d;
+    while (std::getline(ss, d, ':'))
+      if (!d.empty()) dirs.push_back(d);
+  }
+  for (const char* d : {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib",
+                        "/usr/lib", "/usr/local/lib"})
+    dirs.emplace_back(d);
+  for (const auto& d : dirs) {
+    fs::path p = fs::path(d) / name;
+    if (fs::exists(p, ec)) return fs::canonical(p, ec).string();
+  }
+  throw UsageError(fmt::format("--instrument: library '{}' not found (give its path)", name));
+}
+
+Instrumentation::Instrumentation(const std::string& program, const InstrumentationOptions& options) {
+  if (options.visible != "all" && options.visible != "atomics")
+    throw UsageError(fmt::format("--visible must be all or atomics, not '{}'", options.visible));
+  std::vector<std::string> files{program};
+  for (const auto& lib : options.libraries) files.push_back(resolve_library(lib));
+  if (files.size() > kMaxSiteModules) throw UsageError(fmt::format("at most {} instrumented files", kMaxSiteModules));
+
+  SiteTableHeader header{};
+  header.magic = kSiteTableMagic;
+  header.version = kSiteTableVersion;
+  header.module_count = uint32_t(files.size());
+  header.visible_policy = options.visible == "all" ? 0 : 1;
+  std::vector<Site> all;
+  std::vector<std::string> parts;
+  for (size_t m = 0; m < files.size(); ++m) {
+    DecodedModule mod = decode_sites(files[m], uint8_t(m));
+    if (files[m].size() >= sizeof header.modules[m].path)
+      throw UsageError(fmt::format("path too long for instrumentation: {}", files[m]));
+    std::strncpy(header.modules[m].path, files[m].c_str(), sizeof header.modules[m].path - 1);
+    header.modules[m].file_size = mod.file_size;
+    uint64_t kept = 0;
+    for (const Site& s : mod.sites) {
+      bool atomic = (s.flags & kSiteLocked) || s.kind == SiteKind::Fence;
+      if (options.visible == "atomics" && !atomic) continue;
+      all.push_back(s);
+      ++kept;
+    }
+    parts.push_back(fmt::format("{} in {}", kept, fs::path(files[m]).filename().string()));
+  }
+  header.count = all.size();
+  count_ = all.size();
+  summary_ = fmt::format("{} instruction sites ({}; visible: {})", count_, fmt::join(parts, ", "), options.visible);
+
+  fd_ = memfd_create("ctrl-sites", MFD_CLOEXEC);
+  if (fd_ < 0) throw InternalError(std::string("memfd_create: ") + strerror(errno));
+  size_t size = site_table_size(all.size());
+  if (ftruncate(fd_, off_t(size)) != 0) throw InternalError(std::string("ftruncate: ") + strerror(errno));
+  if (pwrite(fd_, &header, sizeof header, 0) != ssize_t(sizeof header) ||
+      (!all.empty() && pwrite(fd_, all.data(), all.size() * sizeof(Site), sizeof header) !=
+                           ssize_t(all.size() * sizeof(Site))))
+    throw InternalError(std::string("writing the site table: ") + strerror(errno));
+}
+
+Instrumentation::~Instrumentation() {
+  if (fd_ >= 0) close(fd_);
+}
+
+}  // namespace ctrl

@@ -1,0 +1,883 @@
+#include "SiteDecoder.h"
+
+#include <capstone/capstone.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cerrno>
+#include <cstring>
+#include <initializer_list>
+#include <optional>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "ExitStatus.h"
+
+namespace ctrl {
+namespace {
+
+// ---------------------------------------------------------------------------
+// The file
+
+// The whole file mapped read-only; every access goes through at(), which
+// refuses ranges outside the file, so malformed headers cannot read past it.
+class MappedFile {
+ public:
+  explicit MappedFile(const std::string& path) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw UsageError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+      int err = errno;
+      ::close(fd);
+      throw UsageError(fmt::format("{}: cannot read: {}", path, std::strerror(err)));
+    }
+    if (!S_ISREG(st.st_mode)) {
+      ::close(fd);
+      throw UsageError(fmt::format("{}: cannot read: not a regular file", path));
+    }
+    size_ = static_cast<uint64_t>(st.st_size);
+    if (size_ > 0) {
+      void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+      if (p == MAP_FAILED) {
+        int err = errno;
+        ::close(fd);
+        throw UsageError(fmt::format("{}: cannot read: {}", path, std::strerror(err)));
+      }
+      data_ = static_cast<const uint8_t*>(p);
+    }
+    ::close(fd);
+  }
+  ~MappedFile() {
+    if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
+  }
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+
+  uint64_t size() const { return size_; }
+
+  // [offset, offset + len) of the file, or nullptr if any of it is outside.
+  const uint8_t* at(uint64_t offset, uint64_t len) const {
+    if (offset > size_ || len > size_ - offset) return nullptr;
+    return data_ + offset;
+  }
+
+  template <class T>
+  bool read(uint64_t offset, T& out) const {
+    const uint8_t* p = at(offset, sizeof(T));
+    if (!p) return false;
+    std::memcpy(&out, p, sizeof(T));
+    return true;
+  }
+
+ private:
+  const uint8_t* data_ = nullptr;
+  uint64_t size_ = 0;
+};
+
+// ---------------------------------------------------------------------------
+// ELF headers
+
+struct Range {
+  uint64_t start;
+  uint64_t end;  // exclusive
+};
+
+// The file-backed part of an executable PT_LOAD: only those bytes can hold
+// code (the rest of p_memsz is zero-filled).
+struct ExecSegment {
+  uint64_t vaddr;
+  uint64_t size;
+  uint64_t offset;
+};
+
+struct Section {
+  std::string_view name;
+  Elf64_Shdr hdr;
+};
+
+struct ElfLayout {
+  Elf64_Ehdr ehdr;
+  std::vector<ExecSegment> exec;
+  std::vector<Section> sections;
+};
+
+ElfLayout read_layout(const MappedFile& file, const std::string& path) {
+  ElfLayout elf{};
+  const std::string not_elf = fmt::format("{}: not an x86-64 ELF executable or shared object", path);
+  if (!file.read(0, elf.ehdr) || std::memcmp(elf.ehdr.e_ident, ELFMAG, SELFMAG) != 0 ||
+      elf.ehdr.e_ident[EI_CLASS] != ELFCLASS64 || elf.ehdr.e_ident[EI_DATA] != ELFDATA2LSB ||
+      elf.ehdr.e_machine != EM_X86_64 || (elf.ehdr.e_type != ET_EXEC && elf.ehdr.e_type != ET_DYN)) {
+    throw UsageError(not_elf);
+  }
+  const Elf64_Ehdr& eh = elf.ehdr;
+
+  if (eh.e_phnum > 0 && eh.e_phentsize != sizeof(Elf64_Phdr)) throw UsageError(not_elf);
+  for (uint64_t i = 0; i < eh.e_phnum; ++i) {
+    Elf64_Phdr ph;
+    if (!file.read(eh.e_phoff + i * sizeof(Elf64_Phdr), ph)) throw UsageError(not_elf);
+    if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X)) continue;
+    // A segment claiming bytes past the end of the file keeps what exists.
+    uint64_t size = std::min(ph.p_filesz, ph.p_offset < file.size() ? file.size() - ph.p_offset : 0);
+    if (size > 0) elf.exec.push_back({ph.p_vaddr, size, ph.p_offset});
+  }
+
+  // Section headers are optional (sstrip); without them only the fallback
+  // ranges apply.
+  if (eh.e_shoff == 0 || eh.e_shentsize != sizeof(Elf64_Shdr)) return elf;
+  Elf64_Shdr first;
+  if (!file.read(eh.e_shoff, first)) return elf;
+  uint64_t count = eh.e_shnum != 0 ? eh.e_shnum : first.sh_size;  // extended numbering
+  uint64_t strndx = eh.e_shstrndx != SHN_XINDEX ? eh.e_shstrndx : first.sh_link;
+  std::vector<Elf64_Shdr> headers;
+  for (uint64_t i = 0; i < count; ++i) {
+    Elf64_Shdr sh;
+    if (!file.read(eh.e_shoff + i * sizeof(Elf64_Shdr), sh)) return elf;
+    headers.push_back(sh);
+  }
+  const uint8_t* strtab = nullptr;
+  uint64_t strtab_size = 0;
+  if (strndx < headers.size() && headers[strndx].sh_type == SHT_STRTAB) {
+    strtab_size = headers[strndx].sh_size;
+    strtab = file.at(headers[strndx].sh_offset, strtab_size);
+  }
+  for (const Elf64_Shdr& sh : headers) {
+    std::string_view name;
+    if (strtab && sh.sh_name < strtab_size) {
+      const char* s = reinterpret_cast<const char*>(strtab) + sh.sh_name;
+      name = std::string_view(s, strnlen(s, strtab_size - sh.sh_name));
+    }
+    elf.sections.push_back({name, sh});
+  }
+  return elf;
+}
+
+// File bytes of a section, or nullptr if it has none or they lie outside.
+const uint8_t* section_data(const MappedFile& file, const Elf64_Shdr& sh) {
+  if (sh.sh_type == SHT_NOBITS || sh.sh_size == 0) return nullptr;
+  return file.at(sh.sh_offset, sh.sh_size);
+}
+
+void add_symbol_ranges(const MappedFile& file, const ElfLayout& elf, std::vector<Range>& out) {
+  for (const Section& sec : elf.sections) {
+    if (sec.hdr.sh_type != SHT_SYMTAB && sec.hdr.sh_type != SHT_DYNSYM) continue;
+    const uint8_t* data = section_data(file, sec.hdr);
+    if (!data) continue;
+    uint64_t n = sec.hdr.sh_size / sizeof(Elf64_Sym);
+    for (uint64_t i = 0; i < n; ++i) {
+      Elf64_Sym sym;
+      std::memcpy(&sym, data + i * sizeof(Elf64_Sym), sizeof sym);
+      int type = ELF64_ST_TYPE(sym.st_info);
+      if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_size == 0 || sym.st_shndx == SHN_UNDEF) continue;
+      if (sym.st_value + sym.st_size < sym.st_value) continue;
+      out.push_back({sym.st_value, sym.st_value + sym.st_size});
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// .eh_frame (LSB "Exception Frame" format): only the FDEs' initial location
+// and address range are needed, but reaching them means decoding the CIE's
+// augmentation to learn the FDE pointer encoding.
+
+constexpr uint8_t kPeAbsptr = 0x00, kPeUleb128 = 0x01, kPeUdata2 = 0x02, kPeUdata4 = 0x03,
+                  kPeUdata8 = 0x04, kPeSleb128 = 0x09, kPeSdata2 = 0x0a, kPeSdata4 = 0x0b,
+                  kPeSdata8 = 0x0c, kPePcrel = 0x10, kPeOmit = 0xff;
+
+// Bounds-checked little-endian reader over [0, end) of a buffer; a read past
+// `end` clears ok() and yields 0.
+class ByteReader {
+ public:
+  ByteReader(const uint8_t* data, uint64_t end, uint64_t pos) : data_(data), end_(end), pos_(pos) {}
+  bool ok() const { return ok_; }
+  uint64_t pos() const { return pos_; }
+
+  template <class T>
+  T fixed() {
+    T v{};
+    if (!take(sizeof(T))) return v;
+    std::memcpy(&v, data_ + pos_ - sizeof(T), sizeof(T));
+    return v;
+  }
+  uint64_t uleb() {
+    uint64_t v = 0;
+    for (unsigned shift = 0;; shift += 7) {
+      if (!take(1)) return 0;
+      uint8_t b = data_[pos_ - 1];
+      if (shift < 64) v |= uint64_t{b & 0x7fu} << shift;
+      if (!(b & 0x80)) return v;
+    }
+  }
+  int64_t sleb() {
+    uint64_t v = 0;
+    unsigned shift = 0;
+    uint8_t b = 0;
+    do {
+      if (!take(1)) return 0;
+      b = data_[pos_ - 1];
+      if (shift < 64) v |= uint64_t{b & 0x7fu} << shift;
+      shift += 7;
+    } while (b & 0x80);
+    if (shift < 64 && (b & 0x40)) v |= ~uint64_t{0} << shift;
+    return static_cast<int64_t>(v);
+  }
+  std::string_view cstr() {
+    uint64_t start = pos_;
+    while (pos_ < end_ && data_[pos_] != 0) ++pos_;
+    if (!take(1)) return {};
+    return std::string_view(reinterpret_cast<const char*>(data_ + start), pos_ - 1 - start);
+  }
+  bool take(uint64_t n) {
+    if (!ok_ || n > end_ - pos_) {
+      ok_ = false;
+      return false;
+    }
+    pos_ += n;
+    return true;
+  }
+
+ private:
+  const uint8_t* data_;
+  uint64_t end_;
+  uint64_t pos_;
+  bool ok_ = true;
+};
+
+// The value format of a DW_EH_PE encoding (low nibble), no application.
+std::optional<uint64_t> read_pointer_value(ByteReader& r, uint8_t encoding) {
+  uint64_t v = 0;
+  switch (encoding & 0x0f) {
+    case kPeAbsptr:
+    case kPeUdata8: v = r.fixed<uint64_t>(); break;
+    case kPeUleb128: v = r.uleb(); break;
+    case kPeUdata2: v = r.fixed<uint16_t>(); break;
+    case kPeUdata4: v = r.fixed<uint32_t>(); break;
+    case kPeSleb128: v = static_cast<uint64_t>(r.sleb()); break;
+    case kPeSdata2: v = static_cast<uint64_t>(int64_t{r.fixed<int16_t>()}); break;
+    case kPeSdata4: v = static_cast<uint64_t>(int64_t{r.fixed<int32_t>()}); break;
+    case kPeSdata8: v = static_cast<uint64_t>(r.fixed<int64_t>()); break;
+    default: return std::nullopt;
+  }
+  if (!r.ok()) return std::nullopt;
+  return v;
+}
+
+// An encoded pointer as a link-time address. Only absolute and pc-relative
+// pointers can be resolved from the file alone; x86-64 toolchains emit
+// pc-relative FDE pointers, so the others just drop the FDE.
+std::optional<uint64_t> read_pointer(ByteReader& r, uint8_t encoding, uint64_t section_vaddr) {
+  if (encoding == kPeOmit) return std::nullopt;
+  uint64_t field = section_vaddr + r.pos();
+  auto v = read_pointer_value(r, encoding);
+  if (!v) return std::nullopt;
+  switch (encoding & 0xf0) {
+    case 0: return v;
+    case kPePcrel: return *v + field;
+    default: return std::nullopt;
+  }
+}
+
+struct Cie {
+  bool usable = false;
+  uint8_t fde_encoding = kPeAbsptr;
+};
+
+// `off` is the CIE's length field inside the section.
+Cie parse_cie(const uint8_t* data, uint64_t size, uint64_t off) {
+  Cie cie;
+  ByteReader r(data, size, off);
+  uint64_t len = r.fixed<uint32_t>();
+  if (len == 0xffffffff) len = r.fixed<uint64_t>();
+  if (!r.ok() || len > size - r.pos()) return cie;
+  ByteReader body(data, r.pos() + len, r.pos());
+  if (body.fixed<uint32_t>() != 0) return cie;  // not a CIE
+  uint8_t version = body.fixed<uint8_t>();
+  std::string_view aug = body.cstr();
+  body.uleb();  // code alignment
+  body.sleb();  // data alignment
+  if (version == 1) body.fixed<uint8_t>();
+  else body.uleb();  // return address register
+  if (!body.ok()) return cie;
+  if (aug.empty()) {
+    cie.usable = true;
+    return cie;
+  }
+  if (aug[0] != 'z') return cie;  // pre-'z' augmentations: data layout unknown
+  body.uleb();                    // augmentation data length
+  for (char c : aug.substr(1)) {
+    switch (c) {
+      case 'L': body.fixed<uint8_t>(); break;
+      case 'P': {
+        uint8_t enc = body.fixed<uint8_t>();
+        if (!read_pointer_value(body, enc)) return cie;
+        break;
+      }
+      case 'R': cie.fde_encoding = body.fixed<uint8_t>(); break;
+      case 'S':
+      case 'B':
+      case 'G': break;
+      default:
+        // Letters after 'R' cannot change the FDE encoding already read.
+        cie.usable = body.ok() && aug.find('R') < aug.find(c);
+        return cie;
+    }
+  }
+  cie.usable = body.ok();
+  return cie;
+}
+
+void add_eh_frame_ranges(const MappedFile& file, const ElfLayout& elf, std::vector<Range>& out) {
+  for (const Section& sec : elf.sections) {
+    if (sec.name != ".eh_frame") continue;
+    if (sec.hdr.sh_type != SHT_PROGBITS && sec.hdr.sh_type != SHT_X86_64_UNWIND) continue;
+    const uint8_t* data = section_data(file, sec.hdr);
+    if (!data) continue;
+    const uint64_t size = sec.hdr.sh_size;
+    std::unordered_map<uint64_t, Cie> cies;
+    uint64_t off = 0;
+    while (size - off >= 4) {
+      ByteReader r(data, size, off);
+      uint64_t len = r.fixed<uint32_t>();
+      if (len == 0) {  // terminator, or padding between input sections: keep scanning
+        off += 4;
+        continue;
+      }
+      if (len == 0xffffffff) len = r.fixed<uint64_t>();
+      if (!r.ok() || len > size - r.pos() || len < 4) break;
+      const uint64_t body = r.pos();
+      const uint64_t next = body + len;
+      uint32_t cie_pointer = r.fixed<uint32_t>();
+      // An FDE's CIE pointer is the distance back from the pointer field itself.
+      if (cie_pointer != 0 && cie_pointer <= body) {
+        uint64_t cie_off = body - cie_pointer;
+        auto it = cies.find(cie_off);
+        if (it == cies.end()) it = cies.emplace(cie_off, parse_cie(data, size, cie_off)).first;
+        if (it->second.usable) {
+          ByteReader fr(data, next, r.pos());
+          auto begin = read_pointer(fr, it->second.fde_encoding, sec.hdr.sh_addr);
+          auto length = read_pointer_value(fr, it->second.fde_encoding);
+          if (begin && length && *length > 0 && *begin + *length > *begin) {
+            out.push_back({*begin, *begin + *length});
+          }
+        }
+      }
+      off = next;
+    }
+  }
+}
+
+bool is_plt(std::string_view name) {
+  return name == ".plt" || name == ".plt.got" || name == ".plt.sec" || name == ".plt.bnd";
+}
+
+// ---------------------------------------------------------------------------
+// Classification
+
+bool is_gpr64_stack(uint16_t reg) { return reg == X86_REG_RSP || reg == X86_REG_ESP || reg == X86_REG_SP; }
+
+bool is_vector_reg(uint16_t reg) { return reg >= X86_REG_XMM0 && reg <= X86_REG_ZMM31; }
+
+bool is_opmask_reg(uint16_t reg) { return reg >= X86_REG_K0 && reg <= X86_REG_K7; }
+
+// Registers whose low 64 bits SiteMath.h can read from a signal context, so
+// that a Mov store from them has a known value.
+bool is_readable_source(uint16_t reg) {
+  switch (reg) {
+    case X86_REG_AL: case X86_REG_AH: case X86_REG_AX: case X86_REG_EAX: case X86_REG_RAX:
+    case X86_REG_BL: case X86_REG_BH: case X86_REG_BX: case X86_REG_EBX: case X86_REG_RBX:
+    case X86_REG_CL: case X86_REG_CH: case X86_REG_CX: case X86_REG_ECX: case X86_REG_RCX:
+    case X86_REG_DL: case X86_REG_DH: case X86_REG_DX: case X86_REG_EDX: case X86_REG_RDX:
+    case X86_REG_SIL: case X86_REG_SI: case X86_REG_ESI: case X86_REG_RSI:
+    case X86_REG_DIL: case X86_REG_DI: case X86_REG_EDI: case X86_REG_RDI:
+    case X86_REG_BPL: case X86_REG_BP: case X86_REG_EBP: case X86_REG_RBP:
+    case X86_REG_SPL: case X86_REG_SP: case X86_REG_ESP: case X86_REG_RSP:
+      return true;
+    default: break;
+  }
+  if (reg >= X86_REG_R8 && reg <= X86_REG_R15) return true;
+  if (reg >= X86_REG_R8B && reg <= X86_REG_R15W) return true;  // r8b..r15b, r8d..r15d, r8w..r15w
+  if (reg >= X86_REG_XMM0 && reg <= X86_REG_XMM15) return true;
+  if (reg >= X86_REG_YMM0 && reg <= X86_REG_YMM15) return true;
+  if (reg >= X86_REG_ZMM0 && reg <= X86_REG_ZMM15) return true;
+  return false;
+}
+
+bool is_address_register(uint16_t reg) {
+  if (reg == X86_REG_INVALID || reg == X86_REG_RIP || reg == X86_REG_EIP) return true;
+  if (reg >= X86_REG_R8 && reg <= X86_REG_R15) return true;
+  if (reg >= X86_REG_R8D && reg <= X86_REG_R15D) return true;
+  switch (reg) {
+    case X86_REG_RAX: case X86_REG_RBX: case X86_REG_RCX: case X86_REG_RDX:
+    case X86_REG_RSI: case X86_REG_RDI: case X86_REG_RBP: case X86_REG_RSP:
+    case X86_REG_EAX: case X86_REG_EBX: case X86_REG_ECX: case X86_REG_EDX:
+    case X86_REG_ESI: case X86_REG_EDI: case X86_REG_EBP: case X86_REG_ESP:
+      return true;
+    default: return false;
+  }
+}
+
+uint64_t size_mask(unsigned size) { return size >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * size)) - 1; }
+
+// What the raw bytes say before the opcode; capstone 4's prefix[] misses
+// some (xacquire/xrelease, a second F2/F3) and cannot tell umwait from mfence.
+struct Prefixes {
+  bool lock = false;
+  bool rep = false;  // F3 or F2: rep/repe/repne on string instructions
+  bool addr32 = false;
+  unsigned legacy = 0;  // number of legacy prefix bytes
+  unsigned length = 0;  // legacy prefixes + REX
+  uint8_t opcode = 0;   // first byte after them
+};
+
+Prefixes scan_prefixes(const uint8_t* b, size_t n) {
+  Prefixes p;
+  size_t i = 0;
+  for (; i < n; ++i) {
+    uint8_t c = b[i];
+    if (c == 0xf0) p.lock = true;
+    else if (c == 0xf2 || c == 0xf3) p.rep = true;
+    else if (c == 0x67) p.addr32 = true;
+    else if (c != 0x2e && c != 0x36 && c != 0x3e && c != 0x26 && c != 0x64 && c != 0x65 && c != 0x66) break;
+  }
+  p.legacy = static_cast<unsigned>(i);
+  if (i < n && (b[i] & 0xf0) == 0x40) ++i;
+  p.length = static_cast<unsigned>(i);
+  p.opcode = i < n ? b[i] : 0;
+  return p;
+}
+
+std::optional<SiteOp> fence_op(const uint8_t* b, size_t n, const Prefixes& p) {
+  if (p.legacy != 0 || n != p.length + 3 || b[p.length] != 0x0f || b[p.length + 1] != 0xae) return std::nullopt;
+  switch (b[p.length + 2]) {
+    case 0xf0: return SiteOp::Mfence;
+    case 0xe8: return SiteOp::Lfence;
+    case 0xf8: return SiteOp::Sfence;
+    default: return std::nullopt;
+  }
+}
+
+std::optional<SiteOp> string_op(uint8_t opcode) {
+  switch (opcode) {
+    case 0xa4: case 0xa5: return SiteOp::Movs;
+    case 0xa6: case 0xa7: return SiteOp::Cmps;
+    case 0xaa: case 0xab: return SiteOp::Stos;
+    case 0xac: case 0xad: return SiteOp::Lods;
+    case 0xae: case 0xaf: return SiteOp::Scas;
+    default: return std::nullopt;
+  }
+}
+
+enum InsnProp : uint8_t {
+  kExcluded = 1,   // has a memory operand but is never a site
+  kReadOnly = 2,   // memory operand first in Intel order, yet only read
+  kMovLike = 4,    // a store of this writes exactly its (single) source
+  kRmwName = 8,    // memory operand first means read-modify-write
+  kStringName = 16,
+};
+
+class Classifier {
+ public:
+  Classifier() {
+    if (cs_open(CS_ARCH_X86, CS_MODE_64, &handle_) != CS_ERR_OK)
+      throw InternalError("capstone: cannot open an x86-64 disassembler");
+    cs_option(handle_, CS_OPT_DETAIL, CS_OPT_ON);
+    insn_ = cs_malloc(handle_);
+    if (!insn_) {
+      cs_close(&handle_);
+      throw InternalError("capstone: out of memory");
+    }
+    build_tables();
+  }
+  ~Classifier() {
+    cs_free(insn_, 1);
+    cs_close(&handle_);
+  }
+  Classifier(const Classifier&) = delete;
+  Classifier& operator=(const Classifier&) = delete;
+
+  // Decodes one instruction at `code` (at most `size` bytes) into insn().
+  bool decode(const uint8_t* code, size_t size, uint64_t addr) {
+    return cs_disasm_iter(handle_, &code, &size, &addr, insn_);
+  }
+  const cs_insn& insn() const { return *insn_; }
+
+  bool classify(const cs_insn& insn, Site& s) const;
+
+ private:
+  void build_tables();
+  uint8_t prop(unsigned id) const { return id < props_.size() ? props_[id] : 0; }
+  SiteOp rmw_op(unsigned id) const { return id < ops_.size() ? ops_[id] : SiteOp::Other; }
+
+  csh handle_ = 0;
+  cs_insn* insn_ = nullptr;
+  std::vector<uint8_t> props_;
+  std::vector<SiteOp> ops_;
+};
+
+void Classifier::build_tables() {
+  props_.assign(X86_INS_ENDING, 0);
+  ops_.assign(X86_INS_ENDING, SiteOp::Other);
+  // By name rather than by enum constant: capstone splits families into
+  // many ids (xsaveopt64, vgatherpf0dps, ...) that the names cover at once.
+  static const std::pair<std::string_view, SiteOp> kOps[] = {
+      {"add", SiteOp::Add},         {"sub", SiteOp::Sub},
+      {"and", SiteOp::And},         {"or", SiteOp::Or},
+      {"xor", SiteOp::Xor},         {"adc", SiteOp::Adc},
+      {"sbb", SiteOp::Sbb},         {"inc", SiteOp::Inc},
+      {"dec", SiteOp::Dec},         {"neg", SiteOp::Neg},
+      {"not", SiteOp::Not},         {"xadd", SiteOp::Xadd},
+      {"xchg", SiteOp::Xchg},       {"cmpxchg", SiteOp::Cmpxchg},
+      {"cmpxchg8b", SiteOp::Cmpxchg8b}, {"cmpxchg16b", SiteOp::Cmpxchg16b},
+      {"bts", SiteOp::Bts},         {"btr", SiteOp::Btr},
+      {"btc", SiteOp::Btc},
+  };
+  static const std::initializer_list<std::string_view> kOtherRmw = {
+      "shl", "shr", "sal", "sar", "rol", "ror", "rcl", "rcr", "shld", "shrd"};
+  static const std::initializer_list<std::string_view> kExcludedNames = {
+      "lea", "nop", "call", "jmp", "lcall", "ljmp", "clflush", "clflushopt", "clwb", "invlpg",
+      "invlpga", "xlatb", "insb", "insw", "insd", "outsb", "outsw", "outsd", "fnsave", "frstor",
+      "fnstenv", "fldenv", "ud0", "monitor", "sgdt", "sidt", "sldt", "str", "smsw", "lgdt", "lidt",
+      "lldt", "ltr", "lmsw", "verr", "verw", "invpcid", "invept", "invvpid", "vmptrld", "vmptrst",
+      "vmclear", "vmread", "vmwrite"};
+  static const std::initializer_list<std::string_view> kExcludedPrefixes = {
+      "prefetch", "xsave", "xrstor", "fxsave", "fxrstor", "bnd"};
+  static const std::initializer_list<std::string_view> kReadOnlyNames = {
+      "cmp",  "test",  "bt",    "push",   "mul",   "imul",   "div",   "idiv",    "ldmxcsr",
+      "vldmxcsr", "fld", "fild", "fbld",  "fldcw", "fadd",   "fiadd", "fmul",    "fimul",
+      "fsub", "fisub", "fsubr", "fisubr", "fdiv",  "fidiv",  "fdivr", "fidivr",  "fcom",
+      "fcomp", "ficom", "ficomp"};
+  static const std::initializer_list<std::string_view> kMovNames = {
+      "mov",      "movabs",   "movnti",    "movd",      "movq",      "movss",     "movsd",
+      "movups",   "movaps",   "movupd",    "movapd",    "movdqu",    "movdqa",    "movntdq",
+      "movntps",  "movntpd",  "movlps",    "movlpd",    "vmovd",     "vmovq",     "vmovss",
+      "vmovsd",   "vmovups",  "vmovaps",   "vmovupd",   "vmovapd",   "vmovdqu",   "vmovdqa",
+      "vmovdqu8", "vmovdqu16", "vmovdqu32", "vmovdqu64", "vmovdqa32", "vmovdqa64", "vmovntdq",
+      "vmovntps", "vmovntpd", "vmovlps",   "vmovlpd"};
+  static const std::initializer_list<std::string_view> kStringNames = {
+      "movsb", "movsw", "movsd", "movsq", "stosb", "stosw", "stosd", "stosq", "lodsb", "lodsw",
+      "lodsd", "lodsq", "cmpsb", "cmpsw", "cmpsd", "cmpsq", "scasb", "scasw", "scasd", "scasq"};
+
+  auto in = [](std::string_view name, std::initializer_list<std::string_view> list) {
+    return std::find(list.begin(), list.end(), name) != list.end();
+  };
+  for (unsigned id = 1; id < X86_INS_ENDING; ++id) {
+    const char* raw = cs_insn_name(handle_, id);
+    if (!raw) continue;
+    std::string_view name(raw);
+    uint8_t p = 0;
+    if (in(name, kExcludedNames) || name.find("gather") != std::string_view::npos ||
+        name.find("scatter") != std::string_view::npos ||
+        std::any_of(kExcludedPrefixes.begin(), kExcludedPrefixes.end(),
+                    [&](std::string_view pre) { return name.substr(0, pre.size()) == pre; })) {
+      p |= kExcluded;
+    }
+    if (in(name, kReadOnlyNames)) p |= kReadOnly;
+    if (in(name, kMovNames)) p |= kMovLike;
+    if (in(name, kOtherRmw)) p |= kRmwName;
+    if (in(name, kStringNames)) p |= kStringName;
+    for (const auto& [op_name, op] : kOps) {
+      if (name == op_name) {
+        ops_[id] = op;
+        p |= kRmwName;
+      }
+    }
+    props_[id] = p;
+  }
+}
+
+bool Classifier::classify(const cs_insn& insn, Site& s) const {
+  const cs_x86& x = insn.detail->x86;
+  s = Site{};
+  s.offset = insn.address;
+  s.length = static_cast<uint8_t>(insn.size);
+  std::memcpy(s.bytes, insn.bytes, std::min<size_t>(insn.size, sizeof s.bytes));
+  s.insn_id = static_cast<uint16_t>(insn.id);
+  s.scale = 1;
+
+  const Prefixes pre = scan_prefixes(insn.bytes, insn.size);
+  if (auto op = fence_op(insn.bytes, insn.size, pre)) {
+    s.kind = SiteKind::Fence;
+    s.op = *op;
+    return true;
+  }
+
+  int mem_index = -1;
+  for (int i = 0; i < x.op_count; ++i) {
+    if (x.operands[i].type == X86_OP_MEM) {
+      mem_index = i;
+      break;
+    }
+  }
+  if (mem_index < 0) return false;
+  const uint8_t props = prop(insn.id);
+  if (props & kExcluded) return false;
+  const cs_x86_op& mem = x.operands[mem_index];
+
+  if (props & kStringName) {
+    if (auto op = string_op(pre.opcode)) {
+      s.kind = SiteKind::StringOp;
+      s.op = *op;
+      s.size = mem.size;
+      s.base = pre.addr32 ? X86_REG_EDI : X86_REG_RDI;
+      if (pre.rep) s.flags |= kSiteRep;
+      return true;
+    }
+  }
+
+  const x86_op_mem& m = mem.mem;
+  if (!is_address_register(m.base) || !is_address_register(m.index) || m.index == X86_REG_RIP ||
+      m.index == X86_REG_EIP) {
+    return false;  // vector index (VSIB) or something capstone made up
+  }
+  s.base = static_cast<uint16_t>(m.base);
+  s.index = static_cast<uint16_t>(m.index);
+  s.scale = m.index != X86_REG_INVALID ? static_cast<uint8_t>(m.scale) : 1;
+  s.disp = m.disp;
+  s.size = mem.size;
+  s.segment = m.segment == X86_REG_FS ? SiteSegment::Fs
+              : m.segment == X86_REG_GS ? SiteSegment::Gs
+                                        : SiteSegment::None;
+
+  bool masked = false;
+  bool has_imm = false;
+  int other_operands = 0;
+  for (int i = 0; i < x.op_count; ++i) {
+    if (i == mem_index) continue;
+    const cs_x86_op& op = x.operands[i];
+    ++other_operands;
+    if (op.type == X86_OP_REG) {
+      if (is_opmask_reg(op.reg)) {
+        masked = true;
+        continue;
+      }
+      if (is_vector_reg(op.reg)) s.flags |= kSiteVector;
+      if (s.src_reg == 0) s.src_reg = static_cast<uint16_t>(op.reg);
+    } else if (op.type == X86_OP_IMM && !has_imm) {
+      has_imm = true;
+      s.imm = op.imm;
+    }
+  }
+  if (has_imm) s.flags |= kSiteHasImm;
+
+  const bool rsp_based = is_gpr64_stack(s.base) || is_gpr64_stack(s.index);
+  const bool locked = pre.lock || insn.id == X86_INS_XCHG;
+  if (locked) {
+    s.kind = SiteKind::Rmw;
+    s.op = rmw_op(insn.id);
+    s.flags |= kSiteLocked;
+    if (rsp_based && has_imm) {
+      const uint64_t mask = size_mask(s.size);
+      const uint64_t imm = static_cast<uint64_t>(s.imm) & mask;
+      bool unchanged = false;
+      switch (s.op) {
+        case SiteOp::Or: case SiteOp::Add: case SiteOp::Sub: case SiteOp::Xor: unchanged = imm == 0; break;
+        case SiteOp::And: unchanged = imm == mask; break;
+        default: break;
+      }
+      if (unchanged) {
+        // The compiler's seq_cst fence on its own stack: only the ordering matters.
+        Site fence{};
+        fence.offset = s.offset;
+        fence.length = s.length;
+        std::memcpy(fence.bytes, s.bytes, sizeof fence.bytes);
+        fence.insn_id = s.insn_id;
+        fence.scale = 1;
+        fence.kind = SiteKind::Fence;
+        fence.op = SiteOp::Mfence;
+        fence.flags = kSiteLocked;
+        s = fence;
+        return true;
+      }
+    }
+  } else {
+    if (rsp_based) return false;
+    if (mem_index != 0) {
+      s.kind = SiteKind::Load;
+    } else if (props & kReadOnly) {
+      s.kind = SiteKind::Load;
+    } else if (props & kRmwName) {
+      s.kind = SiteKind::Rmw;
+      s.op = rmw_op(insn.id);
+    } else if (mem.access == (CS_AC_READ | CS_AC_WRITE)) {
+      s.kind = SiteKind::Rmw;  // something else that capstone knows updates memory
+    } else {
+      // capstone 4 reports many SSE/AVX, x87 and movbe/movnti stores as reads;
+      // a destination memory operand of an instruction not known to read it is written.
+      s.kind = SiteKind::Store;
+      bool plain_source = other_operands == 1 && !masked &&
+                          (has_imm || (s.src_reg != 0 && is_readable_source(s.src_reg)));
+      s.op = (props & kMovLike) && plain_source ? SiteOp::Mov : SiteOp::Other;
+    }
+  }
+  if (s.kind == SiteKind::Load) {
+    s.src_reg = 0;
+    s.imm = 0;
+    s.flags &= static_cast<uint8_t>(~kSiteHasImm);
+  }
+
+  if (s.base == X86_REG_RIP || s.base == X86_REG_EIP) {
+    // mod=00 rm=101 has no SIB byte, so the disp32 follows the ModR/M byte.
+    // Cross-checked against the bytes because the agent rewrites it when it
+    // moves the instruction: a wrong offset would corrupt the program.
+    const unsigned modrm = x.encoding.modrm_offset;
+    const unsigned at = modrm + 1;
+    if (modrm == 0 || at + 4 > insn.size || (insn.bytes[modrm] & 0xc7) != 0x05) return false;
+    int32_t disp32;
+    std::memcpy(&disp32, insn.bytes + at, sizeof disp32);
+    if (disp32 != m.disp || (x.encoding.disp_offset != 0 && x.encoding.disp_offset != at)) return false;
+    s.flags |= kSiteRipRelative;
+    s.disp_offset = static_cast<uint8_t>(at);
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// Ranges
+
+// `ranges` intersected with the executable segments, each piece tagged with
+// its segment so that merging never joins code from two segments.
+struct Piece {
+  uint64_t start;
+  uint64_t end;
+  size_t segment;
+};
+
+std::vector<Piece> clip(const std::vector<Range>& ranges, const ElfLayout& elf,
+                        const std::vector<Range>& holes) {
+  std::vector<Piece> out;
+  for (const Range& r : ranges) {
+    for (size_t seg = 0; seg < elf.exec.size(); ++seg) {
+      const ExecSegment& s = elf.exec[seg];
+      uint64_t start = std::max(r.start, s.vaddr);
+      uint64_t end = std::min(r.end, s.vaddr + s.size);
+      if (start >= end) continue;
+      // Subtract the holes (PLT sections) from [start, end).
+      std::vector<Range> parts{{start, end}};
+      for (const Range& h : holes) {
+        std::vector<Range> next;
+        for (const Range& p : parts) {
+          if (h.end <= p.start || h.start >= p.end) {
+            next.push_back(p);
+            continue;
+          }
+          if (p.start < h.start) next.push_back({p.start, h.start});
+          if (h.end < p.end) next.push_back({h.end, p.end});
+        }
+        parts = std::move(next);
+      }
+      for (const Range& p : parts) out.push_back({p.start, p.end, seg});
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Classification classify(const uint8_t* bytes, size_t n, uint64_t addr, Site& out) {
+  thread_local Classifier classifier;
+  if (!classifier.decode(bytes, n, addr)) return Classification::kUndecodable;
+  return classifier.classify(classifier.insn(), out) ? Classification::kSite : Classification::kNotSite;
+}
+
+DecodedModule decode_sites(const std::string& path, uint8_t module) {
+  MappedFile file(path);
+  ElfLayout elf = read_layout(file, path);
+
+  DecodedModule result;
+  result.path = path;
+  result.file_size = file.size();
+
+  std::vector<Range> holes;
+  for (const Section& sec : elf.sections) {
+    if (is_plt(sec.name) && sec.hdr.sh_size > 0) holes.push_back({sec.hdr.sh_addr, sec.hdr.sh_addr + sec.hdr.sh_size});
+  }
+
+  std::vector<Range> ranges;
+  add_symbol_ranges(file, elf, ranges);
+  add_eh_frame_ranges(file, elf, ranges);
+  std::vector<Piece> pieces = clip(ranges, elf, holes);
+  if (pieces.empty()) {
+    // Nothing marks a function start: the starts of executable sections are
+    // still boundaries, and failing those the segments' starts.
+    ranges.clear();
+    for (const Section& sec : elf.sections) {
+      if (sec.hdr.sh_type == SHT_PROGBITS && (sec.hdr.sh_flags & SHF_EXECINSTR) && sec.hdr.sh_size > 0)
+        ranges.push_back({sec.hdr.sh_addr, sec.hdr.sh_addr + sec.hdr.sh_size});
+    }
+    if (ranges.empty()) {
+      for (const ExecSegment& s : elf.exec) ranges.push_back({s.vaddr, s.vaddr + s.size});
+    }
+    pieces = clip(ranges, elf, holes);
+  }
+
+  std::vector<uint64_t> starts;
+  starts.reserve(pieces.size());
+  for (const Piece& p : pieces) starts.push_back(p.start);
+  std::sort(starts.begin(), starts.end());
+  starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+  result.functions = starts.size();
+
+  std::sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) {
+    return a.segment != b.segment ? a.segment < b.segment : a.start < b.start;
+  });
+  std::vector<Piece> merged;
+  for (const Piece& p : pieces) {
+    if (!merged.empty() && merged.back().segment == p.segment && p.start <= merged.back().end) {
+      merged.back().end = std::max(merged.back().end, p.end);
+    } else {
+      merged.push_back(p);
+    }
+  }
+
+  Classifier classifier;
+  for (const Piece& piece : merged) {
+    const ExecSegment& seg = elf.exec[piece.segment];
+    const uint8_t* base = file.at(seg.offset, seg.size);
+    if (!base) continue;
+    auto boundary = std::upper_bound(starts.begin(), starts.end(), piece.start);
+    uint64_t pos = piece.start;
+    while (pos < piece.end) {
+      while (boundary != starts.end() && *boundary <= pos) ++boundary;
+      if (!classifier.decode(base + (pos - seg.vaddr), piece.end - pos, pos)) {
+        if (getenv("DBG")) fprintf(stderr, "fail %lx\n", (unsigned long)pos);
+        ++pos;
+        ++result.resyncs;
+        continue;
+      }
+      const cs_insn& insn = classifier.insn();
+      const uint64_t next = pos + insn.size;
+      if (boundary != starts.end() && *boundary < next) {
+        // Decoding from `pos` disagrees with a known instruction start.
+        if (getenv("DBG")) fprintf(stderr, "straddle %lx -> %lx\n", (unsigned long)pos, (unsigned long)*boundary);
+        pos = *boundary;
+        ++result.resyncs;
+        continue;
+      }
+      result.bytes_decoded += insn.size;
+      Site site;
+      if (classifier.classify(insn, site)) {
+        site.module = module;
+        result.sites.push_back(site);
+      }
+      pos = next;
+    }
+  }
+
+  std::sort(result.sites.begin(), result.sites.end(),
+            [](const Site& a, const Site& b) { return a.offset < b.offset; });
+  result.sites.erase(std::unique(result.sites.begin(), result.sites.end(),
+                                 [](const Site& a, const Site& b) { return a.offset == b.offset; }),
+                     result.sites.end());
+  return result;
+}
+
+}  // namespace ctrl
