@@ -44,6 +44,17 @@ struct ThreadModel {
   uint64_t wait_seq = 0;   // FIFO order among a condition's waiters
   uint64_t handle = 0;     // pthread_t
   PendingOp pending;
+  // Spin detection: the last load, and the number of writes (by anyone) seen
+  // when it ran. A thread that re-reads the same location with the same
+  // result while nothing was written is blocked until its location changes.
+  uint64_t last_load_site = 0;
+  uint64_t last_load_addr = 0;
+  uint64_t last_load_value = 0;
+  uint64_t last_load_writes = 0;
+  uint32_t spin_count = 0;
+  uint64_t await_addr = 0;  // nonzero: not enabled until a write overlaps it
+  uint32_t await_size = 0;
+  uint64_t await_site = 0;
 };
 
 class ExecutionModel {
@@ -99,6 +110,15 @@ class ExecutionModel {
 
   void thread_finished(uint32_t t);
 
+  // Memory effects, for spin detection. A load returns true when it made the
+  // thread await a write (it re-read an unchanged location, again).
+  bool memory_loaded(uint32_t t, uint64_t site, uint64_t addr, uint32_t size, uint64_t value);
+  void memory_written(uint32_t t, uint64_t addr, uint32_t size);
+  bool awaiting(uint32_t t) const { return threads_[t].await_addr != 0; }
+  // Re-reads of one location, with nothing written meanwhile, before the
+  // thread is considered spinning.
+  static constexpr uint32_t kSpinThreshold = 2;
+
   std::string describe_wait(uint32_t t) const;
 
  private:
@@ -120,6 +140,7 @@ class ExecutionModel {
   ThreadModel threads_[shm::kMaxThreads];
   uint32_t count_ = 0;
   uint64_t next_wait_seq_ = 1;
+  uint64_t writes_ = 0;  // memory writes so far, by every thread
   std::unordered_map<uint64_t, Mutex> mutexes_;
   std::unordered_map<uint64_t, RwLock> rwlocks_;
   std::unordered_map<uint64_t, Barrier> barriers_;

@@ -48,6 +48,8 @@ void Runtime::publish(uint32_t t) {
   s.pending_addr = th.pending.addr;
   s.pending_site = th.pending.site;
   s.waits_for_thread = model.blocker(t);
+  s.await_addr = th.await_addr;
+  s.await_site = th.await_site;
 }
 
 void Runtime::publish_tid(uint32_t t) {
@@ -137,6 +139,33 @@ void Runtime::log(uint32_t me, OpKind kind, uint64_t addr, uint64_t site, uint64
   }
   ++step_;
   h->steps.store(step_, std::memory_order_release);
+  note_memory(me, e);
+}
+
+void Runtime::note_memory(uint32_t me, const shm::Event& e) {
+  auto kind = OpKind(e.kind);
+  bool failed = e.flags & shm::kFailed;
+  switch (kind) {
+    case OpKind::Load:
+    case OpKind::AtomicLoad:
+      model.memory_loaded(me, e.site, e.addr, e.size, e.value_read);
+      break;
+    case OpKind::AtomicCas:
+    case OpKind::Rmw:
+      if (failed)
+        model.memory_loaded(me, e.site, e.addr, e.size, e.value_read);
+      else
+        model.memory_written(me, e.addr, e.size);
+      break;
+    case OpKind::Store:
+      // A string move writes `size` bytes at addr.
+    case OpKind::AtomicStore:
+    case OpKind::AtomicRmw:
+      model.memory_written(me, e.addr, e.size);
+      break;
+    default:
+      break;
+  }
 }
 
 void Runtime::thread_exit(uint32_t me, uint64_t site) {
@@ -191,6 +220,14 @@ void Runtime::end_execution(shm::Outcome outcome, uint32_t thread, uint64_t site
 }
 
 void Runtime::deadlock(uint32_t me, uint64_t site) {
+  // Spinning threads make it a hang: they run, but can never get anywhere.
+  for (uint32_t t = 0; t < model.thread_count(); ++t) {
+    if (!model.thread(t).finished && model.awaiting(t)) {
+      char msg[shm::kMessageSize];
+      snprintf(msg, sizeof msg, "T%u %s", t, model.describe_wait(t).c_str());
+      end_execution(shm::Outcome::Hang, t, model.thread(t).await_site, msg);
+    }
+  }
   char msg[shm::kMessageSize];
   size_t n = 0;
   msg[0] = 0;

@@ -77,6 +77,8 @@ class Runtime {
   };
 
   uint32_t decide(uint32_t me);
+  // Spin detection from the memory effect of an event.
+  void note_memory(uint32_t me, const shm::Event& e);
   void hand_to(uint32_t next);
   void wait_turn(uint32_t me);
   void start_execution(pid_t fork_server);

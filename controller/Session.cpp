@@ -370,6 +370,15 @@ ExecutionResult Session::outcome_from_agent(pid_t tid) {
       r.message = msg;
       return finish_with_bug(std::move(r), tid);
     }
+    case shm::Outcome::Hang: {
+      r.kind = "hang";
+      const shm::ThreadSlot& slot = h.threads[std::min(r.thread, shm::kMaxThreads - 1)];
+      r.site = slot.await_site;
+      r.message = fmt::format("T{} spins forever: it keeps re-reading {} at {}, and no other thread can write it",
+                              r.thread, symbolizer().describe_data(slot.await_addr),
+                              symbolizer().describe_code(slot.await_site));
+      return finish_with_bug(std::move(r), tid);
+    }
     case shm::Outcome::StepBound:
       r.end = ExecutionResult::End::StepBound;
       break;

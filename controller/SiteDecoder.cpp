@@ -8,8 +8,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <cerrno>
 #include <cstring>
 #include <initializer_list>
@@ -476,6 +474,116 @@ std::optional<SiteOp> string_op(uint8_t opcode) {
   }
 }
 
+// Instruction length from the encoding alone, for the VEX, EVEX and 0F-map
+// instructions: the families capstone 4 has gaps in (AVX-512 forms such as
+// EVEX vpbroadcastb from memory, serialize, movdir64b...). Knowing the length
+// of an instruction capstone cannot decode keeps decoding in step instead of
+// guessing from the next byte; it also catches capstone decoding one of
+// these at a different length. nullopt for everything else (the one-byte
+// map, whose lengths capstone gets right, XOP, AVX512-FP16 maps) and for
+// invalid or truncated encodings.
+std::optional<size_t> encoded_length(const uint8_t* b, size_t n) {
+  size_t i = 0;
+  while (i < n && (b[i] == 0xf0 || b[i] == 0xf2 || b[i] == 0xf3 || b[i] == 0x2e || b[i] == 0x36 || b[i] == 0x3e ||
+                   b[i] == 0x26 || b[i] == 0x64 || b[i] == 0x65 || b[i] == 0x66 || b[i] == 0x67)) {
+    ++i;
+  }
+  bool rex = i < n && (b[i] & 0xf0) == 0x40;
+  if (rex) ++i;
+  if (i + 1 >= n) return std::nullopt;
+
+  unsigned map = 0;
+  bool vex = false;
+  switch (b[i]) {
+    case 0xc5:  // 2-byte VEX: map 0F
+      map = 1;
+      vex = true;
+      i += 2;
+      break;
+    case 0xc4:  // 3-byte VEX: map in the low 5 bits of the first payload byte
+      map = b[i + 1] & 0x1f;
+      vex = true;
+      i += 3;
+      break;
+    case 0x62:  // EVEX (64-bit mode has no BOUND): map in P0[2:0], P0[3] reserved 0, P1[2] fixed 1
+      if (i + 3 >= n || (b[i + 1] & 0x08) != 0 || (b[i + 2] & 0x04) == 0) return std::nullopt;
+      map = b[i + 1] & 0x07;
+      vex = true;
+      i += 4;
+      break;
+    case 0x0f:
+      if (b[i + 1] == 0x38) {
+        map = 2;
+        i += 2;
+      } else if (b[i + 1] == 0x3a) {
+        map = 3;
+        i += 2;
+      } else if (b[i + 1] == 0x0f) {
+        map = 0x0f;  // 3DNow!: ModR/M, then the opcode as a trailing imm8
+        i += 2;
+      } else {
+        map = 1;
+        i += 1;
+      }
+      break;
+    default:
+      return std::nullopt;
+  }
+  if (vex && rex) return std::nullopt;  // #UD
+  if (map < 1 || (map > 3 && map != 0x0f)) return std::nullopt;
+  if (i >= n) return std::nullopt;
+  const uint8_t opcode = map == 0x0f ? 0 : b[i++];
+
+  bool modrm = true;
+  size_t imm = 0;
+  if (map == 3 || map == 0x0f) {
+    imm = 1;
+  } else if (map == 1) {
+    switch (opcode) {
+      case 0x70: case 0x71: case 0x72: case 0x73: case 0xa4: case 0xac: case 0xba:
+      case 0xc2: case 0xc4: case 0xc5: case 0xc6:
+        imm = 1;
+        break;
+      case 0x78: case 0x79:  // vmread/vmwrite vs. SSE4a extrq/insertq: lengths differ
+        return std::nullopt;
+      default: break;
+    }
+    if (vex) {
+      if (opcode == 0x77) modrm = false;  // vzeroupper/vzeroall
+    } else {
+      if ((opcode >= 0x80 && opcode <= 0x8f)) {
+        modrm = false;  // jcc rel32
+        imm = 4;
+      }
+      switch (opcode) {
+        case 0x05: case 0x06: case 0x07: case 0x08: case 0x09: case 0x0b: case 0x0e: case 0x30: case 0x31:
+        case 0x32: case 0x33: case 0x34: case 0x35: case 0x36: case 0x37: case 0x77: case 0xa0: case 0xa1:
+        case 0xa2: case 0xa8: case 0xa9: case 0xaa: case 0xc8: case 0xc9: case 0xca: case 0xcb: case 0xcc:
+        case 0xcd: case 0xce: case 0xcf:
+          modrm = false;
+          break;
+        default: break;
+      }
+    }
+  }
+  if (modrm) {
+    if (i >= n) return std::nullopt;
+    const uint8_t m = b[i++];
+    const unsigned mod = m >> 6, rm = m & 7;
+    if (mod != 3 && rm == 4) {
+      if (i >= n) return std::nullopt;
+      const uint8_t sib = b[i++];
+      if (mod == 0 && (sib & 7) == 5) i += 4;
+    }
+    if (mod == 0 && rm == 5) i += 4;
+    else if (mod == 1) i += 1;
+    else if (mod == 2) i += 4;
+  }
+  i += imm;
+  if (i > n || i > 15) return std::nullopt;
+  return i;
+}
+
 enum InsnProp : uint8_t {
   kExcluded = 1,   // has a memory operand but is never a site
   kReadOnly = 2,   // memory operand first in Intel order, yet only read
@@ -505,8 +613,13 @@ class Classifier {
   Classifier& operator=(const Classifier&) = delete;
 
   // Decodes one instruction at `code` (at most `size` bytes) into insn().
+  // False also when capstone's length contradicts encoded_length().
   bool decode(const uint8_t* code, size_t size, uint64_t addr) {
-    return cs_disasm_iter(handle_, &code, &size, &addr, insn_);
+    const uint8_t* start = code;
+    const size_t avail = size;
+    if (!cs_disasm_iter(handle_, &code, &size, &addr, insn_)) return false;
+    auto expected = encoded_length(start, avail);
+    return !expected || *expected == insn_->size;
   }
   const cs_insn& insn() const { return *insn_; }
 
@@ -843,21 +956,34 @@ DecodedModule decode_sites(const std::string& path, uint8_t module) {
     const ExecSegment& seg = elf.exec[piece.segment];
     const uint8_t* base = file.at(seg.offset, seg.size);
     if (!base) continue;
-    auto boundary = std::upper_bound(starts.begin(), starts.end(), piece.start);
+    auto boundary = std::lower_bound(starts.begin(), starts.end(), piece.start);
     uint64_t pos = piece.start;
+    // In step: every byte since the last known start was decoded as whole
+    // instructions of known length. Out of step, an instruction may be the
+    // tail of another, and an int3 patched there would corrupt it.
+    bool in_step = true;
     while (pos < piece.end) {
-      while (boundary != starts.end() && *boundary <= pos) ++boundary;
-      if (!classifier.decode(base + (pos - seg.vaddr), piece.end - pos, pos)) {
-        if (getenv("DBG")) fprintf(stderr, "fail %lx\n", (unsigned long)pos);
-        ++pos;
+      while (boundary != starts.end() && *boundary <= pos) {
+        if (*boundary == pos) in_step = true;
+        ++boundary;
+      }
+      const uint8_t* code = base + (pos - seg.vaddr);
+      const size_t avail = piece.end - pos;
+      if (!classifier.decode(code, avail, pos)) {
         ++result.resyncs;
+        auto length = encoded_length(code, avail);
+        if (in_step && length) {
+          pos += *length;  // an instruction capstone does not know: skip it whole
+        } else {
+          ++pos;
+          in_step = false;
+        }
         continue;
       }
       const cs_insn& insn = classifier.insn();
       const uint64_t next = pos + insn.size;
       if (boundary != starts.end() && *boundary < next) {
         // Decoding from `pos` disagrees with a known instruction start.
-        if (getenv("DBG")) fprintf(stderr, "straddle %lx -> %lx\n", (unsigned long)pos, (unsigned long)*boundary);
         pos = *boundary;
         ++result.resyncs;
         continue;
@@ -865,8 +991,12 @@ DecodedModule decode_sites(const std::string& path, uint8_t module) {
       result.bytes_decoded += insn.size;
       Site site;
       if (classifier.classify(insn, site)) {
-        site.module = module;
-        result.sites.push_back(site);
+        if (in_step) {
+          site.module = module;
+          result.sites.push_back(site);
+        } else {
+          ++result.sites_out_of_step;
+        }
       }
       pos = next;
     }

@@ -4,11 +4,16 @@
 //
 // Decoding never sweeps blindly. It starts only at known instruction
 // boundaries -- function symbols with a size (.symtab, .dynsym) and .eh_frame
-// FDE ranges -- and walks each merged range linearly. A byte capstone cannot
-// decode is skipped and decoding resynchronises on the next byte; an
-// instruction that would straddle a known boundary is dropped and decoding
-// restarts at the boundary. PLT sections are left out: their indirect jumps
-// and GOT pushes belong to the dynamic linker, not to the program.
+// FDE ranges -- and walks each merged range linearly. When capstone cannot
+// decode an instruction (capstone 4 lacks many AVX-512 forms), a VEX/EVEX/0F-
+// map instruction is skipped whole, its length taken from the encoding;
+// anything else is skipped one byte at a time, and from then on decoding is
+// "out of step" until the next known boundary: instructions found there may
+// be the tails of others, so they yield no sites (an int3 inside a real
+// instruction would corrupt it). An instruction that would straddle a known
+// boundary is dropped and decoding restarts at the boundary. PLT sections
+// are left out: their indirect jumps and GOT pushes belong to the dynamic
+// linker, not to the program.
 //
 // Classification (what is and is not a site) is documented on classify().
 #pragma once
@@ -28,7 +33,8 @@ struct DecodedModule {
   std::vector<Site> sites;  // sorted by offset, at most one per offset
   uint64_t functions = 0;   // distinct code-range starts decoding began from
   uint64_t bytes_decoded = 0;  // bytes covered by successfully decoded instructions
-  uint64_t resyncs = 0;     // undecodable bytes skipped + restarts at a known boundary
+  uint64_t resyncs = 0;     // undecodable instructions or bytes skipped + restarts at a known boundary
+  uint64_t sites_out_of_step = 0;  // would-be sites left out: decoded where decoding was not known to be in step
 };
 
 // Decodes the executable segments of the ELF file at `path` (ET_EXEC or

@@ -50,6 +50,7 @@ enum class Outcome : uint32_t {
   Unsupported = 7,  // the program did something ctrl cannot control
   AgentError = 8,   // the agent failed
   Crash = 10,       // a fatal signal the program does not handle (signal, fault_addr)
+  Hang = 11,        // every unfinished thread spins on memory nobody will write
 };
 
 struct Signature {
@@ -95,6 +96,8 @@ struct ThreadSlot {
   uint16_t pending_kind;  // OpKind the thread is parked at
   uint16_t pad;
   uint32_t waits_for_thread;  // for joins: the joined thread
+  uint64_t await_addr;        // spinning: the location it waits to change (0: not spinning)
+  uint64_t await_site;        // spinning: the load it repeats
   uint64_t pending_addr;
   uint64_t pending_site;
   uint64_t start_routine;
