@@ -54,6 +54,7 @@ __attribute__((constructor)) void agent_init() {
   if (const char* missing = resolve_real_functions()) fail(control, std::string("cannot resolve ") + missing);
   if (control < 0 || region_fd < 0) return;
 
+
   AgentScope scope;
   shm::Header probe;
   if (pread(region_fd, &probe, sizeof probe, 0) != ssize_t(sizeof probe) || probe.magic != shm::kMagic ||

@@ -1,5 +1,6 @@
 #include "InstructionSites.h"
 
+#include <cpuid.h>
 #include <link.h>
 #include <pthread.h>
 #include <sys/mman.h>
@@ -11,6 +12,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 
 #include "Runtime.h"
 #include "SiteMath.h"
@@ -56,6 +58,65 @@ int find_module(dl_phdr_info* info, size_t, void* data) {
   return 0;
 }
 
+// Upper bound of emit_hook_call's output.
+constexpr size_t kHookCode = 256;
+
+struct Emitter {
+  uint8_t* p;
+  void bytes(std::initializer_list<uint8_t> b) {
+    for (uint8_t x : b) *p++ = x;
+  }
+  void u32(uint32_t v) {
+    memcpy(p, &v, 4);
+    p += 4;
+  }
+  void u64(uint64_t v) {
+    memcpy(p, &v, 8);
+    p += 8;
+  }
+};
+
+// The part of a jump site's trampoline before the relocated instruction:
+// step over the red zone, save flags and every general register, save the
+// extended state with XSAVE (the hook's C++ and libc may use any vector
+// register), call ctrl_site_hook(entry, saved, xsave) on an aligned stack,
+// and restore it all.
+uint8_t* emit_hook_call(uint8_t* out, const InstructionSites::Entry* entry, uint32_t xsave_size) {
+  Emitter e{out};
+  e.bytes({0x48, 0x8d, 0xa4, 0x24, 0x80, 0xff, 0xff, 0xff});  // lea rsp, [rsp-128]
+  e.bytes({0x9c, 0xfc});                                      // pushfq; cld
+  e.bytes({0x50, 0x51, 0x52, 0x53, 0x55, 0x56, 0x57});        // push rax rcx rdx rbx rbp rsi rdi
+  for (uint8_t r = 0; r < 8; ++r) e.bytes({0x41, uint8_t(0x50 + r)});  // push r8..r15
+  e.bytes({0x48, 0x89, 0xe6});                                // mov rsi, rsp
+  e.bytes({0x48, 0xbf});                                      // movabs rdi, entry
+  e.u64(reinterpret_cast<uint64_t>(entry));
+  e.bytes({0x48, 0x89, 0xe3});                                // mov rbx, rsp
+  e.bytes({0x48, 0x83, 0xe4, 0xc0});                          // and rsp, -64
+  e.bytes({0x48, 0x81, 0xec});                                // sub rsp, xsave_size
+  e.u32(xsave_size);
+  for (uint32_t off = 512; off < 576; off += 8) {             // XSAVE header must start zeroed
+    e.bytes({0x48, 0xc7, 0x84, 0x24});                        // mov qword [rsp+off], 0
+    e.u32(off);
+    e.u32(0);
+  }
+  e.bytes({0xb8, 0xff, 0xff, 0xff, 0xff});                    // mov eax, -1
+  e.bytes({0xba, 0xff, 0xff, 0xff, 0xff});                    // mov edx, -1
+  e.bytes({0x48, 0x0f, 0xae, 0x24, 0x24});                    // xsave64 [rsp]
+  e.bytes({0x48, 0x89, 0xe2});                                // mov rdx, rsp
+  e.bytes({0x48, 0xb8});                                      // movabs rax, ctrl_site_hook
+  e.u64(reinterpret_cast<uint64_t>(&ctrl_site_hook));
+  e.bytes({0xff, 0xd0});                                      // call rax
+  e.bytes({0xb8, 0xff, 0xff, 0xff, 0xff});                    // mov eax, -1
+  e.bytes({0xba, 0xff, 0xff, 0xff, 0xff});                    // mov edx, -1
+  e.bytes({0x48, 0x0f, 0xae, 0x2c, 0x24});                    // xrstor64 [rsp]
+  e.bytes({0x48, 0x89, 0xdc});                                // mov rsp, rbx
+  for (int r = 7; r >= 0; --r) e.bytes({0x41, uint8_t(0x58 + r)});  // pop r15..r8
+  e.bytes({0x5f, 0x5e, 0x5d, 0x5b, 0x5a, 0x59, 0x58});        // pop rdi rsi rbp rbx rdx rcx rax
+  e.bytes({0x9d});                                            // popfq
+  e.bytes({0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00});  // lea rsp, [rsp+128]
+  return e.p;
+}
+
 uint64_t page_down(uint64_t a) { return a & ~uint64_t(4095); }
 uint64_t page_up(uint64_t a) { return (a + 4095) & ~uint64_t(4095); }
 
@@ -79,7 +140,7 @@ const char* InstructionSites::load(int fd) {
   if (mem == MAP_FAILED) return "cannot allocate the site index";
   entries_ = static_cast<Entry*>(mem);
   for (uint64_t i = 0; i < count_; ++i)
-    entries_[i] = Entry{bases_[sites_[i].module] + sites_[i].offset, 0, &sites_[i]};
+    entries_[i] = Entry{bases_[sites_[i].module] + sites_[i].offset, 0, &sites_[i], false};
   // The table is sorted by (module, offset): build each module's trampolines.
   uint64_t i = 0;
   while (i < count_) {
@@ -106,8 +167,13 @@ const char* InstructionSites::resolve_modules() {
 }
 
 const char* InstructionSites::build_trampolines(uint32_t module, Entry* first, Entry* last) {
+  if (xsave_size_ == 0) {
+    unsigned eax, ebx, ecx, edx;
+    __cpuid_count(0xd, 0, eax, ebx, ecx, edx);
+    xsave_size_ = (ebx + 63) & ~63u;
+  }
   size_t bytes = 0;
-  for (Entry* e = first; e != last; ++e) bytes += e->site->length + kJumpBack;
+  for (Entry* e = first; e != last; ++e) bytes += e->site->length + kJumpBack + kHookCode;
   bytes = page_up(bytes);
   // Find free space right after the module (then before it): rip-relative
   // displacements of the copies must stay within +-2 GiB of their targets.
@@ -125,6 +191,9 @@ const char* InstructionSites::build_trampolines(uint32_t module, Entry* first, E
   auto* out = static_cast<uint8_t*>(area);
   for (Entry* e = first; e != last; ++e) {
     const Site& s = *e->site;
+    e->jump = s.length >= 5;
+    uint64_t start = reinterpret_cast<uint64_t>(out);
+    if (e->jump) out = emit_hook_call(out, e, xsave_size_);
     uint64_t tramp = reinterpret_cast<uint64_t>(out);
     memcpy(out, s.bytes, s.length);
     if (s.flags & kSiteRipRelative) {
@@ -140,7 +209,7 @@ const char* InstructionSites::build_trampolines(uint32_t module, Entry* first, E
     uint64_t back = e->address + s.length;
     memcpy(out + 6, &back, 8);
     out += 8 + 6;
-    e->trampoline = tramp;
+    e->trampoline = e->jump ? start : tramp;
   }
   if (mprotect(area, bytes, PROT_READ | PROT_EXEC) != 0) return "cannot make the trampolines executable";
   return nullptr;
@@ -154,10 +223,25 @@ const char* InstructionSites::patch() {
     uint64_t page = page_down(entries_[i].address);
     uint64_t j = i;
     while (j < count_ && page_down(entries_[j].address) < page + 2 * 4096) ++j;
-    uint64_t end = page_up(entries_[j - 1].address + 1);
+    uint64_t end = page_up(entries_[j - 1].address + entries_[j - 1].site->length);
     if (mprotect(reinterpret_cast<void*>(page), end - page, PROT_READ | PROT_WRITE | PROT_EXEC) != 0)
       return "cannot unprotect the program's code";
-    for (uint64_t k = i; k < j; ++k) *reinterpret_cast<volatile uint8_t*>(entries_[k].address) = 0xcc;
+    for (uint64_t k = i; k < j; ++k) {
+      const Entry& e = entries_[k];
+      auto* code = reinterpret_cast<uint8_t*>(e.address);
+      if (e.jump) {
+        int64_t rel = int64_t(e.trampoline) - int64_t(e.address + 5);
+        int32_t r32 = int32_t(rel);
+        uint8_t jmp[5] = {0xe9};
+        memcpy(jmp + 1, &r32, 4);
+        memcpy(code, jmp, 5);
+        // The rest of the instruction is never executed; an int3 there
+        // would show a stray jump into it.
+        memset(code + 5, 0xcc, e.site->length - 5);
+      } else {
+        code[0] = 0xcc;
+      }
+    }
     if (mprotect(reinterpret_cast<void*>(page), end - page, PROT_READ | PROT_EXEC) != 0)
       return "cannot protect the program's code again";
     i = j;
@@ -252,6 +336,20 @@ void visible_site(const InstructionSites::Entry& e, ucontext_t* uc) {
 }
 
 }  // namespace
+
+extern "C" void ctrl_site_hook(const InstructionSites::Entry* entry, const uint64_t* saved, void* xsave) {
+  if (!rt.controlled() || !rt.active) return;
+  // A signal context's view of the registers, for SiteMath.
+  ucontext_t uc;
+  auto& g = uc.uc_mcontext.gregs;
+  static const int kOrder[] = {REG_R15, REG_R14, REG_R13, REG_R12, REG_R11, REG_R10, REG_R9, REG_R8,
+                               REG_RDI, REG_RSI, REG_RBP, REG_RBX, REG_RDX, REG_RCX, REG_RAX, REG_EFL};
+  for (int i = 0; i < 16; ++i) g[kOrder[i]] = greg_t(saved[i]);
+  g[REG_RSP] = greg_t(reinterpret_cast<uint64_t>(saved + 16) + 128);
+  g[REG_RIP] = greg_t(entry->address);
+  uc.uc_mcontext.fpregs = static_cast<fpregset_t>(xsave);
+  visible_site(*entry, &uc);
+}
 
 bool handle_site_trap(ucontext_t* uc) {
   uint64_t at = uint64_t(uc->uc_mcontext.gregs[REG_RIP]) - 1;

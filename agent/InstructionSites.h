@@ -24,15 +24,16 @@ class InstructionSites {
   // Maps the table behind `fd` and prepares the trampolines. Returns an error
   // message, or nullptr.
   const char* load(int fd);
-  // Writes the int3s. Returns an error message, or nullptr.
+  // Writes the int3s and jumps. Returns an error message, or nullptr.
   const char* patch();
   bool empty() const { return count_ == 0; }
   uint64_t count() const { return count_; }
 
   struct Entry {
     uint64_t address;     // run-time address of the instruction
-    uint64_t trampoline;  // where to resume
+    uint64_t trampoline;  // int3 sites: where to resume; jump sites: where the jmp goes
     const Site* site;
+    bool jump;            // patched with a jmp to a hook trampoline (no signal)
   };
   const Entry* find(uint64_t address) const;
 
@@ -47,6 +48,7 @@ class InstructionSites {
   uint64_t ends_[kMaxSiteModules] = {};
   Entry* entries_ = nullptr;  // sorted by address
   bool patched_ = false;
+  uint32_t xsave_size_ = 0;  // bytes of the XSAVE area for the enabled features
 };
 
 extern InstructionSites sites;
@@ -55,5 +57,11 @@ extern InstructionSites sites;
 // a controlled thread in an execution) and resumes through the trampoline.
 // False when the trap is not one of ours.
 bool handle_site_trap(ucontext_t* uc);
+
+// Called by a jump site's trampoline with every general register and the
+// flags saved in `saved` (push order reversed: r15 first, rflags last) and
+// the extended state in `xsave`. Signals cost several microseconds on some
+// machines; a site of 5 bytes or more is taken this way, without the kernel.
+extern "C" void ctrl_site_hook(const InstructionSites::Entry* entry, const uint64_t* saved, void* xsave);
 
 }  // namespace ctrl::agent

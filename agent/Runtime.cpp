@@ -21,6 +21,12 @@
 namespace ctrl::agent {
 
 thread_local uint32_t t_me = kNoThread;
+// A parked thread spins (pause) about ten microseconds, then yields a few
+// times, then sleeps: waking a sleeping thread costs tens of microseconds in a
+// VM, while spinning threads on an oversubscribed machine starve the one
+// that runs.
+int spin_pause = 1000;
+int spin_yield = 5;
 thread_local bool t_in_agent = false;
 // Constructed before agent_init (a plain constructor function) runs.
 Runtime rt __attribute__((init_priority(101)));
@@ -97,19 +103,24 @@ uint32_t Runtime::decide(uint32_t me) {
 void Runtime::hand_to(uint32_t next) {
   current_ = next;
   region.header->current = next;
-  park_[next].go.store(1, std::memory_order_release);
-  futex_wake(&park_[next].go);
+  // Only a thread that went to sleep needs the (slow) wake-up system call.
+  if (park_[next].go.exchange(kGo, std::memory_order_acq_rel) == kSleeping) futex_wake(&park_[next].go);
 }
 
 void Runtime::wait_turn(uint32_t me) {
   // A short spin first: on two cores the hand-off usually arrives within a
   // microsecond, far cheaper than sleeping in the kernel.
-  for (int i = 0; i < 200; ++i) {
-    if (park_[me].go.load(std::memory_order_acquire)) break;
+  std::atomic<uint32_t>& go = park_[me].go;
+  for (int i = 0; i < spin_pause; ++i) {
+    if (go.load(std::memory_order_acquire) == kGo) break;
     __builtin_ia32_pause();
   }
-  while (!park_[me].go.load(std::memory_order_acquire)) futex_wait(&park_[me].go, 0);
-  park_[me].go.store(0, std::memory_order_relaxed);
+  for (int i = 0; i < spin_yield && go.load(std::memory_order_acquire) != kGo; ++i) real.sched_yield();
+  uint32_t expected = kWaiting;
+  if (go.compare_exchange_strong(expected, kSleeping, std::memory_order_acq_rel)) {
+    while (go.load(std::memory_order_acquire) == kSleeping) futex_wait(&go, kSleeping);
+  }
+  go.store(kWaiting, std::memory_order_relaxed);
 }
 
 void Runtime::log(uint32_t me, OpKind kind, uint64_t addr, uint64_t site, uint64_t read, uint64_t written,
@@ -267,7 +278,7 @@ void Runtime::start_execution(pid_t fork_server) {
   current_ = 0;
   last_ = 0;
   rng_ = h->seed;
-  for (auto& p : park_) p.go.store(0, std::memory_order_relaxed);
+  for (auto& p : park_) p.go.store(kWaiting, std::memory_order_relaxed);
   for (uint32_t t = 0; t < model.thread_count(); ++t) publish(t);
   publish_tid(0);
   if (h->target_output == 0) {

@@ -29,6 +29,7 @@ namespace ctrl::agent {
 extern thread_local uint32_t t_me __attribute__((tls_model("initial-exec")));
 // Set while the agent itself runs code that may call interposed functions.
 extern thread_local bool t_in_agent __attribute__((tls_model("initial-exec")));
+extern int spin_pause, spin_yield;
 
 class Runtime {
  public:
@@ -72,8 +73,11 @@ class Runtime {
   void publish_tid(uint32_t t);
 
  private:
+  // A parked thread's word: waiting (spinning), sleeping (in FUTEX_WAIT),
+  // or go (its turn).
+  static constexpr uint32_t kWaiting = 0, kSleeping = 1, kGo = 2;
   struct alignas(64) Park {
-    std::atomic<uint32_t> go{0};
+    std::atomic<uint32_t> go{kWaiting};
   };
 
   uint32_t decide(uint32_t me);

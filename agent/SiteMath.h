@@ -216,6 +216,7 @@ inline uint64_t value_to_write(const Site& s, const ucontext_t& uc, uint64_t old
   using namespace site_math_detail;
   failed = false;
   new_high = old_high;
+  if (s.kind == SiteKind::Fence) return old;  // size 0: nothing to truncate to
   const uint64_t mask = size_mask(s.size);
   old &= mask;
   const uint64_t carry = greg(uc, REG_EFL) & kCarryFlag;

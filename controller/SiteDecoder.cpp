@@ -91,7 +91,8 @@ struct Range {
 };
 
 // The file-backed part of an executable PT_LOAD: only those bytes can hold
-// code (the rest of p_memsz is zero-filled).
+// code (the rest of p_memsz is zero-filled). Also used for the parts of
+// executable sections inside them.
 struct ExecSegment {
   uint64_t vaddr;
   uint64_t size;
@@ -856,24 +857,42 @@ bool Classifier::classify(const cs_insn& insn, Site& s) const {
 // ---------------------------------------------------------------------------
 // Ranges
 
-// `ranges` intersected with the executable segments, each piece tagged with
-// its segment so that merging never joins code from two segments.
+// Where code can be: executable sections (.init, .text, .fini, ...) inside
+// the file-backed part of executable segments. Clipping to sections, not
+// just segments, keeps stray ranges (an FDE of a discarded function left at
+// address 0) off the ELF headers and read-only data that older layouts map
+// executable.
+std::vector<ExecSegment> code_regions(const ElfLayout& elf) {
+  std::vector<ExecSegment> out;
+  for (const Section& sec : elf.sections) {
+    const Elf64_Shdr& sh = sec.hdr;
+    if (sh.sh_type == SHT_NOBITS || !(sh.sh_flags & SHF_ALLOC) || !(sh.sh_flags & SHF_EXECINSTR)) continue;
+    for (const ExecSegment& seg : elf.exec) {
+      uint64_t start = std::max(sh.sh_addr, seg.vaddr);
+      uint64_t end = std::min(sh.sh_addr + sh.sh_size, seg.vaddr + seg.size);
+      if (start < end) out.push_back({start, end - start, seg.offset + (start - seg.vaddr)});
+    }
+  }
+  return out;
+}
+
+// A code range inside one region; merging never joins two regions.
 struct Piece {
   uint64_t start;
   uint64_t end;
-  size_t segment;
+  size_t region;
 };
 
-std::vector<Piece> clip(const std::vector<Range>& ranges, const ElfLayout& elf,
+// `ranges` intersected with the regions, minus the holes (PLT sections).
+std::vector<Piece> clip(const std::vector<Range>& ranges, const std::vector<ExecSegment>& regions,
                         const std::vector<Range>& holes) {
   std::vector<Piece> out;
   for (const Range& r : ranges) {
-    for (size_t seg = 0; seg < elf.exec.size(); ++seg) {
-      const ExecSegment& s = elf.exec[seg];
-      uint64_t start = std::max(r.start, s.vaddr);
-      uint64_t end = std::min(r.end, s.vaddr + s.size);
+    for (size_t region = 0; region < regions.size(); ++region) {
+      const ExecSegment& reg = regions[region];
+      uint64_t start = std::max(r.start, reg.vaddr);
+      uint64_t end = std::min(r.end, reg.vaddr + reg.size);
       if (start >= end) continue;
-      // Subtract the holes (PLT sections) from [start, end).
       std::vector<Range> parts{{start, end}};
       for (const Range& h : holes) {
         std::vector<Range> next;
@@ -887,7 +906,7 @@ std::vector<Piece> clip(const std::vector<Range>& ranges, const ElfLayout& elf,
         }
         parts = std::move(next);
       }
-      for (const Range& p : parts) out.push_back({p.start, p.end, seg});
+      for (const Range& p : parts) out.push_back({p.start, p.end, region});
     }
   }
   return out;
@@ -914,22 +933,17 @@ DecodedModule decode_sites(const std::string& path, uint8_t module) {
     if (is_plt(sec.name) && sec.hdr.sh_size > 0) holes.push_back({sec.hdr.sh_addr, sec.hdr.sh_addr + sec.hdr.sh_size});
   }
 
+  const std::vector<ExecSegment> regions = code_regions(elf);
   std::vector<Range> ranges;
   add_symbol_ranges(file, elf, ranges);
   add_eh_frame_ranges(file, elf, ranges);
-  std::vector<Piece> pieces = clip(ranges, elf, holes);
+  std::vector<Piece> pieces = clip(ranges, regions, holes);
   if (pieces.empty()) {
-    // Nothing marks a function start: the starts of executable sections are
-    // still boundaries, and failing those the segments' starts.
+    // Nothing marks a function start, but each executable section starts
+    // with an instruction.
     ranges.clear();
-    for (const Section& sec : elf.sections) {
-      if (sec.hdr.sh_type == SHT_PROGBITS && (sec.hdr.sh_flags & SHF_EXECINSTR) && sec.hdr.sh_size > 0)
-        ranges.push_back({sec.hdr.sh_addr, sec.hdr.sh_addr + sec.hdr.sh_size});
-    }
-    if (ranges.empty()) {
-      for (const ExecSegment& s : elf.exec) ranges.push_back({s.vaddr, s.vaddr + s.size});
-    }
-    pieces = clip(ranges, elf, holes);
+    for (const ExecSegment& reg : regions) ranges.push_back({reg.vaddr, reg.vaddr + reg.size});
+    pieces = clip(ranges, regions, holes);
   }
 
   std::vector<uint64_t> starts;
@@ -940,11 +954,11 @@ DecodedModule decode_sites(const std::string& path, uint8_t module) {
   result.functions = starts.size();
 
   std::sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) {
-    return a.segment != b.segment ? a.segment < b.segment : a.start < b.start;
+    return a.region != b.region ? a.region < b.region : a.start < b.start;
   });
   std::vector<Piece> merged;
   for (const Piece& p : pieces) {
-    if (!merged.empty() && merged.back().segment == p.segment && p.start <= merged.back().end) {
+    if (!merged.empty() && merged.back().region == p.region && p.start <= merged.back().end) {
       merged.back().end = std::max(merged.back().end, p.end);
     } else {
       merged.push_back(p);
@@ -953,7 +967,7 @@ DecodedModule decode_sites(const std::string& path, uint8_t module) {
 
   Classifier classifier;
   for (const Piece& piece : merged) {
-    const ExecSegment& seg = elf.exec[piece.segment];
+    const ExecSegment& seg = regions[piece.region];
     const uint8_t* base = file.at(seg.offset, seg.size);
     if (!base) continue;
     auto boundary = std::lower_bound(starts.begin(), starts.end(), piece.start);

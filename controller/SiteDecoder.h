@@ -44,11 +44,12 @@ struct DecodedModule {
 // the file cannot be read or is not an x86-64 ELF executable or shared object.
 //
 // Code ranges: function symbols (STT_FUNC/STT_GNU_IFUNC, size > 0, defined)
-// and FDEs of the .eh_frame section, clipped to the file-backed part of
-// executable PT_LOAD segments, minus .plt/.plt.got/.plt.sec/.plt.bnd. Only
-// when a file has neither (stripped and built without unwind tables) are
-// its executable sections, or failing those its executable segments,
-// decoded from their starts.
+// and FDEs of the .eh_frame section, clipped to executable (SHF_EXECINSTR)
+// sections inside the file-backed part of executable PT_LOAD segments, minus
+// .plt/.plt.got/.plt.sec/.plt.bnd. Only when a file has neither symbols nor
+// FDEs (stripped and built without unwind tables) are its executable
+// sections decoded whole from their starts. A file without section headers
+// (sstrip) yields no sites: nothing in it tells code from data.
 DecodedModule decode_sites(const std::string& path, uint8_t module);
 
 enum class Classification : uint8_t {
@@ -93,18 +94,21 @@ enum class Classification : uint8_t {
 //
 // Not sites: instructions without an explicit memory operand, rsp-addressed
 // accesses other than the locked ones above, lea, nop, prefetch*, clflush*,
-// clwb, cldemote, call/jmp (also through memory: those are GOT/vtable loads
-// the agent cannot usefully stop on), MPX bnd*, ins/outs, xlat, the
-// fxsave/xsave/xrstor families and x87 fnsave/frstor/fnstenv/fldenv (state
-// images of hundreds of bytes, used by the dynamic linker and signal code
-// on private buffers), gathers/scatters (VSIB addressing has a vector index;
-// capstone 4 also misreports the scatter index as a general register), and
-// rip-relative instructions whose disp32 position cannot be confirmed from
-// the bytes (the agent must relocate it).
+// clwb, call/jmp (also through memory: those are GOT/vtable loads the agent
+// cannot usefully stop on), MPX bnd*, ins/outs, xlat, descriptor-table and
+// VMX instructions (sgdt, lidt, verr, vmread...), the fxsave/xsave/xrstor
+// families and x87 fnsave/frstor/fnstenv/fldenv (state images of hundreds of
+// bytes, used by the dynamic linker and signal code on private buffers),
+// gathers/scatters (VSIB addressing has a vector index; capstone 4 also
+// misreports the scatter index as a general register), and rip-relative
+// instructions whose disp32 position cannot be confirmed from the bytes (the
+// agent must relocate it).
 //
-// Known imprecision: bt [m], reg is a Load at the operand's address; the
-// bit-offset displacement of the register form is applied only for
-// bts/btr/btc (SiteMath.h).
+// Known gaps: instructions capstone 4 cannot decode are never sites -- in
+// glibc these are AVX-512 mask instructions and EVEX compares into masks
+// (vpcmpeqb k1, zmm0, [rdi]) of the *_evex string functions. bt [m], reg is
+// a Load at the operand's address; the bit-offset displacement of the
+// register form is applied only for bts/btr/btc (SiteMath.h).
 Classification classify(const uint8_t* bytes, size_t n, uint64_t addr, Site& out);
 
 }  // namespace ctrl

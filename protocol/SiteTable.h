@@ -5,7 +5,7 @@
 // trap in-process.
 //
 // Register numbers are capstone 4's x86_reg values; the agent reads them from
-// the signal context (SiteRegisters.h) without linking capstone.
+// the signal context (SiteMath.h) without linking capstone.
 #pragma once
 
 #include <cstddef>

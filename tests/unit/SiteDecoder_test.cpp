@@ -4,14 +4,11 @@
 #include <elf.h>
 #include <link.h>
 #include <stdlib.h>
-#include <unistd.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <iterator>
 #include <string>
 #include <vector>
@@ -323,6 +320,182 @@ TEST(SiteClassifyTest, TruncatedInstructionIsUndecodable) {
 }
 
 // ---------------------------------------------------------------------------
+// Synthetic files: one executable segment of hand-written code, function
+// symbols, and optionally other named sections over parts of it.
+
+constexpr uint64_t kTextAddr = 0x401000;
+constexpr uint64_t kTextOffset = 0x1000;
+
+struct TinyFunction {
+  uint64_t start;  // offset into the code
+  uint64_t size;
+};
+
+struct TinySection {
+  std::string name;
+  uint64_t start;  // offset into the code
+  uint64_t size;
+};
+
+std::vector<char> tiny_elf(const std::vector<uint8_t>& code, const std::vector<TinyFunction>& functions,
+                           const std::vector<TinySection>& extra = {}) {
+  std::vector<char> file(kTextOffset + code.size());
+  std::memcpy(file.data() + kTextOffset, code.data(), code.size());
+  auto append = [&file](const void* p, size_t n) {
+    size_t at = file.size();
+    file.resize(at + n);
+    std::memcpy(file.data() + at, p, n);
+    return static_cast<uint64_t>(at);
+  };
+
+  std::vector<Elf64_Sym> syms(1 + functions.size());
+  for (size_t i = 0; i < functions.size(); ++i) {
+    syms[i + 1].st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC);
+    syms[i + 1].st_shndx = 1;
+    syms[i + 1].st_value = kTextAddr + functions[i].start;
+    syms[i + 1].st_size = functions[i].size;
+  }
+  const uint64_t symtab = append(syms.data(), syms.size() * sizeof(Elf64_Sym));
+  const uint64_t strtab = append("", 1);
+  std::string names("\0.text\0.symtab\0.strtab\0.shstrtab\0", 33);
+  std::vector<uint32_t> extra_names;
+  for (const TinySection& sec : extra) {
+    extra_names.push_back(static_cast<uint32_t>(names.size()));
+    names += sec.name;
+    names += '\0';
+  }
+  const uint64_t shstrtab = append(names.data(), names.size());
+
+  std::vector<Elf64_Shdr> sh(5);
+  sh[1] = {1, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, kTextAddr, kTextOffset, code.size(), 0, 0, 16, 0};
+  sh[2] = {7, SHT_SYMTAB, 0, 0, symtab, syms.size() * sizeof(Elf64_Sym), 3, 1, 8, sizeof(Elf64_Sym)};
+  sh[3] = {15, SHT_STRTAB, 0, 0, strtab, 1, 0, 0, 1, 0};
+  sh[4] = {23, SHT_STRTAB, 0, 0, shstrtab, names.size(), 0, 0, 1, 0};
+  for (size_t i = 0; i < extra.size(); ++i) {
+    sh.push_back({extra_names[i], SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, kTextAddr + extra[i].start,
+                  kTextOffset + extra[i].start, extra[i].size, 0, 0, 16, 0});
+  }
+  const uint64_t shoff = append(sh.data(), sh.size() * sizeof(Elf64_Shdr));
+
+  Elf64_Ehdr eh{};
+  std::memcpy(eh.e_ident, ELFMAG, SELFMAG);
+  eh.e_ident[EI_CLASS] = ELFCLASS64;
+  eh.e_ident[EI_DATA] = ELFDATA2LSB;
+  eh.e_ident[EI_VERSION] = EV_CURRENT;
+  eh.e_type = ET_EXEC;
+  eh.e_machine = EM_X86_64;
+  eh.e_version = EV_CURRENT;
+  eh.e_entry = kTextAddr;
+  eh.e_phoff = sizeof(Elf64_Ehdr);
+  eh.e_shoff = shoff;
+  eh.e_ehsize = sizeof(Elf64_Ehdr);
+  eh.e_phentsize = sizeof(Elf64_Phdr);
+  eh.e_phnum = 1;
+  eh.e_shentsize = sizeof(Elf64_Shdr);
+  eh.e_shnum = static_cast<uint16_t>(sh.size());
+  eh.e_shstrndx = 4;
+  std::memcpy(file.data(), &eh, sizeof eh);
+  Elf64_Phdr ph{PT_LOAD, PF_R | PF_X, kTextOffset, kTextAddr, kTextAddr, code.size(), code.size(), 0x1000};
+  std::memcpy(file.data() + sizeof eh, &ph, sizeof ph);
+  return file;
+}
+
+class TinyElfTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (std::filesystem::temp_directory_path() / "ctrl-tiny-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  DecodedModule decode(const std::vector<char>& file) {
+    std::string p = (dir_ / "tiny").string();
+    std::ofstream(p, std::ios::binary).write(file.data(), static_cast<std::streamsize>(file.size()));
+    return decode_sites(p, 7);
+  }
+
+  static std::vector<uint64_t> offsets(const DecodedModule& m) {
+    std::vector<uint64_t> out;
+    for (const Site& s : m.sites) out.push_back(s.offset - kTextAddr);
+    return out;
+  }
+
+  std::filesystem::path dir_;
+};
+
+TEST_F(TinyElfTest, DecodesFromFunctionStarts) {
+  const std::vector<uint8_t> code = {
+      0x8b, 0x07,        // 0: mov eax, [rdi]
+      0x89, 0x06,        // 2: mov [rsi], eax
+      0xc3,              // 4: ret
+      0xcc, 0xcc, 0xcc,  // 5: padding, in no function
+      0xf0, 0x01, 0x07,  // 8: lock add [rdi], eax
+      0xc3,              // 11: ret
+  };
+  DecodedModule m = decode(tiny_elf(code, {{0, 5}, {8, 4}}));
+  EXPECT_EQ(offsets(m), (std::vector<uint64_t>{0, 2, 8}));
+  EXPECT_EQ(m.functions, 2u);
+  EXPECT_EQ(m.bytes_decoded, 9u);
+  EXPECT_EQ(m.resyncs, 0u);
+  EXPECT_EQ(m.sites[2].kind, SiteKind::Rmw);
+  for (const Site& s : m.sites) EXPECT_EQ(s.module, 7);
+}
+
+TEST_F(TinyElfTest, SkipsAnInstructionCapstoneCannotDecodeByItsLength) {
+  const std::vector<uint8_t> code = {
+      0x62, 0xf1, 0x7d, 0x48, 0x74, 0x0f,  // 0: vpcmpeqb k1, zmm0, [rdi] (not in capstone 4)
+      0xc5, 0xfb, 0x92, 0xc8,              // 6: kmovd k1, eax (not in capstone 4)
+      0x8b, 0x07,                          // 10: mov eax, [rdi]
+      0xc3,                                // 12: ret
+  };
+  DecodedModule m = decode(tiny_elf(code, {{0, code.size()}}));
+  EXPECT_EQ(offsets(m), (std::vector<uint64_t>{10}));
+  EXPECT_EQ(m.resyncs, 2u);
+  EXPECT_EQ(m.sites_out_of_step, 0u);
+}
+
+TEST_F(TinyElfTest, SitesOutOfStepAreLeftOutUntilTheNextFunction) {
+  const std::vector<uint8_t> code = {
+      0xf0, 0x89, 0x07,  // 0: "lock mov" -- invalid, length unknown: skip one byte
+      0x89, 0x07,        // 3: mov [rdi], eax, but decoding is out of step
+      0xc3,              // 5: ret
+      0x89, 0x06,        // 6: next function: mov [rsi], eax
+      0xc3,              // 8: ret
+  };
+  DecodedModule m = decode(tiny_elf(code, {{0, 6}, {6, 3}}));
+  // From byte 1: 89 07 (mov [rdi], eax), 89 07 again, c3: two sites out of step.
+  EXPECT_EQ(offsets(m), (std::vector<uint64_t>{6}));
+  EXPECT_EQ(m.sites_out_of_step, 2u);
+  EXPECT_EQ(m.resyncs, 1u);
+}
+
+TEST_F(TinyElfTest, AKnownStartWinsOverAnInstructionAcrossIt) {
+  const std::vector<uint8_t> code = {
+      0xb8, 0x00, 0x00, 0x8b, 0x07,  // 0: mov eax, 0x078b0000 -- but a function starts at 3
+      0xc3,                          // 5: ret
+  };
+  DecodedModule m = decode(tiny_elf(code, {{0, 6}, {3, 3}}));
+  ASSERT_EQ(offsets(m), (std::vector<uint64_t>{3}));  // mov eax, [rdi] at the known start
+  EXPECT_EQ(m.sites[0].kind, SiteKind::Load);
+  EXPECT_EQ(m.resyncs, 1u);
+}
+
+TEST_F(TinyElfTest, LeavesPltSectionsOut) {
+  const std::vector<uint8_t> code = {
+      0xff, 0x35, 0x00, 0x20, 0x00, 0x00,  // 0: push [rip+0x2000] -- a Load, were it not in .plt
+      0xff, 0x25, 0x00, 0x20, 0x00, 0x00,  // 6: jmp [rip+0x2000]
+      0xff, 0x37,                          // 12: push [rdi] in .text: a Load
+      0xc3,                                // 14: ret
+  };
+  DecodedModule m = decode(tiny_elf(code, {{0, 12}, {12, 3}}, {{".plt", 0, 12}}));
+  EXPECT_EQ(offsets(m), (std::vector<uint64_t>{12}));
+  // Without the .plt section the push is a site.
+  DecodedModule all = decode(tiny_elf(code, {{0, 12}, {12, 3}}));
+  EXPECT_EQ(offsets(all), (std::vector<uint64_t>{0, 12}));
+}
+
+// ---------------------------------------------------------------------------
 // Whole files
 
 // Known code in this very binary, for decode_sites() to find.
@@ -510,7 +683,7 @@ TEST_F(DecodeSitesTest, FindsTheSeqCstStoreAndFence) {
     if (!targets(s, &g_flag)) continue;
     store = (s.kind == SiteKind::Store && s.op == SiteOp::Mov) ||
             (s.kind == SiteKind::Rmw && s.op == SiteOp::Xchg && (s.flags & kSiteLocked));
-    EXPECT_EQ(s.src_reg, X86_REG_EDI);
+    EXPECT_NE(s.src_reg, X86_REG_INVALID);  // edi when optimised
   }
   EXPECT_TRUE(store);
 
@@ -540,7 +713,9 @@ TEST_F(DecodeSitesTest, EhFrameAloneFindsFunctions) {
   for (const Site& s : sites_in(m, reinterpret_cast<const void*>(&bump_counter)))
     found |= targets(s, &g_counter) && (s.flags & kSiteLocked);
   EXPECT_TRUE(found);
-  // Near-identical coverage: the same code is reached from FDE starts.
+  // Near-identical coverage: the same code is reached from FDE starts, not
+  // from the section-start fallback.
+  EXPECT_GT(m.functions, decoded_->functions / 2);
   EXPECT_GT(m.sites.size(), decoded_->sites.size() * 9 / 10);
 }
 
@@ -554,6 +729,7 @@ TEST_F(DecodeSitesTest, SymbolsAloneFindFunctions) {
   }
   DecodedModule m = decode_sites(write_file("noehframe", file), 2);
   expect_well_formed(m, 2);
+  EXPECT_GT(m.functions, decoded_->functions / 2);
   bool found = false;
   for (const Site& s : sites_in(m, reinterpret_cast<const void*>(&bump_counter)))
     found |= targets(s, &g_counter) && (s.flags & kSiteLocked);
@@ -571,6 +747,7 @@ TEST_F(DecodeSitesTest, WithoutSymbolsOrUnwindTablesFallsBackToSections) {
   }
   DecodedModule m = decode_sites(write_file("bare", file), 0);
   expect_well_formed(m, 0);
+  EXPECT_LT(m.functions, 10u);  // .init, .text, .fini...
   bool found = false;
   for (const Site& s : sites_in(m, reinterpret_cast<const void*>(&bump_counter)))
     found |= targets(s, &g_counter) && (s.flags & kSiteLocked);
@@ -584,8 +761,11 @@ TEST_F(DecodeSitesTest, SharedLibraryMatchesWhatIsLoaded) {
   DecodedModule m = decode_sites(libc.path, 5);
   expect_well_formed(m, 5);
   EXPECT_GT(m.functions, 1000u);
-  // Resynchronisation is the exception, not the rule.
-  EXPECT_LT(m.resyncs * 1000, m.bytes_decoded);
+  // capstone 4 lacks some AVX-512 forms (kmovd, EVEX vpcmpeqb...), but
+  // their lengths keep decoding in step: skipping is rare and out-of-step
+  // decoding rarer.
+  EXPECT_LT(m.resyncs * 100, m.bytes_decoded);
+  EXPECT_LT(m.sites_out_of_step * 100, m.sites.size());
   EXPECT_EQ(sites_in_plt(m, sections_of(read_file(libc.path))), 0u);
 
   size_t locked = 0;
