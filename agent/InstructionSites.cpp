@@ -133,6 +133,7 @@ const char* InstructionSites::load(int fd) {
   table_ = static_cast<const SiteTableHeader*>(base);
   sites_ = reinterpret_cast<const Site*>(static_cast<const char*>(base) + sizeof(SiteTableHeader));
   count_ = table_->count;
+  patches_ = reinterpret_cast<const SitePatch*>(sites_ + count_);
   if (count_ == 0) return nullptr;
   if (const char* err = resolve_modules()) return err;
 
@@ -140,7 +141,7 @@ const char* InstructionSites::load(int fd) {
   if (mem == MAP_FAILED) return "cannot allocate the site index";
   entries_ = static_cast<Entry*>(mem);
   for (uint64_t i = 0; i < count_; ++i)
-    entries_[i] = Entry{bases_[sites_[i].module] + sites_[i].offset, 0, &sites_[i], false};
+    entries_[i] = Entry{bases_[sites_[i].module] + sites_[i].offset, 0, &sites_[i], &patches_[i], false};
   // The table is sorted by (module, offset): build each module's trampolines.
   uint64_t i = 0;
   while (i < count_) {
@@ -173,7 +174,7 @@ const char* InstructionSites::build_trampolines(uint32_t module, Entry* first, E
     xsave_size_ = (ebx + 63) & ~63u;
   }
   size_t bytes = 0;
-  for (Entry* e = first; e != last; ++e) bytes += e->site->length + kJumpBack + kHookCode;
+  for (Entry* e = first; e != last; ++e) bytes += e->site->length + e->patch->extra_len + kJumpBack + kHookCode;
   bytes = page_up(bytes);
   // Find free space right after the module (then before it): rip-relative
   // displacements of the copies must stay within +-2 GiB of their targets.
@@ -191,22 +192,38 @@ const char* InstructionSites::build_trampolines(uint32_t module, Entry* first, E
   auto* out = static_cast<uint8_t*>(area);
   for (Entry* e = first; e != last; ++e) {
     const Site& s = *e->site;
-    e->jump = s.length >= 5;
+    const SitePatch& p = *e->patch;
+    e->jump = p.length >= 5;
     uint64_t start = reinterpret_cast<uint64_t>(out);
     if (e->jump) out = emit_hook_call(out, e, xsave_size_);
     uint64_t tramp = reinterpret_cast<uint64_t>(out);
+    // The site, then (jump sites shorter than 5 bytes) the instructions the
+    // jmp covers, all moved by the same distance: every rip-relative
+    // displacement shrinks by it.
+    int64_t moved = int64_t(tramp) - int64_t(e->address);
+    auto relocate = [&](uint8_t* at) {
+      int32_t d32;
+      memcpy(&d32, at, 4);
+      int64_t disp = int64_t(d32) - moved;
+      if (disp < INT32_MIN || disp > INT32_MAX) return false;
+      d32 = int32_t(disp);
+      memcpy(at, &d32, 4);
+      return true;
+    };
     memcpy(out, s.bytes, s.length);
-    if (s.flags & kSiteRipRelative) {
-      int64_t target = int64_t(e->address + s.length) + s.disp;
-      int64_t disp = target - int64_t(tramp + s.length);
-      if (disp < INT32_MIN || disp > INT32_MAX) return "a trampoline is out of reach of its site's data";
-      int32_t d32 = int32_t(disp);
-      memcpy(out + s.disp_offset, &d32, 4);
+    if ((s.flags & kSiteRipRelative) && !relocate(out + s.disp_offset))
+      return "a trampoline is out of reach of its site's data";
+    size_t covered = s.length;
+    if (e->jump) {
+      memcpy(out + s.length, p.extra, p.extra_len);
+      for (uint8_t f = 0; f < p.fixup_count; ++f)
+        if (!relocate(out + s.length + p.fixups[f])) return "a trampoline is out of reach of its site's data";
+      covered = p.length;
     }
-    out += s.length;
+    out += covered;
     static const uint8_t kJmp[6] = {0xff, 0x25, 0, 0, 0, 0};
     memcpy(out, kJmp, 6);
-    uint64_t back = e->address + s.length;
+    uint64_t back = e->address + covered;
     memcpy(out + 6, &back, 8);
     out += 8 + 6;
     e->trampoline = e->jump ? start : tramp;
@@ -223,7 +240,7 @@ const char* InstructionSites::patch() {
     uint64_t page = page_down(entries_[i].address);
     uint64_t j = i;
     while (j < count_ && page_down(entries_[j].address) < page + 2 * 4096) ++j;
-    uint64_t end = page_up(entries_[j - 1].address + entries_[j - 1].site->length);
+    uint64_t end = page_up(entries_[j - 1].address + std::max<uint64_t>(entries_[j - 1].patch->length, 1));
     if (mprotect(reinterpret_cast<void*>(page), end - page, PROT_READ | PROT_WRITE | PROT_EXEC) != 0)
       return "cannot unprotect the program's code";
     for (uint64_t k = i; k < j; ++k) {
@@ -235,9 +252,9 @@ const char* InstructionSites::patch() {
         uint8_t jmp[5] = {0xe9};
         memcpy(jmp + 1, &r32, 4);
         memcpy(code, jmp, 5);
-        // The rest of the instruction is never executed; an int3 there
+        // The rest of what the jmp covers is never executed; an int3 there
         // would show a stray jump into it.
-        memset(code + 5, 0xcc, e.site->length - 5);
+        memset(code + 5, 0xcc, e.patch->length - 5);
       } else {
         code[0] = 0xcc;
       }

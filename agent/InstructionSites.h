@@ -33,6 +33,7 @@ class InstructionSites {
     uint64_t address;     // run-time address of the instruction
     uint64_t trampoline;  // int3 sites: where to resume; jump sites: where the jmp goes
     const Site* site;
+    const SitePatch* patch;
     bool jump;            // patched with a jmp to a hook trampoline (no signal)
   };
   const Entry* find(uint64_t address) const;
@@ -43,6 +44,7 @@ class InstructionSites {
 
   const SiteTableHeader* table_ = nullptr;
   const Site* sites_ = nullptr;
+  const SitePatch* patches_ = nullptr;
   uint64_t count_ = 0;
   uint64_t bases_[kMaxSiteModules] = {};
   uint64_t ends_[kMaxSiteModules] = {};

@@ -54,7 +54,9 @@ Instrumentation::Instrumentation(const std::string& program, const Instrumentati
   header.module_count = uint32_t(files.size());
   header.visible_policy = options.visible == "all" ? 0 : 1;
   std::vector<Site> all;
+  std::vector<SitePatch> patches;
   std::vector<std::string> parts;
+  uint64_t jumps = 0;
   for (size_t m = 0; m < files.size(); ++m) {
     DecodedModule mod = decode_sites(files[m], uint8_t(m));
     if (files[m].size() >= sizeof header.modules[m].path)
@@ -62,25 +64,32 @@ Instrumentation::Instrumentation(const std::string& program, const Instrumentati
     std::strncpy(header.modules[m].path, files[m].c_str(), sizeof header.modules[m].path - 1);
     header.modules[m].file_size = mod.file_size;
     uint64_t kept = 0;
-    for (const Site& s : mod.sites) {
+    for (size_t i = 0; i < mod.sites.size(); ++i) {
+      const Site& s = mod.sites[i];
       bool atomic = (s.flags & kSiteLocked) || s.kind == SiteKind::Fence;
       if (options.visible == "atomics" && !atomic) continue;
+      SitePatch p = mod.patches[i];
       all.push_back(s);
+      patches.push_back(p);
+      if (p.length >= 5) ++jumps;
       ++kept;
     }
     parts.push_back(fmt::format("{} in {}", kept, fs::path(files[m]).filename().string()));
   }
   header.count = all.size();
   count_ = all.size();
-  summary_ = fmt::format("{} instruction sites ({}; visible: {})", count_, fmt::join(parts, ", "), options.visible);
+  summary_ = fmt::format("{} instruction sites ({}; visible: {}; {} taken by jump, {} by int3)", count_,
+                         fmt::join(parts, ", "), options.visible, jumps, count_ - jumps);
 
   fd_ = memfd_create("ctrl-sites", MFD_CLOEXEC);
   if (fd_ < 0) throw InternalError(std::string("memfd_create: ") + strerror(errno));
   size_t size = site_table_size(all.size());
   if (ftruncate(fd_, off_t(size)) != 0) throw InternalError(std::string("ftruncate: ") + strerror(errno));
+  size_t sites_bytes = all.size() * sizeof(Site);
   if (pwrite(fd_, &header, sizeof header, 0) != ssize_t(sizeof header) ||
-      (!all.empty() && pwrite(fd_, all.data(), all.size() * sizeof(Site), sizeof header) !=
-                           ssize_t(all.size() * sizeof(Site))))
+      (!all.empty() && pwrite(fd_, all.data(), sites_bytes, sizeof header) != ssize_t(sites_bytes)) ||
+      (!all.empty() && pwrite(fd_, patches.data(), all.size() * sizeof(SitePatch), off_t(sizeof header + sites_bytes)) !=
+                           ssize_t(all.size() * sizeof(SitePatch))))
     throw InternalError(std::string("writing the site table: ") + strerror(errno));
 }
 

@@ -920,6 +920,97 @@ Classification classify(const uint8_t* bytes, size_t n, uint64_t addr, Site& out
   return classifier.classify(classifier.insn(), out) ? Classification::kSite : Classification::kNotSite;
 }
 
+namespace {
+
+// What the patch planner needs of every decoded instruction.
+struct InsnInfo {
+  uint64_t addr;
+  const uint8_t* bytes;
+  uint8_t size;
+  bool in_step;
+  bool movable;       // no control flow, nothing position-dependent but a rip-relative displacement
+  int8_t rip_disp;    // offset of a rip-relative disp32, or -1
+};
+
+bool is_control_flow(unsigned id) {
+  switch (id) {
+    case X86_INS_JMP: case X86_INS_LJMP: case X86_INS_CALL: case X86_INS_LCALL:
+    case X86_INS_RET: case X86_INS_RETF: case X86_INS_RETFQ: case X86_INS_IRET: case X86_INS_IRETD:
+    case X86_INS_IRETQ: case X86_INS_LOOP: case X86_INS_LOOPE: case X86_INS_LOOPNE: case X86_INS_JCXZ:
+    case X86_INS_JECXZ: case X86_INS_JRCXZ: case X86_INS_JAE: case X86_INS_JA: case X86_INS_JBE:
+    case X86_INS_JB: case X86_INS_JE: case X86_INS_JGE: case X86_INS_JG: case X86_INS_JLE: case X86_INS_JL:
+    case X86_INS_JNE: case X86_INS_JNO: case X86_INS_JNP: case X86_INS_JNS: case X86_INS_JO: case X86_INS_JP:
+    case X86_INS_JS: case X86_INS_SYSCALL: case X86_INS_SYSENTER: case X86_INS_INT: case X86_INS_INT1:
+    case X86_INS_INT3: case X86_INS_INTO: case X86_INS_UD2: case X86_INS_HLT: case X86_INS_ENDBR64:
+    case X86_INS_ENDBR32: case X86_INS_XBEGIN: case X86_INS_XABORT: case X86_INS_XEND:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The jump planner: a site of 5 bytes or more takes a jmp alone; a shorter
+// one only with the instructions right after it, and only when every one of
+// those is in step, movable, not a site, not a branch target or function
+// start, and the function has no indirect jump (a jump table could land on
+// any of them).
+void plan_patches(DecodedModule& result, const std::vector<InsnInfo>& insns, std::vector<uint64_t>& targets,
+                  const std::vector<uint64_t>& starts, const std::vector<uint64_t>& indirect_jumps) {
+  std::sort(targets.begin(), targets.end());
+  auto is_target = [&](uint64_t a) { return std::binary_search(targets.begin(), targets.end(), a); };
+  auto function_of = [&](uint64_t a) -> uint64_t {
+    auto it = std::upper_bound(starts.begin(), starts.end(), a);
+    return it == starts.begin() ? 0 : *(it - 1);
+  };
+  std::vector<uint64_t> dangerous;  // functions with an indirect jump
+  for (uint64_t a : indirect_jumps) dangerous.push_back(function_of(a));
+  std::sort(dangerous.begin(), dangerous.end());
+  std::vector<uint64_t> site_addrs;
+  for (const Site& st : result.sites) site_addrs.push_back(st.offset);
+
+  result.patches.assign(result.sites.size(), SitePatch{});
+  for (size_t i = 0; i < result.sites.size(); ++i) {
+    const Site& site = result.sites[i];
+    SitePatch& patch = result.patches[i];
+    if (site.length >= 5) {
+      patch.length = site.length;
+      ++result.jump_sites;
+      continue;
+    }
+    if (std::binary_search(dangerous.begin(), dangerous.end(), function_of(site.offset))) continue;
+    auto it = std::lower_bound(insns.begin(), insns.end(), site.offset,
+                               [](const InsnInfo& x, uint64_t a) { return x.addr < a; });
+    if (it == insns.end() || it->addr != site.offset) continue;
+    uint64_t end = site.offset + site.length;
+    SitePatch p{};
+    bool ok = false;
+    for (auto n = it + 1; n != insns.end(); ++n) {
+      if (n->addr != end || !n->in_step || !n->movable || is_target(n->addr) ||
+          std::binary_search(starts.begin(), starts.end(), n->addr) ||
+          std::binary_search(site_addrs.begin(), site_addrs.end(), n->addr))
+        break;
+      if (p.extra_len + n->size > sizeof p.extra) break;
+      if (n->rip_disp >= 0) {
+        if (p.fixup_count == sizeof p.fixups) break;
+        p.fixups[p.fixup_count++] = uint8_t(p.extra_len + n->rip_disp);
+      }
+      std::memcpy(p.extra + p.extra_len, n->bytes, n->size);
+      p.extra_len = uint8_t(p.extra_len + n->size);
+      end += n->size;
+      if (end - site.offset >= 5) {
+        ok = true;
+        break;
+      }
+    }
+    if (!ok) continue;
+    p.length = uint8_t(end - site.offset);
+    patch = p;
+    ++result.jump_sites;
+  }
+}
+
+}  // namespace
+
 DecodedModule decode_sites(const std::string& path, uint8_t module) {
   MappedFile file(path);
   ElfLayout elf = read_layout(file, path);
@@ -966,6 +1057,8 @@ DecodedModule decode_sites(const std::string& path, uint8_t module) {
   }
 
   Classifier classifier;
+  std::vector<InsnInfo> insns;
+  std::vector<uint64_t> targets, indirect_jumps;
   for (const Piece& piece : merged) {
     const ExecSegment& seg = regions[piece.region];
     const uint8_t* base = file.at(seg.offset, seg.size);
@@ -1003,6 +1096,25 @@ DecodedModule decode_sites(const std::string& path, uint8_t module) {
         continue;
       }
       result.bytes_decoded += insn.size;
+      {
+        // For the jump planner: branch targets, indirect jumps, and whether
+        // this instruction could run from a trampoline.
+        const cs_x86& x = insn.detail->x86;
+        bool flow = is_control_flow(insn.id);
+        int8_t rip_disp = -1;
+        bool movable = !flow;
+        for (uint8_t k = 0; k < x.op_count; ++k) {
+          const cs_x86_op& op = x.operands[k];
+          if (flow && op.type == X86_OP_IMM) targets.push_back(uint64_t(op.imm));
+          if (op.type == X86_OP_MEM && op.mem.base == X86_REG_RIP) {
+            if (x.encoding.disp_offset == 0 || x.encoding.disp_size != 4) movable = false;
+            rip_disp = int8_t(x.encoding.disp_offset);
+          }
+        }
+        if ((insn.id == X86_INS_JMP || insn.id == X86_INS_LJMP) && x.op_count == 1 && x.operands[0].type != X86_OP_IMM)
+          indirect_jumps.push_back(pos);
+        insns.push_back(InsnInfo{pos, code, uint8_t(insn.size), in_step, movable, rip_disp});
+      }
       Site site;
       if (classifier.classify(insn, site)) {
         if (in_step) {
@@ -1021,6 +1133,8 @@ DecodedModule decode_sites(const std::string& path, uint8_t module) {
   result.sites.erase(std::unique(result.sites.begin(), result.sites.end(),
                                  [](const Site& a, const Site& b) { return a.offset == b.offset; }),
                      result.sites.end());
+  std::sort(insns.begin(), insns.end(), [](const InsnInfo& a, const InsnInfo& b) { return a.addr < b.addr; });
+  plan_patches(result, insns, targets, starts, indirect_jumps);
   return result;
 }
 

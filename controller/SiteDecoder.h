@@ -31,6 +31,8 @@ struct DecodedModule {
   std::string path;
   uint64_t file_size = 0;
   std::vector<Site> sites;  // sorted by offset, at most one per offset
+  std::vector<SitePatch> patches;  // one per site, same order
+  uint64_t jump_sites = 0;  // sites a jmp can cover (alone or with the instructions after them)
   uint64_t functions = 0;   // distinct code-range starts decoding began from
   uint64_t bytes_decoded = 0;  // bytes covered by successfully decoded instructions
   uint64_t resyncs = 0;     // undecodable instructions or bytes skipped + restarts at a known boundary

@@ -70,8 +70,22 @@ struct Site {
 };
 static_assert(sizeof(Site) == 64);
 
+// How a site is patched. `length` >= 5: a 5-byte jmp covers this many bytes:
+// the site itself and, for a site shorter than 5 bytes, the instructions
+// right after it, which the trampoline runs after the site (the decoder
+// checked that none of them is a branch target or control flow). 0: too short
+// and no room, an int3 instead.
+struct SitePatch {
+  uint8_t length;
+  uint8_t extra_len;    // bytes of the following instructions, in `extra`
+  uint8_t fixup_count;  // rip-relative 32-bit displacements inside `extra`
+  uint8_t fixups[5];    // their offsets within `extra`
+  uint8_t extra[56];
+};
+static_assert(sizeof(SitePatch) == 64);
+
 inline constexpr uint32_t kSiteTableMagic = 0x53545243;  // "CRTS"
-inline constexpr uint32_t kSiteTableVersion = 1;
+inline constexpr uint32_t kSiteTableVersion = 2;
 inline constexpr uint32_t kMaxSiteModules = 16;
 
 struct SiteModule {
@@ -80,7 +94,8 @@ struct SiteModule {
   uint64_t reserved;
 };
 
-// Layout of the memfd: header, then `count` sites sorted by (module, offset).
+// Layout of the memfd: header, then `count` sites sorted by (module,
+// offset), then their `count` SitePatch records in the same order.
 struct SiteTableHeader {
   uint32_t magic;
   uint32_t version;
@@ -91,6 +106,8 @@ struct SiteTableHeader {
   SiteModule modules[kMaxSiteModules];
 };
 
-inline size_t site_table_size(uint64_t count) { return sizeof(SiteTableHeader) + count * sizeof(Site); }
+inline size_t site_table_size(uint64_t count) {
+  return sizeof(SiteTableHeader) + count * (sizeof(Site) + sizeof(SitePatch));
+}
 
 }  // namespace ctrl

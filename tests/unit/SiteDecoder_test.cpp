@@ -827,3 +827,60 @@ TEST_F(DecodeSitesTest, SurvivesTruncatedFiles) {
 
 }  // namespace
 }  // namespace ctrl
+
+namespace ctrl {
+namespace {
+
+// The jump planner, on a real library: what a jmp covers is exactly the site
+// followed by the recorded instructions, as they are in memory; no other site
+// starts inside it; and a site shorter than 5 bytes only gets a jmp with
+// following instructions.
+TEST(SitePatchPlanTest, CoveredBytesAreTheSiteAndItsRecordedNeighbours) {
+  for (const char* name : {"libc.so", "libstdc++.so"}) {
+    std::string path;
+    uint64_t bias = 0;
+    struct Look {
+      const char* name;
+      std::string* path;
+      uint64_t* bias;
+    } look{name, &path, &bias};
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, size_t, void* data) {
+          auto* l = static_cast<Look*>(data);
+          if (info->dlpi_name && std::strstr(info->dlpi_name, l->name)) {
+            *l->path = info->dlpi_name;
+            *l->bias = info->dlpi_addr;
+          }
+          return 0;
+        },
+        &look);
+    if (path.empty()) continue;
+    DecodedModule m = decode_sites(path, 1);
+    ASSERT_EQ(m.patches.size(), m.sites.size());
+    size_t with_neighbours = 0;
+    for (size_t i = 0; i < m.sites.size(); ++i) {
+      const Site& s = m.sites[i];
+      const SitePatch& p = m.patches[i];
+      if (p.length == 0) {
+        EXPECT_LT(s.length, 5) << "a long site always takes a jmp";
+        continue;
+      }
+      ASSERT_GE(p.length, 5);
+      ASSERT_EQ(p.length, s.length + p.extra_len) << "at 0x" << std::hex << s.offset;
+      if (s.length >= 5) {
+        EXPECT_EQ(p.extra_len, 0);
+        continue;
+      }
+      ++with_neighbours;
+      const auto* code = reinterpret_cast<const uint8_t*>(bias + s.offset);
+      ASSERT_EQ(std::memcmp(code + s.length, p.extra, p.extra_len), 0) << "at 0x" << std::hex << s.offset;
+      if (i + 1 < m.sites.size()) EXPECT_GE(m.sites[i + 1].offset, s.offset + p.length) << "covers another site";
+      for (uint8_t f = 0; f < p.fixup_count; ++f) EXPECT_LE(p.fixups[f] + 4, p.extra_len);
+    }
+    EXPECT_GT(with_neighbours, 100u) << path << ": short sites should usually find room";
+    EXPECT_GT(m.jump_sites * 2, m.sites.size()) << path << ": most sites should take a jmp";
+  }
+}
+
+}  // namespace
+}  // namespace ctrl
