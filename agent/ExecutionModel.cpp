@@ -59,7 +59,7 @@ bool ExecutionModel::sem_available(uint64_t s) const {
 
 bool ExecutionModel::enabled(uint32_t t) const {
   const ThreadModel& th = threads_[t];
-  if (!th.used || th.finished || th.await_addr) return false;
+  if (!th.used || th.finished || awaiting(t)) return false;
   const PendingOp& op = th.pending;
   switch (op.kind) {
     case OpKind::None:
@@ -219,30 +219,50 @@ void ExecutionModel::sem_acquired(uint64_t s) { --sems_[s]; }
 
 void ExecutionModel::sem_posted(uint64_t s) { ++sems_[s]; }
 
-bool ExecutionModel::memory_loaded(uint32_t t, uint64_t site, uint64_t addr, uint32_t size, uint64_t value) {
+void ExecutionModel::memory_loaded(uint32_t t, uint64_t site, uint64_t addr, uint32_t size) {
   ThreadModel& th = threads_[t];
-  bool same = th.last_load_site == site && th.last_load_addr == addr && th.last_load_value == value &&
-              th.last_load_writes == writes_;
-  th.spin_count = same ? th.spin_count + 1 : 0;
-  th.last_load_site = site;
-  th.last_load_addr = addr;
-  th.last_load_value = value;
-  th.last_load_writes = writes_;
-  if (th.spin_count < kSpinThreshold) return false;
-  th.await_addr = addr ? addr : 1;
-  th.await_size = size ? size : 1;
-  th.await_site = site;
-  th.spin_count = 0;
-  return true;
+  if (th.probe) {
+    bool again = th.read_unchanged && site == th.last_read_site && addr == th.last_read_addr;
+    th.probe = again ? th.probe - 1 : 0;  // anything else: it was not a spin
+  }
+  th.last_read_site = site;
+  th.last_read_addr = addr;
+  th.last_read_size = size ? size : 1;
+  th.read_unchanged = true;
 }
 
-void ExecutionModel::memory_written(uint32_t t, uint64_t addr, uint32_t size) {
-  ++writes_;
+void ExecutionModel::memory_written(uint64_t addr, uint32_t size) {
   uint64_t end = addr + (size ? size : 1);
   for (uint32_t u = 0; u < count_; ++u) {
     ThreadModel& th = threads_[u];
-    if (u == t || !th.await_addr) continue;
-    if (addr < th.await_addr + th.await_size && th.await_addr < end) th.await_addr = 0;
+    if (th.read_unchanged && addr < th.last_read_addr + th.last_read_size && th.last_read_addr < end)
+      th.read_unchanged = false;
+  }
+}
+
+bool ExecutionModel::start_spin_probe() {
+  bool any = false;
+  for (uint32_t t = 0; t < count_; ++t) {
+    if (threads_[t].finished || !awaiting(t)) continue;
+    threads_[t].probe = kSpinProbe + 1;
+    any = true;
+  }
+  return any;
+}
+
+bool ExecutionModel::awaiting(uint32_t t) const {
+  const ThreadModel& th = threads_[t];
+  if (!th.read_unchanged || th.probe) return false;
+  const PendingOp& op = th.pending;
+  switch (op.kind) {
+    case OpKind::Load:
+    case OpKind::Rmw:
+    case OpKind::AtomicLoad:
+    case OpKind::AtomicRmw:
+    case OpKind::AtomicCas:
+      return op.site == th.last_read_site && op.addr == th.last_read_addr;
+    default:
+      return false;
   }
 }
 
@@ -255,9 +275,9 @@ std::string ExecutionModel::describe_wait(uint32_t t) const {
   const PendingOp& op = threads_[t].pending;
   char buf[160];
   uint32_t b = blocker(t);
-  if (threads_[t].await_addr) {
+  if (awaiting(t) || threads_[t].probe) {
     snprintf(buf, sizeof buf, "spins at %#lx re-reading %#lx, which no thread writes any more",
-             (unsigned long)threads_[t].await_site, (unsigned long)threads_[t].await_addr);
+             (unsigned long)threads_[t].last_read_site, (unsigned long)threads_[t].last_read_addr);
     return buf;
   }
   switch (op.kind) {

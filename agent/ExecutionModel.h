@@ -34,7 +34,19 @@ struct PendingOp {
   uint32_t target = kNoThread;  // joined thread
   bool timed = false;   // may give up (time-out) instead of blocking
   uint64_t phase = 0;   // barrier generation the thread waits to leave
+  uint32_t size = 0;    // bytes a memory operation touches
 };
+
+// The pending operation of a memory access (`addr2`: a string move's source).
+inline PendingOp memory_op(OpKind kind, uint64_t addr, uint32_t size, uint64_t site, uint64_t addr2 = 0) {
+  PendingOp op;
+  op.kind = kind;
+  op.addr = addr;
+  op.addr2 = addr2;
+  op.site = site;
+  op.size = size;
+  return op;
+}
 
 struct ThreadModel {
   bool used = false;
@@ -44,17 +56,17 @@ struct ThreadModel {
   uint64_t wait_seq = 0;   // FIFO order among a condition's waiters
   uint64_t handle = 0;     // pthread_t
   PendingOp pending;
-  // Spin detection: the last load, and the number of writes (by anyone) seen
-  // when it ran. A thread that re-reads the same location with the same
-  // result while nothing was written is blocked until its location changes.
-  uint64_t last_load_site = 0;
-  uint64_t last_load_addr = 0;
-  uint64_t last_load_value = 0;
-  uint64_t last_load_writes = 0;
-  uint32_t spin_count = 0;
-  uint64_t await_addr = 0;  // nonzero: not enabled until a write overlaps it
-  uint32_t await_size = 0;
-  uint64_t await_site = 0;
+  // Spin detection: the location this thread read last, at which
+  // instruction, and whether anyone has written it since. A thread about to
+  // re-read it at the same instruction, unchanged, would read the same
+  // value: it is not enabled until a write overlaps it (await).
+  uint64_t last_read_site = 0;
+  uint64_t last_read_addr = 0;
+  uint32_t last_read_size = 0;
+  bool read_unchanged = false;
+  // Re-reads left before a spin is confirmed, while the thread is let run to
+  // prove it (0: not probing).
+  uint32_t probe = 0;
 };
 
 class ExecutionModel {
@@ -110,14 +122,18 @@ class ExecutionModel {
 
   void thread_finished(uint32_t t);
 
-  // Memory effects, for spin detection. A load returns true when it made the
-  // thread await a write (it re-read an unchanged location, again).
-  bool memory_loaded(uint32_t t, uint64_t site, uint64_t addr, uint32_t size, uint64_t value);
-  void memory_written(uint32_t t, uint64_t addr, uint32_t size);
-  bool awaiting(uint32_t t) const { return threads_[t].await_addr != 0; }
-  // Re-reads of one location, with nothing written meanwhile, before the
-  // thread is considered spinning.
-  static constexpr uint32_t kSpinThreshold = 2;
+  // Memory effects, for spin detection: a read of [addr, addr+size) at
+  // `site`, and a write (by anyone) of a range.
+  void memory_loaded(uint32_t t, uint64_t site, uint64_t addr, uint32_t size);
+  void memory_written(uint64_t addr, uint32_t size);
+  // `t` waits for a write: its pending operation re-reads an unchanged location.
+  bool awaiting(uint32_t t) const;
+  // When only awaiting threads could run: lets them run again to tell a real
+  // spin from a bounded re-read loop. False when there is none.
+  bool start_spin_probe();
+  // A probed thread re-read its location unchanged kSpinProbe times: it spins.
+  bool spin_confirmed(uint32_t t) const { return threads_[t].probe == 1; }
+  static constexpr uint32_t kSpinProbe = 100;
 
   std::string describe_wait(uint32_t t) const;
 
@@ -140,7 +156,6 @@ class ExecutionModel {
   ThreadModel threads_[shm::kMaxThreads];
   uint32_t count_ = 0;
   uint64_t next_wait_seq_ = 1;
-  uint64_t writes_ = 0;  // memory writes so far, by every thread
   std::unordered_map<uint64_t, Mutex> mutexes_;
   std::unordered_map<uint64_t, RwLock> rwlocks_;
   std::unordered_map<uint64_t, Barrier> barriers_;

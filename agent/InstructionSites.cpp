@@ -337,7 +337,7 @@ void visible_site(const InstructionSites::Entry& e, ucontext_t* uc) {
     uint64_t gs = s.segment == SiteSegment::Gs ? gs_base() : 0;
     ea = effective_address(s, *uc, e.address + s.length, fs, gs);
   }
-  rt.begin(me, PendingOp{kind, ea, 0, e.address});
+  rt.begin(me, memory_op(kind, ea, size, e.address, aux));
   // Memory as this instruction will find it, now that it is this thread's turn.
   uint64_t old = 0;
   if (kind != OpKind::Fence && ea >= 4096 && s.kind != SiteKind::StringOp)

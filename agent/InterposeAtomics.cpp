@@ -94,7 +94,7 @@ T atomic_load(T* p, int order, uint64_t site) {
   if (!rt.controlled()) return hw_load(p);
   uint32_t me = t_me;
   uint64_t a = reinterpret_cast<uint64_t>(p);
-  rt.begin(me, PendingOp{OpKind::AtomicLoad, a, 0, site});
+  rt.begin(me, memory_op(OpKind::AtomicLoad, a, sizeof(T), site));
   T v = hw_load(p);
   rt.log(me, OpKind::AtomicLoad, a, site, low_bits(v), 0, 0, sizeof(T), order_of(order));
   return v;
@@ -108,7 +108,7 @@ T atomic_rmw(T* p, T operand, RmwOp op, int order, uint64_t site, bool return_ne
   }
   uint32_t me = t_me;
   uint64_t a = reinterpret_cast<uint64_t>(p);
-  rt.begin(me, PendingOp{OpKind::AtomicRmw, a, 0, site});
+  rt.begin(me, memory_op(OpKind::AtomicRmw, a, sizeof(T), site));
   T old = hw_rmw(p, [&](T o) { return apply(op, o, operand); });
   T now = apply(op, old, operand);
   rt.log(me, OpKind::AtomicRmw, a, site, low_bits(old), low_bits(now), 0, sizeof(T), order_of(order), op);
@@ -123,7 +123,7 @@ void atomic_store(T* p, T v, int order, uint64_t site) {
   }
   uint32_t me = t_me;
   uint64_t a = reinterpret_cast<uint64_t>(p);
-  rt.begin(me, PendingOp{OpKind::AtomicStore, a, 0, site});
+  rt.begin(me, memory_op(OpKind::AtomicStore, a, sizeof(T), site));
   if constexpr (sizeof(T) == 16)
     hw_rmw(p, [&](T) { return v; });
   else
@@ -136,7 +136,7 @@ bool atomic_cas(T* p, T* expected, T desired, int success, int failure, uint64_t
   if (!rt.controlled()) return hw_cas(p, *expected, desired);
   uint32_t me = t_me;
   uint64_t a = reinterpret_cast<uint64_t>(p);
-  rt.begin(me, PendingOp{OpKind::AtomicCas, a, 0, site});
+  rt.begin(me, memory_op(OpKind::AtomicCas, a, sizeof(T), site));
   T seen = *expected;
   bool ok = hw_cas(p, seen, desired);
   T read = ok ? *expected : seen;
@@ -164,7 +164,7 @@ void odd_event(OpKind kind, void* p, size_t n, int order, uint64_t site, bool fa
   if (!rt.controlled()) return;
   uint32_t me = t_me;
   uint64_t a = reinterpret_cast<uint64_t>(p);
-  rt.begin(me, PendingOp{kind, a, 0, site});
+  rt.begin(me, memory_op(kind, a, uint32_t(n), site));
   rt.log(me, kind, a, site, 0, 0, 0, uint32_t(n), order_of(order), RmwOp::None, failed ? shm::kFailed : 0);
 }
 

@@ -15,6 +15,7 @@
 #include "InstructionSites.h"
 #include "RealFunctions.h"
 #include "Signals.h"
+#include "Dependence.h"
 #include "TailChooser.h"
 #include "control.pb.h"
 
@@ -54,8 +55,9 @@ void Runtime::publish(uint32_t t) {
   s.pending_addr = th.pending.addr;
   s.pending_site = th.pending.site;
   s.waits_for_thread = model.blocker(t);
-  s.await_addr = th.await_addr;
-  s.await_site = th.await_site;
+  bool spinning = model.awaiting(t) || th.probe;
+  s.await_addr = spinning ? th.last_read_addr : 0;
+  s.await_site = spinning ? th.last_read_site : 0;
 }
 
 void Runtime::publish_tid(uint32_t t) {
@@ -86,15 +88,22 @@ uint32_t Runtime::decide(uint32_t me) {
   uint64_t mask = model.enabled_mask();
   if (mask == 0) {
     if (model.all_finished()) return kNoThread;
-    deadlock(me, model.thread(me).pending.site);
+    // Only spinning threads could still run: let them, to see whether they
+    // really spin (a hang) or were re-reading in a bounded loop.
+    if (model.start_spin_probe()) mask = model.enabled_mask();
+    if (mask == 0) deadlock(me, model.thread(me).pending.site);
   }
+  last_enabled_ = mask;
   uint32_t next;
   if (step_ < h->prefix_len) {
     next = region.prefix[step_];
     if (next >= shm::kMaxThreads || !(mask & (uint64_t(1) << next)))
       diverged(me, model.thread(me).pending.site, "the thread the trace chose is not enabled");
+    if (step_ + 1 == h->prefix_len) sleep_ = h->sleep_mask & ~(uint64_t(1) << next);
   } else {
-    next = choose_tail(h->policy, mask, me, last_, rng_);
+    uint64_t awake = mask & ~sleep_;
+    if (awake == 0) end_execution(shm::Outcome::SleepBlocked, me, model.thread(me).pending.site, "");
+    next = choose_tail(h->policy, awake, me, last_, rng_);
   }
   last_ = next;
   return next;
@@ -140,6 +149,8 @@ void Runtime::log(uint32_t me, OpKind kind, uint64_t addr, uint64_t site, uint64
   e.order = uint8_t(order);
   e.rmw = uint8_t(rmw);
   e.flags = flags;
+  e.enabled = last_enabled_;
+  if (sleep_) wake_sleepers(e);
   if (h->check_signatures && step_ < h->prefix_len) {
     const shm::Signature& x = region.expected[step_];
     if (x.thread != me || x.kind != uint16_t(kind) || x.site != site || x.addr != addr) {
@@ -153,26 +164,43 @@ void Runtime::log(uint32_t me, OpKind kind, uint64_t addr, uint64_t site, uint64
   note_memory(me, e);
 }
 
+void Runtime::wake_sleepers(const shm::Event& e) {
+  Access done = access_of(e);
+  for (uint64_t m = sleep_; m; m &= m - 1) {
+    uint32_t t = uint32_t(__builtin_ctzll(m));
+    const PendingOp& op = model.thread(t).pending;
+    uint32_t target = op.kind == OpKind::ThreadExit ? t : op.target;
+    // Pending operations are taken at their widest: a compare-exchange may write.
+    Access next = access_of(op.kind, op.addr, op.size, op.addr2, false, target, op.addr2 != 0);
+    if (conflicts(done, next)) sleep_ &= ~(uint64_t(1) << t);
+  }
+}
+
 void Runtime::note_memory(uint32_t me, const shm::Event& e) {
   auto kind = OpKind(e.kind);
   bool failed = e.flags & shm::kFailed;
   switch (kind) {
     case OpKind::Load:
     case OpKind::AtomicLoad:
-      model.memory_loaded(me, e.site, e.addr, e.size, e.value_read);
+      model.memory_loaded(me, e.site, e.addr, e.size);
+      if (model.spin_confirmed(me)) spin_hang(me);
       break;
     case OpKind::AtomicCas:
     case OpKind::Rmw:
-      if (failed)
-        model.memory_loaded(me, e.site, e.addr, e.size, e.value_read);
-      else
-        model.memory_written(me, e.addr, e.size);
+    case OpKind::AtomicRmw:
+      // A read-modify-write that leaves memory as it was (a failed compare-
+      // exchange, a test-and-set of a held lock) is, for spinning, a re-read.
+      // (Only where the written value is known: rmw says which operation.)
+      if (failed || (e.rmw != uint8_t(RmwOp::None) && e.value_written == e.value_read)) {
+        model.memory_loaded(me, e.site, e.addr, e.size);
+        if (model.spin_confirmed(me)) spin_hang(me);
+      } else
+        model.memory_written(e.addr, e.size);
       break;
     case OpKind::Store:
       // A string move writes `size` bytes at addr.
     case OpKind::AtomicStore:
-    case OpKind::AtomicRmw:
-      model.memory_written(me, e.addr, e.size);
+      model.memory_written(e.addr, e.size);
       break;
     default:
       break;
@@ -230,15 +258,13 @@ void Runtime::end_execution(shm::Outcome outcome, uint32_t thread, uint64_t site
   }
 }
 
+void Runtime::spin_hang(uint32_t t) {
+  char msg[shm::kMessageSize];
+  snprintf(msg, sizeof msg, "T%u %s", t, model.describe_wait(t).c_str());
+  end_execution(shm::Outcome::Hang, t, model.thread(t).last_read_site, msg);
+}
+
 void Runtime::deadlock(uint32_t me, uint64_t site) {
-  // Spinning threads make it a hang: they run, but can never get anywhere.
-  for (uint32_t t = 0; t < model.thread_count(); ++t) {
-    if (!model.thread(t).finished && model.awaiting(t)) {
-      char msg[shm::kMessageSize];
-      snprintf(msg, sizeof msg, "T%u %s", t, model.describe_wait(t).c_str());
-      end_execution(shm::Outcome::Hang, t, model.thread(t).await_site, msg);
-    }
-  }
   char msg[shm::kMessageSize];
   size_t n = 0;
   msg[0] = 0;
@@ -278,6 +304,8 @@ void Runtime::start_execution(pid_t fork_server) {
   current_ = 0;
   last_ = 0;
   rng_ = h->seed;
+  sleep_ = 0;
+  last_enabled_ = 0;
   for (auto& p : park_) p.go.store(kWaiting, std::memory_order_relaxed);
   for (uint32_t t = 0; t < model.thread_count(); ++t) publish(t);
   publish_tid(0);

@@ -81,12 +81,15 @@ class Runtime {
   };
 
   uint32_t decide(uint32_t me);
+  // DPOR: sleepers whose pending operation conflicts with `e` wake up.
+  void wake_sleepers(const shm::Event& e);
   // Spin detection from the memory effect of an event.
   void note_memory(uint32_t me, const shm::Event& e);
   void hand_to(uint32_t next);
   void wait_turn(uint32_t me);
   void start_execution(pid_t fork_server);
   [[noreturn]] void deadlock(uint32_t me, uint64_t site);
+  [[noreturn]] void spin_hang(uint32_t t);
   [[noreturn]] void diverged(uint32_t me, uint64_t site, const char* why);
 
   Park park_[shm::kMaxThreads];
@@ -99,6 +102,8 @@ class Runtime {
   uint32_t last_ = 0;
   uint64_t step_ = 0;
   uint64_t rng_ = 0;
+  uint64_t last_enabled_ = 0;  // enabled set of the latest decision, logged with its event
+  uint64_t sleep_ = 0;         // DPOR sleep set (see Header::sleep_mask)
 };
 
 extern Runtime rt;

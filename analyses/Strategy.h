@@ -18,6 +18,8 @@ struct ExecutionPlan {
   std::vector<uint32_t> prefix;  // thread chosen at steps 0..prefix.size()-1
   shm::TailPolicy policy = shm::TailPolicy::Sticky;
   uint64_t seed = 0;  // for TailPolicy::Random
+  // Sleep set from the last prefix decision on (see shm::Header::sleep_mask).
+  uint64_t sleep_mask = 0;
 };
 
 // What a strategy learns from one finished execution.
@@ -26,6 +28,7 @@ struct ExecutionSummary {
   const shm::Event* events = nullptr;  // valid only during the call
   uint64_t steps = 0;
   bool complete = false;  // ran to its end (bug or not), not cut by a bound
+  bool blocked = false;   // abandoned: only sleeping threads could run
 };
 
 class Strategy {

@@ -1,5 +1,6 @@
 #include <stdexcept>
 
+#include "DporStrategy.h"
 #include "RandomStrategy.h"
 #include "RoundRobinStrategy.h"
 #include "Strategy.h"
@@ -9,7 +10,8 @@ namespace ctrl {
 std::unique_ptr<Strategy> make_strategy(const std::string& name, uint64_t seed) {
   if (name == "random") return std::make_unique<RandomStrategy>(seed);
   if (name == "round-robin") return std::make_unique<RoundRobinStrategy>();
-  throw std::invalid_argument("unknown strategy '" + name + "' (known: random, round-robin)");
+  if (name == "dpor") return std::make_unique<DporStrategy>();
+  throw std::invalid_argument("unknown strategy '" + name + "' (known: dpor, random, round-robin)");
 }
 
 }  // namespace ctrl

@@ -59,9 +59,9 @@ std::string current_dir() {
 }
 
 struct AttachArgs {
-  std::string strategy = "random";
+  std::string strategy = "dpor";
   uint64_t seed = 1;
-  uint64_t max_executions = 1000;
+  uint64_t max_executions = 100000;
   double time_limit = 0;
   uint64_t max_steps = 100000;
   double hang_timeout = 5;
@@ -173,7 +173,7 @@ int run_cli(int argc, char** argv) {
   AttachArgs a;
   auto* attach_cmd = app.add_subcommand("attach", "run PROGRAM under ctrl and explore its interleavings");
   attach_cmd->add_option("--strategy", a.strategy, "exploration strategy")
-      ->check(CLI::IsMember({"random", "round-robin"}))
+      ->check(CLI::IsMember({"dpor", "random", "round-robin"}))
       ->capture_default_str();
   attach_cmd->add_option("--seed", a.seed, "seed of the random strategy")->capture_default_str();
   attach_cmd->add_option("--max-executions", a.max_executions, "stop after N executions")

@@ -22,6 +22,7 @@ struct ExecutionResult {
   enum class End {
     Complete,     // ran to its end without a bug
     StepBound,    // cut by --max-steps
+    Blocked,      // abandoned by the strategy (DPOR: only sleeping threads could run)
     Bug,          // kind/message below
     Diverged,     // a replay went elsewhere than its trace
     Unsupported,  // the program did something ctrl cannot control

@@ -70,6 +70,10 @@ ExplorationReport Explorer::run() {
         ++report.bounded;
         ++report.total;
         return false;
+      case ExecutionResult::End::Blocked:
+        ++report.blocked;
+        ++report.total;
+        return false;
       case ExecutionResult::End::Complete:
         ++report.complete;
         ++report.total;
@@ -104,6 +108,7 @@ ExplorationReport Explorer::run() {
     summary.events = r.events.data();
     summary.steps = r.events.size();
     summary.complete = r.end == ExecutionResult::End::Complete || r.end == ExecutionResult::End::Bug;
+    summary.blocked = r.end == ExecutionResult::End::Blocked;
     strategy->completed(summary);
     ++index;
     if (account(r)) break;

@@ -16,7 +16,7 @@
 namespace ctrl {
 
 struct ExploreOptions {
-  std::string strategy = "random";
+  std::string strategy = "dpor";
   uint64_t seed = 1;
   uint64_t max_executions = 1000;
   double time_limit = 0;  // seconds, 0: none

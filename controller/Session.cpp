@@ -261,7 +261,8 @@ void Session::collect_backtraces(ExecutionResult& r, pid_t stopped_tid) {
     ThreadBacktrace bt;
     bt.tid = t;
     bt.thread = thread_index(t);
-    bt.state = t == stopped_tid ? "at the bug" : thread_state(bt.thread);
+    bool at_bug = r.thread < shm::kMaxThreads ? bt.thread == r.thread : t == stopped_tid;
+    bt.state = at_bug ? "at the bug" : thread_state(bt.thread);
     bt.frames = backtracer_->unwind(t);
     r.backtraces.push_back(std::move(bt));
   }
@@ -381,6 +382,9 @@ ExecutionResult Session::outcome_from_agent(pid_t tid) {
     }
     case shm::Outcome::StepBound:
       r.end = ExecutionResult::End::StepBound;
+      break;
+    case shm::Outcome::SleepBlocked:
+      r.end = ExecutionResult::End::Blocked;
       break;
     case shm::Outcome::Diverged:
       r.end = ExecutionResult::End::Diverged;

@@ -46,6 +46,7 @@ void SharedMemory::prepare(const ExecutionPlan& plan, uint64_t execution, uint64
   h.max_steps = std::min(max_steps, h.capacity);
   h.prefix_len = prefix;
   h.policy = plan.policy;
+  h.sleep_mask = plan.sleep_mask;
   h.check_signatures = checked > 0 ? 1 : 0;
   h.target_output = show_output ? 1 : 0;
   h.steps.store(0);

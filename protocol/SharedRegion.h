@@ -51,6 +51,7 @@ enum class Outcome : uint32_t {
   AgentError = 8,   // the agent failed
   Crash = 10,       // a fatal signal the program does not handle (signal, fault_addr)
   Hang = 11,        // every unfinished thread spins on memory nobody will write
+  SleepBlocked = 12,  // only threads in the sleep set could run: a redundant execution
 };
 
 struct Signature {
@@ -76,7 +77,7 @@ struct Event {
   uint8_t rmw;     // RmwOp
   uint8_t flags;   // EventFlag bits
   uint8_t pad;
-  uint64_t reserved;  // keeps events one cache line each
+  uint64_t enabled;  // threads that could have been chosen for this step
 };
 static_assert(sizeof(Event) == 64);
 
@@ -117,6 +118,10 @@ struct Header {
   TailPolicy policy;
   uint32_t check_signatures;  // 1: compare each event with expected[step]
   uint32_t target_output;     // 0 discard, 1 inherit
+  // Sleep set (DPOR): threads that must not be chosen after the prefix until
+  // an event conflicting with their pending operation wakes them. It applies
+  // from the state of the last prefix decision on.
+  uint64_t sleep_mask;
 
   // ---- live: written by the agent ----
   alignas(64) std::atomic<uint64_t> steps;  // events logged so far

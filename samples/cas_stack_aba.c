@@ -10,7 +10,7 @@
  *   T2 pop:  takes B, and keeps it           (stack C)
  *   T2 push: gives A back, A->next = C       (stack A -> C)
  *   T1 pop:  CAS(top, A, B) succeeds, since top is A again: T1 takes A and
- *            installs B as the top, but B is owned by T2, and C is lost.
+ *            installs B as the top (stack B -> C), but B belongs to T2.
  *
  * main then finds B, which T2 holds, in the stack: the assertion fails.
  * Every other interleaving leaves exactly C in the stack. Nodes come from a

@@ -1,15 +1,18 @@
 /* A program with its own SIGTRAP handler, plus (by default) a lost update.
  *
- * ctrl stops threads at instructions by planting int3, which raises SIGTRAP;
- * a program that handles SIGTRAP itself must still get exactly its own
- * traps. This one installs a counting handler with sigaction and raises
- * SIGTRAP once, from a worker thread in the middle of its increment; main
- * checks that the handler ran exactly once before anything else.
+ * ctrl stops threads at the instructions it patches, with int3 (which raises
+ * SIGTRAP) where it cannot use a jump; a program that handles SIGTRAP itself
+ * must still get exactly its own traps, and no others. This one installs a
+ * counting handler with sigaction and raises SIGTRAP once, from a worker
+ * thread before its increment; main checks that the handler ran exactly once
+ * before anything else. (Each thread reads its job through a pointer: two
+ * short loads in a row, so ctrl must patch the first with int3, since a jump
+ * would cover the second.)
  *
  * The increment is an inline atomic load and store (relaxed: plain movs),
  * not a read-modify-write: if both threads load before either stores, one
  * increment is lost and the assertion on x fails. With "ok" as the first
- * argument the threads use atomic_fetch_add (lock xadd) and the program is
+ * argument the threads use atomic_fetch_add (lock add) and the program is
  * correct. */
 #include <assert.h>
 #include <pthread.h>
@@ -31,16 +34,21 @@ static void on_sigtrap(int sig) {
   (void)n;
 }
 
+struct job {
+  atomic_int *counter;
+  int raises;
+};
+
 static void *increment(void *arg) {
-  int raises = arg != NULL;
+  const struct job *job = arg;
+  atomic_int *c = job->counter;
+  if (job->raises) raise(SIGTRAP);
   if (use_fetch_add) {
-    if (raises) raise(SIGTRAP);
-    atomic_fetch_add_explicit(&x, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(c, 1, memory_order_relaxed);
     return NULL;
   }
-  int v = atomic_load_explicit(&x, memory_order_relaxed);
-  if (raises) raise(SIGTRAP);
-  atomic_store_explicit(&x, v + 1, memory_order_relaxed); /* should be fetch_add */
+  int v = atomic_load_explicit(c, memory_order_relaxed);
+  atomic_store_explicit(c, v + 1, memory_order_relaxed); /* should be fetch_add */
   return NULL;
 }
 
@@ -53,9 +61,9 @@ int main(int argc, char **argv) {
   int r = sigaction(SIGTRAP, &sa, NULL);
   assert(r == 0);
   pthread_t t1, t2;
-  static int raiser;
-  pthread_create(&t1, NULL, increment, &raiser); /* this one raises SIGTRAP */
-  pthread_create(&t2, NULL, increment, NULL);
+  static struct job jobs[2] = {{&x, 1}, {&x, 0}}; /* the first raises SIGTRAP */
+  pthread_create(&t1, NULL, increment, &jobs[0]);
+  pthread_create(&t2, NULL, increment, &jobs[1]);
   pthread_join(t1, NULL);
   pthread_join(t2, NULL);
   int final = atomic_load_explicit(&x, memory_order_relaxed);

@@ -4,9 +4,11 @@
  * GCC compiles to xchg; unlock() is a release store (a plain mov on x86-64).
  * Three threads each increment the counter twice under the lock, so main
  * always sees 6. The counter is a plain int, its increment a plain load and
- * store. Under ctrl a thread spinning on a held lock re-reads the same value
- * with nothing written meanwhile, so it is made to wait for a write to the
- * lock instead of spinning for ever: every execution terminates. */
+ * store. Under ctrl each xchg of a spinning thread is a visible operation,
+ * and the holder, always enabled, soon gets its turn and releases the lock:
+ * every execution ends. (A spinning xchg writes 1 over 1, memory does not
+ * change: ctrl should make the spinner wait for a write to the lock, like a
+ * spinning load; see xchg_spinlock_leak.c, where no such write ever comes.) */
 #include <assert.h>
 #include <pthread.h>
 #include <stdio.h>

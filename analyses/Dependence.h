@@ -1,0 +1,135 @@
+// When two operations of different threads do not commute: the dependence
+// relation of the exploration (Mazurkiewicz, reads commuting). Shared by the
+// controller's DPOR and the agent's sleep sets, so both agree exactly.
+//
+// Two operations conflict when
+//  * they touch overlapping bytes and one of them writes (a failed
+//    compare-exchange only reads);
+//  * they act on the same synchronisation object (mutex, condition, rwlock,
+//    barrier, semaphore; a condition wait also acts on its mutex);
+//  * one joins a thread and the other is that thread's exit;
+//  * one is the process exit (it ends every thread).
+// Thread creation orders the child's start by happens-before, not by
+// conflict; yields, starts and fences (under sequential consistency) commute
+// with everything.
+#pragma once
+
+#include <cstdint>
+
+#include "Operation.h"
+#include "SharedRegion.h"
+
+namespace ctrl {
+
+struct Access {
+  uint64_t write_addr = 0, write_size = 0;
+  uint64_t read_addr = 0, read_size = 0;
+  uint64_t read2_addr = 0, read2_size = 0;  // the source of a string move
+  uint64_t object = 0, object2 = 0;         // synchronisation objects (0: none)
+  bool everything = false;                  // process exit
+};
+
+// Pseudo-object standing for a thread's termination (exit and joins of it).
+inline uint64_t thread_object(uint32_t thread) { return (uint64_t(1) << 63) | thread; }
+
+inline bool ranges_overlap(uint64_t a, uint64_t as, uint64_t b, uint64_t bs) {
+  return as && bs && a < b + bs && b < a + as;
+}
+
+// `failed`: a compare-exchange that did not write; `target`: the joined thread
+// (ThreadJoin) or the exiting thread (ThreadExit); `aux`: the mutex of a
+// condition wait, the source of a string move.
+inline Access access_of(OpKind kind, uint64_t addr, uint32_t size, uint64_t aux, bool failed, uint32_t target,
+                        bool instruction) {
+  Access a;
+  switch (kind) {
+    case OpKind::Load:
+    case OpKind::AtomicLoad:
+      a.read_addr = addr;
+      a.read_size = size;
+      break;
+    case OpKind::Store:
+    case OpKind::AtomicStore:
+      a.write_addr = addr;
+      a.write_size = size;
+      if (instruction && aux) {  // string move: also reads its source
+        a.read2_addr = aux;
+        a.read2_size = size;
+      }
+      break;
+    case OpKind::Rmw:
+    case OpKind::AtomicRmw:
+    case OpKind::AtomicCas:
+      a.read_addr = addr;
+      a.read_size = size;
+      if (!failed) {
+        a.write_addr = addr;
+        a.write_size = size;
+      }
+      break;
+    case OpKind::MutexLock:
+    case OpKind::MutexTryLock:
+    case OpKind::MutexTimedLock:
+    case OpKind::MutexUnlock:
+    case OpKind::CondSignal:
+    case OpKind::CondBroadcast:
+    case OpKind::RwReadLock:
+    case OpKind::RwWriteLock:
+    case OpKind::RwTryReadLock:
+    case OpKind::RwTryWriteLock:
+    case OpKind::RwTimedReadLock:
+    case OpKind::RwTimedWriteLock:
+    case OpKind::RwUnlock:
+    case OpKind::BarrierWait:
+    case OpKind::BarrierLeave:
+    case OpKind::SemWait:
+    case OpKind::SemTryWait:
+    case OpKind::SemTimedWait:
+    case OpKind::SemPost:
+      a.object = addr;
+      break;
+    case OpKind::CondWait:
+    case OpKind::CondTimedWait:
+    case OpKind::CondReacquire:
+      a.object = addr;
+      a.object2 = aux;
+      break;
+    case OpKind::ThreadJoin:
+    case OpKind::ThreadExit:
+      a.object = thread_object(target);
+      break;
+    case OpKind::ProcessExit:
+      a.everything = true;
+      break;
+    default:
+      break;
+  }
+  return a;
+}
+
+// A logged event. A read-modify-write that left memory as it was (an xchg
+// of a held spinlock, a fetch-or of bits already set) only read: like a
+// failed compare-exchange, it commutes with other reads, which keeps spin
+// loops on locks from multiplying executions.
+inline Access access_of(const shm::Event& e) {
+  auto kind = OpKind(e.kind);
+  uint32_t target = kind == OpKind::ThreadJoin ? uint32_t(e.aux) : e.thread;
+  bool unchanged = (kind == OpKind::Rmw || kind == OpKind::AtomicRmw) && e.rmw != uint8_t(RmwOp::None) &&
+                   e.value_written == e.value_read;
+  return access_of(kind, e.addr, e.size, e.aux, (e.flags & shm::kFailed) || unchanged, target,
+                   e.flags & shm::kInstruction);
+}
+
+inline bool conflicts(const Access& a, const Access& b) {
+  if (a.everything || b.everything) return true;
+  if (a.object && (a.object == b.object || a.object == b.object2)) return true;
+  if (a.object2 && (a.object2 == b.object || a.object2 == b.object2)) return true;
+  auto writes_meet = [](const Access& w, const Access& o) {
+    return ranges_overlap(w.write_addr, w.write_size, o.write_addr, o.write_size) ||
+           ranges_overlap(w.write_addr, w.write_size, o.read_addr, o.read_size) ||
+           ranges_overlap(w.write_addr, w.write_size, o.read2_addr, o.read2_size);
+  };
+  return writes_meet(a, b) || writes_meet(b, a);
+}
+
+}  // namespace ctrl
