@@ -146,6 +146,21 @@ std::optional<ExecutionResult> Session::start() {
   if (checkpointed) {
     current_pid_ = 0;
     symbolizer();
+    // From here the fork server only forks executions: untraced, it costs no
+    // ptrace stop per execution (fork event, the child's first stop, SIGCHLD).
+    // It still dies with ctrl (PR_SET_PDEATHSIG from its launch survives
+    // exec), and its executions die with it.
+    if (ptrace(PTRACE_INTERRUPT, template_pid_, nullptr, nullptr) == 0) {
+      for (;;) {
+        auto s = tracer_.wait_for(template_pid_);
+        if (!s || s->exited()) throw InternalError("the target's fork server died");
+        if (s->event() == PTRACE_EVENT_STOP || !s->signal_stop()) break;
+        // A signal on its way in: deliver it with the detach.
+        ptrace(PTRACE_DETACH, template_pid_, nullptr, reinterpret_cast<void*>(long(s->signal())));
+        return std::nullopt;
+      }
+      ptrace(PTRACE_DETACH, template_pid_, nullptr, nullptr);
+    }
     return std::nullopt;
   }
   r.before_checkpoint = true;
