@@ -146,21 +146,7 @@ std::optional<ExecutionResult> Session::start() {
   if (checkpointed) {
     current_pid_ = 0;
     symbolizer();
-    // From here the fork server only forks executions: untraced, it costs no
-    // ptrace stop per execution (fork event, the child's first stop, SIGCHLD).
-    // It still dies with ctrl (PR_SET_PDEATHSIG from its launch survives
-    // exec), and its executions die with it.
-    if (ptrace(PTRACE_INTERRUPT, template_pid_, nullptr, nullptr) == 0) {
-      for (;;) {
-        auto s = tracer_.wait_for(template_pid_);
-        if (!s || s->exited()) throw InternalError("the target's fork server died");
-        if (s->event() == PTRACE_EVENT_STOP || !s->signal_stop()) break;
-        // A signal on its way in: deliver it with the detach.
-        ptrace(PTRACE_DETACH, template_pid_, nullptr, reinterpret_cast<void*>(long(s->signal())));
-        return std::nullopt;
-      }
-      ptrace(PTRACE_DETACH, template_pid_, nullptr, nullptr);
-    }
+    release_fork_server();
     return std::nullopt;
   }
   r.before_checkpoint = true;
@@ -186,6 +172,19 @@ ExecutionResult Session::run(const ExecutionPlan& plan, uint64_t index, const st
   r.execution = index;
   current_pid_ = 0;
   return r;
+}
+
+void Session::release_fork_server() {
+  // From here the fork server only forks executions: untraced, it costs no
+  // ptrace stop per execution (fork event, the child's first stop, SIGCHLD).
+  // It still dies with ctrl (PR_SET_PDEATHSIG from its launch survives exec)
+  // and its executions die with it (they set it too).
+  if (ptrace(PTRACE_INTERRUPT, template_pid_, nullptr, nullptr) != 0) return;
+  auto s = tracer_.wait_for(template_pid_);
+  if (!s || s->exited()) throw InternalError("the target's fork server died");
+  // A signal on its way in is delivered with the detach.
+  int signal = s->event() == 0 && s->signal_stop() ? s->signal() : 0;
+  ptrace(PTRACE_DETACH, template_pid_, nullptr, reinterpret_cast<void*>(long(signal)));
 }
 
 std::optional<proto::ControlMessage> Session::read_message() {

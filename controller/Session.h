@@ -62,6 +62,7 @@ class Session {
   ExecutionResult supervise_execution();
   // Reads one message; returns it when there was one.
   std::optional<proto::ControlMessage> read_message();
+  void release_fork_server();
   void handle_startup_message(const proto::ControlMessage& m, bool& checkpointed);
   bool is_execution_thread(pid_t tid) const;
   ExecutionResult finish_with_bug(ExecutionResult r, pid_t stopped_tid);
