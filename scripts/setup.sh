@@ -31,10 +31,9 @@ cmake --build "$build" -j"$(nproc)"
 case "$mode" in
   demo)
     echo
-    echo "setup: ctrl attach --strategy random --seed 1 --max-executions 500 samples/deadlock_lock_order"
+    echo "setup: ctrl attach samples/deadlock_lock_order (systematic exploration)"
     set +e
-    (cd "$build" && "$build/bin/ctrl" attach --strategy random --seed 1 --max-executions 500 \
-      "$build/bin/deadlock_lock_order")
+    (cd "$build" && "$build/bin/ctrl" attach "$build/bin/deadlock_lock_order")
     status=$?
     set -e
     # Exit status 1 means ctrl found the bug, which is what the demo shows.
