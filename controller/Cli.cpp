@@ -68,6 +68,8 @@ struct AttachArgs {
   std::string json;
   std::string trace_dir = "ctrl-traces";
   bool show_output = false;
+  bool keep_going = false;
+  bool no_shrink = false;
   std::string visible = "all";
   std::vector<std::string> instrument;
   std::vector<std::string> command;
@@ -113,6 +115,8 @@ int attach(const AttachArgs& a) {
   options.max_executions = a.max_executions;
   options.time_limit = a.time_limit;
   options.trace_dir = a.trace_dir;
+  options.keep_going = a.keep_going;
+  options.shrink = !a.no_shrink;
   options.progress = isatty(2);
 
   Session session(config);
@@ -191,6 +195,8 @@ int run_cli(int argc, char** argv) {
   attach_cmd->add_option("--json", a.json, "write a JSON report to FILE");
   attach_cmd->add_option("--trace-dir", a.trace_dir, "where bug traces are saved")->capture_default_str();
   attach_cmd->add_flag("--show-output", a.show_output, "let the program's stdout/stderr through");
+  attach_cmd->add_flag("--keep-going", a.keep_going, "collect distinct bugs (same kind and place once) instead of stopping at the first");
+  attach_cmd->add_flag("--no-shrink", a.no_shrink, "report a bug's schedule as found, without looking for fewer preemptions");
   attach_cmd->add_option("--visible", a.visible,
                          "all: every non-stack memory access of instrumented code is a scheduling point; "
                          "atomics: only synchronisation calls and locked/xchg/fence instructions")

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "ExitStatus.h"
+#include "Shrinker.h"
 #include "TraceFile.h"
 
 namespace ctrl {
@@ -37,13 +38,28 @@ proto::Trace make_trace(const proto::Trace& trace_template, const ExecutionResul
 Explorer::Explorer(Session& session, ExploreOptions options, proto::Trace trace_template)
     : session_(session), options_(std::move(options)), template_(std::move(trace_template)) {}
 
-void Explorer::record_bug(ExplorationReport& report, ExecutionResult result) {
+bool Explorer::record_bug(ExplorationReport& report, ExecutionResult result) {
+  for (auto& b : report.bugs) {
+    if (b.result.kind == result.kind && b.result.site == result.site && b.result.message == result.message) {
+      ++b.occurrences;
+      return false;
+    }
+  }
+  FoundBug found;
+  found.preemptions = found.preemptions_found = count_preemptions(result.events);
+  if (options_.shrink && !result.before_checkpoint) {
+    ShrinkStats st = shrink(session_, result);
+    found.preemptions = st.after;
+  }
   std::filesystem::create_directories(options_.trace_dir);
   std::string name = fmt::format("{}-{}-exec{}.ctrltrace", std::filesystem::path(template_.program().path()).filename().string(),
                                  result.kind, result.execution);
   std::string path = (std::filesystem::absolute(options_.trace_dir) / name).string();
   save_trace(path, make_trace(template_, result));
-  report.bugs.push_back(FoundBug{std::move(result), path});
+  found.result = std::move(result);
+  found.trace_path = path;
+  report.bugs.push_back(std::move(found));
+  return true;
 }
 
 ExplorationReport Explorer::run() {
@@ -82,7 +98,7 @@ ExplorationReport Explorer::run() {
         ++report.complete;
         ++report.total;
         record_bug(report, std::move(r));
-        return true;
+        return !options_.keep_going;
     }
     return false;
   };
@@ -109,6 +125,7 @@ ExplorationReport Explorer::run() {
     summary.steps = r.events.size();
     summary.complete = r.end == ExecutionResult::End::Complete || r.end == ExecutionResult::End::Bug;
     summary.blocked = r.end == ExecutionResult::End::Blocked;
+    // The strategy learns from the execution as it ran, before any shrinking.
     strategy->completed(summary);
     ++index;
     if (account(r)) break;

@@ -22,11 +22,16 @@ struct ExploreOptions {
   double time_limit = 0;  // seconds, 0: none
   std::string trace_dir = "ctrl-traces";
   bool progress = false;  // live line on stderr
+  bool keep_going = false;  // collect distinct bugs instead of stopping at the first
+  bool shrink = true;       // look for a schedule with fewer preemptions before reporting
 };
 
 struct FoundBug {
   ExecutionResult result;
   std::string trace_path;
+  uint32_t preemptions = 0;        // in the reported schedule
+  uint32_t preemptions_found = 0;  // in the schedule as first found
+  uint64_t occurrences = 1;        // executions that hit this bug (--keep-going)
 };
 
 struct ExplorationReport {
@@ -49,7 +54,8 @@ class Explorer {
   ExplorationReport run();
 
  private:
-  void record_bug(ExplorationReport& report, ExecutionResult result);
+  // False when it is a bug already reported (same kind and place).
+  bool record_bug(ExplorationReport& report, ExecutionResult result);
 
   Session& session_;
   ExploreOptions options_;

@@ -104,8 +104,13 @@ void print_bug(std::FILE* out, const FoundBug& bug, int number, Symbolizer& symb
   bool call_site = r.kind == "assertion" || r.message.find("abort()") != std::string::npos;
   if (r.site)
     fmt::print(out, "  in {} at {}\n", thread_name(r.thread), symbols.describe_code(call_site ? r.site - 1 : r.site));
+  if (bug.occurrences > 1) fmt::print(out, "  (hit in {} executions)\n", bug.occurrences);
   if (!r.events.empty()) {
-    fmt::print(out, "\ninterleaving ({} steps):\n", r.events.size());
+    fmt::print(out, "\ninterleaving ({} steps, {} preemption{}{}):\n", r.events.size(), bug.preemptions,
+               bug.preemptions == 1 ? "" : "s",
+               bug.preemptions < bug.preemptions_found
+                   ? fmt::format("; shrunk from {} in the execution that found it", bug.preemptions_found)
+                   : "");
     for (const auto& e : r.events) fmt::print(out, "  {:>5}  {}\n", e.step + 1, describe_event(e, symbols));
   }
   if (!r.backtraces.empty()) {
@@ -151,7 +156,9 @@ nlohmann::json report_json(const ExplorationReport& report, const std::string& p
                     {"message", b.result.message},
                     {"thread", b.result.thread},
                     {"execution", b.result.execution + 1},
-                    {"trace", b.trace_path}});
+                    {"trace", b.trace_path},
+                    {"preemptions", b.preemptions},
+                    {"occurrences", b.occurrences}});
   }
   return {{"program", program},
           {"model", model},
