@@ -281,7 +281,6 @@ void DporStrategy::add_backtrack(const shm::Event* events, uint64_t i, uint64_t 
   (void)events;
 
   Position& pos = stack_[i];
-
   if (pos.backtrack & initials) return;
   uint32_t p = thread_[j];
   uint64_t runnable = initials & pos.enabled;
