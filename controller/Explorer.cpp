@@ -112,6 +112,7 @@ ExplorationReport Explorer::run() {
   }
 
   uint64_t index = 0;
+  double last_progress = 0;
   while (index < options_.max_executions) {
     auto plan = strategy->next();
     if (!plan) {
@@ -128,9 +129,17 @@ ExplorationReport Explorer::run() {
     // The strategy learns from the execution as it ran, before any shrinking.
     strategy->completed(summary);
     ++index;
+    size_t depth = r.events.size();
     if (account(r)) break;
-    if (options_.progress && (index % 64 == 0))
-      fmt::print(stderr, "\r{} executions, {:.0f}/s, {:.1f} s   ", index, index / elapsed(), elapsed());
+    if (options_.progress) {
+      // A live line on a terminal, refreshed a few times a second.
+      double t = elapsed();
+      if (t - last_progress >= 0.2) {
+        last_progress = t;
+        fmt::print(stderr, "\r\033[K{} executions ({} complete, {} blocked), {:.0f}/s, depth {}, {:.1f} s", index,
+                   report.complete, report.blocked, index / t, depth, t);
+      }
+    }
   }
   if (options_.progress) fmt::print(stderr, "\r\033[K");
   report.elapsed = elapsed();
