@@ -99,7 +99,7 @@ uint32_t Runtime::decide(uint32_t me) {
     next = region.prefix[step_];
     if (next >= shm::kMaxThreads || !(mask & (uint64_t(1) << next)))
       diverged(me, model.thread(me).pending.site, "the thread the trace chose is not enabled");
-    if (step_ + 1 == h->prefix_len) sleep_ = h->sleep_mask & ~(uint64_t(1) << next);
+    if (step_ == h->sleep_from) sleep_ = h->sleep_mask & ~(uint64_t(1) << next);
   } else {
     uint64_t awake = mask & ~sleep_;
     if (awake == 0) end_execution(shm::Outcome::SleepBlocked, me, model.thread(me).pending.site, "");

@@ -58,6 +58,28 @@ std::optional<ExecutionPlan> DporStrategy::next() {
     branch_ = 0;
     return plan;
   }
+  if (optimal_) {
+    for (uint64_t i = stack_.size(); i-- > 0;) {
+      Position& pos = stack_[i];
+      if (pos.wakeup.children.empty()) continue;
+      chosen_ = std::move(pos.wakeup.children.front());
+      pos.wakeup.children.erase(pos.wakeup.children.begin());
+      // Everything tried here so far sleeps from here on.
+      plan.sleep_mask = mask_of(pos.sleep) | pos.done;
+      plan.sleep_from = i;
+      pos.done |= bit(chosen_.thread);
+      for (uint64_t k = 0; k < i; ++k) plan.prefix.push_back(stack_[k].event.thread);
+      // The whole leftmost branch of the chosen subtree is forced.
+      for (const Node* n = &chosen_;; n = &n->children.front()) {
+        plan.prefix.push_back(n->thread);
+        if (n->children.empty()) break;
+      }
+      branch_ = i;
+      return plan;
+    }
+    exhausted_ = true;
+    return std::nullopt;
+  }
   for (uint64_t i = stack_.size(); i-- > 0;) {
     Position& pos = stack_[i];
     uint64_t asleep = mask_of(pos.sleep);
@@ -115,6 +137,19 @@ void DporStrategy::completed(const ExecutionSummary& summary) {
     stack_.push_back(std::move(pos));
   }
   if (stack_.size() > n) stack_.resize(n);
+  if (optimal_ && from < n && from + 1 <= stack_.size()) {
+    // The rest of the chosen branch: each level's other children stay to be
+    // run from that position.
+    Node cur = std::move(chosen_);
+    chosen_ = Node{};
+    for (uint64_t k = from + 1; k < n && !cur.children.empty(); ++k) {
+      Node child = std::move(cur.children.front());
+      cur.children.erase(cur.children.begin());
+      stack_[k].wakeup.children = std::move(cur.children);
+      stack_[k].forced = true;
+      cur = std::move(child);
+    }
+  }
   analyse(events, n, from);
 }
 
@@ -222,7 +257,10 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) 
           if (y != x && happens_before(uint64_t(x), uint64_t(y))) covered = true;
         if (!covered) {
           ++races_;
-          add_backtrack(events, uint64_t(x), k);
+          if (optimal_)
+            insert_race(events, uint64_t(x), k);
+          else
+            add_backtrack(events, uint64_t(x), k);
         }
       }
     }
@@ -291,6 +329,78 @@ void DporStrategy::add_backtrack(const shm::Event* events, uint64_t i, uint64_t 
     return;
   }
   pos.backtrack |= (runnable & bit(p)) ? bit(p) : (runnable & -runnable);
+}
+
+bool DporStrategy::weak_initial(const shm::Event* events, uint32_t thread, const Access& step,
+                                const std::vector<uint64_t>& v) const {
+  // A thread is a weak initial of v when v can start with its step: its first
+  // event in v has no predecessor in v, or it has none in v and its step
+  // commutes with all of v.
+  for (size_t f = 0; f < v.size(); ++f) {
+    if (thread_[v[f]] != thread) continue;
+    for (size_t g = 0; g < f; ++g)
+      if (happens_before(v[g], v[f])) return false;
+    return true;
+  }
+  for (uint64_t m : v)
+    if (conflicts(step, access_of(events[m]))) return false;
+  return true;
+}
+
+void DporStrategy::remove_first(std::vector<uint64_t>& v, uint32_t thread) const {
+  for (auto it = v.begin(); it != v.end(); ++it)
+    if (thread_[*it] == thread) {
+      v.erase(it);
+      return;
+    }
+}
+
+void DporStrategy::insert_race(const shm::Event* events, uint64_t i, uint64_t j) {
+  std::vector<uint64_t> v;
+  for (uint64_t m = i + 1; m < j; ++m)
+    if (!happens_before(i, m)) v.push_back(m);
+  v.push_back(j);
+
+  // Redundant when a thread asleep at that state (or tried there before)
+  // could start v: that part of the space is covered.
+  const Position& at = stack_[i];
+  for (const auto& s : at.sleep)
+    if (weak_initial(events, s.thread, s.next, v)) return;
+  for (const auto& s : at.tried)
+    if (s.thread != thread_[i] && weak_initial(events, s.thread, s.next, v)) return;
+
+  // Follow the current path while its steps can start v; then the trees.
+  uint64_t k = i;
+  for (;;) {
+    if (v.empty()) return;
+    const shm::Event& here = events[k];
+    if (!weak_initial(events, here.thread, access_of(here), v)) break;
+    remove_first(v, here.thread);
+    if (k + 1 >= stack_.size() || !stack_[k + 1].forced) return;  // a leaf: covered
+    ++k;
+  }
+  Node* node = &stack_[k].wakeup;
+  for (;;) {
+    if (v.empty()) return;
+    Node* next = nullptr;
+    for (Node& child : node->children)
+      if (weak_initial(events, child.thread, child.access, v)) {
+        next = &child;
+        break;
+      }
+    if (!next) {
+      // A new branch: the rest of v, in order.
+      Node* tail = node;
+      for (uint64_t m : v) {
+        tail->children.push_back(Node{thread_[m], access_of(events[m]), {}});
+        tail = &tail->children.back();
+      }
+      return;
+    }
+    remove_first(v, next->thread);
+    if (next->children.empty()) return;  // a leaf: covered
+    node = next;
+  }
 }
 
 }  // namespace ctrl

@@ -29,7 +29,10 @@ namespace ctrl {
 
 class DporStrategy final : public Strategy {
  public:
-  std::string name() const override { return "dpor"; }
+  // `optimal`: Optimal-DPOR (wakeup trees instead of backtrack sets): never
+  // starts a redundant execution, so no execution ends blocked.
+  explicit DporStrategy(bool optimal = false) : optimal_(optimal) {}
+  std::string name() const override { return optimal_ ? "dpor-optimal" : "dpor"; }
   std::optional<ExecutionPlan> next() override;
   void completed(const ExecutionSummary& summary) override;
   bool exhaustive() const override { return exhausted_; }
@@ -41,6 +44,13 @@ class DporStrategy final : public Strategy {
     uint32_t thread;
     Access next;  // what the thread does when it runs from this state
   };
+  // A wakeup tree: sequences of steps still to run from a state, as a tree
+  // (children in the order they will run).
+  struct Node {
+    uint32_t thread = 0;
+    Access access;
+    std::vector<Node> children;
+  };
   struct Position {
     shm::Event event{};          // what ran here in the latest execution
     uint64_t enabled = 0;        // threads enabled in this state
@@ -48,14 +58,25 @@ class DporStrategy final : public Strategy {
     uint64_t done = 0;           // threads run here so far
     std::vector<Sleeper> sleep;  // sleep set of this state
     std::vector<Sleeper> tried;  // the step each done thread took here
+    // Optimal mode: what is left to run from here, and whether this step
+    // was dictated by a wakeup tree whose branch goes on below it.
+    Node wakeup;
+    bool forced = false;
   };
   using Clock = std::array<uint32_t, shm::kMaxThreads>;
 
   static uint64_t mask_of(const std::vector<Sleeper>& s);
   void analyse(const shm::Event* events, uint64_t n, uint64_t from);
   void add_backtrack(const shm::Event* events, uint64_t i, uint64_t j);
+  // Optimal mode: the race e_i < e_j as a sequence to insert into wakeup trees.
+  void insert_race(const shm::Event* events, uint64_t i, uint64_t j);
+  bool weak_initial(const shm::Event* events, uint32_t thread, const Access& step,
+                    const std::vector<uint64_t>& v) const;
+  void remove_first(std::vector<uint64_t>& v, uint32_t thread) const;
   bool happens_before(uint64_t a, uint64_t b) const;
 
+  bool optimal_;
+  Node chosen_;  // optimal mode: the branch the planned execution follows
   std::vector<Position> stack_;
   bool started_ = false;
   bool exhausted_ = false;

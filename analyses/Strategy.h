@@ -18,8 +18,10 @@ struct ExecutionPlan {
   std::vector<uint32_t> prefix;  // thread chosen at steps 0..prefix.size()-1
   shm::TailPolicy policy = shm::TailPolicy::Sticky;
   uint64_t seed = 0;  // for TailPolicy::Random
-  // Sleep set from the last prefix decision on (see shm::Header::sleep_mask).
+  // Sleep set from decision `sleep_from` on (see shm::Header::sleep_mask);
+  // by default from the last prefix decision.
   uint64_t sleep_mask = 0;
+  std::optional<uint64_t> sleep_from;
 };
 
 // What a strategy learns from one finished execution.

@@ -69,13 +69,15 @@ struct AttachArgs {
   std::string trace_dir = "ctrl-traces";
   bool show_output = false;
   bool keep_going = false;
+  std::string dpor = "source";
   bool no_shrink = false;
   std::string visible = "all";
   std::vector<std::string> instrument;
   std::vector<std::string> command;
 };
 
-int attach(const AttachArgs& a) {
+int attach(AttachArgs a) {
+  if (a.strategy == "dpor" && a.dpor == "optimal") a.strategy = "dpor-optimal";
   ProgramFacts facts = inspect_program(a.command.front());
   make_strategy(a.strategy, a.seed);  // rejects an unknown name before anything runs
 
@@ -180,6 +182,11 @@ int run_cli(int argc, char** argv) {
       ->check(CLI::IsMember({"dpor", "random", "round-robin"}))
       ->capture_default_str();
   attach_cmd->add_option("--seed", a.seed, "seed of the random strategy")->capture_default_str();
+  attach_cmd->add_option("--dpor", a.dpor,
+                         "source: source sets and sleep sets (may run some redundant, blocked executions); "
+                         "optimal: wakeup trees, never a redundant execution")
+      ->check(CLI::IsMember({"source", "optimal"}))
+      ->capture_default_str();
   attach_cmd->add_option("--max-executions", a.max_executions, "stop after N executions")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();

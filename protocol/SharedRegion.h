@@ -120,8 +120,9 @@ struct Header {
   uint32_t target_output;     // 0 discard, 1 inherit
   // Sleep set (DPOR): threads that must not be chosen after the prefix until
   // an event conflicting with their pending operation wakes them. It applies
-  // from the state of the last prefix decision on.
+  // from the state of decision `sleep_from` on (forced decisions still run).
   uint64_t sleep_mask;
+  uint64_t sleep_from;
 
   // ---- live: written by the agent ----
   alignas(64) std::atomic<uint64_t> steps;  // events logged so far

@@ -62,7 +62,8 @@ Outcome simulate(const Program& p, const ExecutionPlan& plan) {
     if (step < plan.prefix.size()) {
       next = plan.prefix[step];
       EXPECT_TRUE(mask >> next & 1) << "the plan chose a thread that cannot run";
-      if (step + 1 == plan.prefix.size()) sleep = plan.sleep_mask & ~(uint64_t(1) << next);
+      uint64_t from = plan.sleep_from.value_or(plan.prefix.empty() ? 0 : plan.prefix.size() - 1);
+      if (step == from) sleep = plan.sleep_mask & ~(uint64_t(1) << next);
     } else {
       uint64_t awake = mask & ~sleep;
       if (!awake) {
@@ -123,8 +124,8 @@ struct Result {
   bool exhaustive = false;
 };
 
-Result explore(const Program& p, uint64_t limit = 100000) {
-  DporStrategy dpor;
+Result explore(const Program& p, bool optimal = false, uint64_t limit = 100000) {
+  DporStrategy dpor(optimal);
   Result r;
   for (uint64_t i = 0; i < limit; ++i) {
     auto plan = dpor.next();
@@ -236,6 +237,38 @@ TEST(DporStrategy, ReachesEveryOutcomeOfMixedPrograms) {
     Result r = explore(programs[i]);
     EXPECT_TRUE(r.exhaustive) << "program " << i;
     EXPECT_EQ(r.outcomes, all_outcomes(programs[i])) << "program " << i;
+  }
+}
+
+// Optimal-DPOR: the same classes, never a blocked execution.
+TEST(OptimalDpor, SameCountsAndNoBlockedExecutions) {
+  std::vector<Program> programs;
+  for (int readers = 1; readers <= 5; ++readers) {
+    Program p;
+    p.threads.push_back({{OpKind::AtomicStore, X, 1}});
+    for (int i = 0; i < readers; ++i) p.threads.push_back({{OpKind::AtomicLoad, X}});
+    programs.push_back(p);
+  }
+  Program sb;
+  sb.threads.push_back({{OpKind::AtomicStore, X, 1}, {OpKind::AtomicLoad, Y}});
+  sb.threads.push_back({{OpKind::AtomicStore, Y, 1}, {OpKind::AtomicLoad, X}});
+  programs.push_back(sb);
+  Program locks;
+  for (int t = 0; t < 3; ++t)
+    locks.threads.push_back({{OpKind::MutexLock, M}, {OpKind::AtomicRmw, X, 1}, {OpKind::MutexUnlock, M}});
+  programs.push_back(locks);
+  Program mix;
+  mix.threads = {{{OpKind::AtomicLoad, X}, {OpKind::AtomicStore, Y, 1}, {OpKind::AtomicLoad, Y}},
+                 {{OpKind::AtomicLoad, Y}, {OpKind::AtomicStore, X, 1}},
+                 {{OpKind::AtomicRmw, X, 2}, {OpKind::AtomicLoad, Y}, {OpKind::AtomicStore, Y, 3}}};
+  programs.push_back(mix);
+  for (size_t i = 0; i < programs.size(); ++i) {
+    Result source = explore(programs[i]);
+    Result optimal = explore(programs[i], true);
+    EXPECT_EQ(optimal.complete, source.complete) << "program " << i;
+    EXPECT_EQ(optimal.blocked, 0u) << "program " << i;
+    EXPECT_TRUE(optimal.exhaustive) << "program " << i;
+    EXPECT_EQ(optimal.outcomes, all_outcomes(programs[i])) << "program " << i;
   }
 }
 
