@@ -42,9 +42,13 @@ class Strategy {
   virtual void completed(const ExecutionSummary&) {}
   // True when next() returned nothing because the whole space was covered.
   virtual bool exhaustive() const { return false; }
+  // For bounded searches: the largest bound fully explored (-1: none, or no bound).
+  virtual int completed_bound() const { return -1; }
 };
 
 // Throws std::invalid_argument for an unknown name.
-std::unique_ptr<Strategy> make_strategy(const std::string& name, uint64_t seed);
+// `preemption_bound` >= 0 replaces a systematic strategy by iterative
+// context bounding up to that bound.
+std::unique_ptr<Strategy> make_strategy(const std::string& name, uint64_t seed, int preemption_bound = -1);
 
 }  // namespace ctrl

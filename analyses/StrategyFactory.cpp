@@ -1,13 +1,19 @@
 #include <stdexcept>
 
 #include "DporStrategy.h"
+#include "PreemptionBoundedStrategy.h"
 #include "RandomStrategy.h"
 #include "RoundRobinStrategy.h"
 #include "Strategy.h"
 
 namespace ctrl {
 
-std::unique_ptr<Strategy> make_strategy(const std::string& name, uint64_t seed) {
+std::unique_ptr<Strategy> make_strategy(const std::string& name, uint64_t seed, int preemption_bound) {
+  if (preemption_bound >= 0) {
+    if (name.rfind("dpor", 0) != 0)
+      throw std::invalid_argument("--preemption-bound goes with the systematic strategy (dpor), not " + name);
+    return std::make_unique<PreemptionBoundedStrategy>(uint32_t(preemption_bound));
+  }
   if (name == "random") return std::make_unique<RandomStrategy>(seed);
   if (name == "round-robin") return std::make_unique<RoundRobinStrategy>();
   if (name == "dpor") return std::make_unique<DporStrategy>();

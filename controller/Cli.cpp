@@ -70,6 +70,7 @@ struct AttachArgs {
   bool show_output = false;
   bool keep_going = false;
   std::string dpor = "source";
+  int preemption_bound = -1;
   bool no_shrink = false;
   std::string visible = "all";
   std::vector<std::string> instrument;
@@ -79,7 +80,11 @@ struct AttachArgs {
 int attach(AttachArgs a) {
   if (a.strategy == "dpor" && a.dpor == "optimal") a.strategy = "dpor-optimal";
   ProgramFacts facts = inspect_program(a.command.front());
-  make_strategy(a.strategy, a.seed);  // rejects an unknown name before anything runs
+  try {
+    make_strategy(a.strategy, a.seed, a.preemption_bound);  // rejects bad combinations before anything runs
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
 
   SessionConfig config;
   config.program = facts.path;
@@ -118,6 +123,7 @@ int attach(AttachArgs a) {
   options.time_limit = a.time_limit;
   options.trace_dir = a.trace_dir;
   options.keep_going = a.keep_going;
+  options.preemption_bound = a.preemption_bound;
   options.shrink = !a.no_shrink;
   options.progress = isatty(2);
 
@@ -187,6 +193,10 @@ int run_cli(int argc, char** argv) {
                          "optimal: wakeup trees, never a redundant execution")
       ->check(CLI::IsMember({"source", "optimal"}))
       ->capture_default_str();
+  attach_cmd->add_option("--preemption-bound", a.preemption_bound,
+                         "iterative context bounding: every schedule with at most 0, 1, ... N preemptions "
+                         "(no partial-order reduction within the bound)")
+      ->check(CLI::Range(0, 64));
   attach_cmd->add_option("--max-executions", a.max_executions, "stop after N executions")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();

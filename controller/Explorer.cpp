@@ -66,8 +66,9 @@ ExplorationReport Explorer::run() {
   using clock = std::chrono::steady_clock;
   auto started = clock::now();
   ExplorationReport report;
-  auto strategy = make_strategy(options_.strategy, options_.seed);
+  auto strategy = make_strategy(options_.strategy, options_.seed, options_.preemption_bound);
   report.strategy = strategy->name();
+  report.preemption_bound = options_.preemption_bound;
   if (options_.time_limit > 0)
     session_.set_deadline(started + std::chrono::duration_cast<clock::duration>(
                                         std::chrono::duration<double>(options_.time_limit)));
@@ -142,6 +143,7 @@ ExplorationReport Explorer::run() {
     }
   }
   if (options_.progress) fmt::print(stderr, "\r\033[K");
+  report.preemption_bound_completed = strategy->completed_bound();
   report.elapsed = elapsed();
   return report;
 }

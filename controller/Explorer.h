@@ -24,6 +24,7 @@ struct ExploreOptions {
   bool progress = false;  // live line on stderr
   bool keep_going = false;  // collect distinct bugs instead of stopping at the first
   bool shrink = true;       // look for a schedule with fewer preemptions before reporting
+  int preemption_bound = -1;  // >= 0: iterative context bounding up to it
 };
 
 struct FoundBug {
@@ -42,6 +43,8 @@ struct ExplorationReport {
   uint64_t total = 0;
   bool exhaustive = false;
   bool interrupted = false;
+  int preemption_bound = -1;            // as asked
+  int preemption_bound_completed = -1;  // the largest bound fully explored
   double elapsed = 0;
   std::vector<FoundBug> bugs;
 };

@@ -142,10 +142,16 @@ void print_bug(std::FILE* out, const FoundBug& bug, int number, Symbolizer& symb
 }
 
 void print_summary(std::FILE* out, const ExplorationReport& report) {
-  fmt::print(out, "\n{} executions ({} complete, {} blocked{}), {} bug{}, exhaustive: {}, {:.2f} s{}\n",
+  std::string bound;
+  if (report.preemption_bound >= 0)
+    bound = report.preemption_bound_completed >= 0
+                ? fmt::format(" (every schedule with at most {} preemption{} ran)", report.preemption_bound_completed,
+                              report.preemption_bound_completed == 1 ? "" : "s")
+                : " (no preemption bound completed)";
+  fmt::print(out, "\n{} executions ({} complete, {} blocked{}), {} bug{}, exhaustive: {}{}, {:.2f} s{}\n",
              report.total, report.complete, report.blocked,
              report.bounded ? fmt::format(", {} cut by --max-steps", report.bounded) : "", report.bugs.size(),
-             report.bugs.size() == 1 ? "" : "s", report.exhaustive ? "yes" : "no", report.elapsed,
+             report.bugs.size() == 1 ? "" : "s", report.exhaustive ? "yes" : "no", bound, report.elapsed,
              report.interrupted ? " (interrupted)" : "");
 }
 
@@ -167,6 +173,8 @@ nlohmann::json report_json(const ExplorationReport& report, const std::string& p
           {"exhaustive", report.exhaustive},
           {"elapsed_seconds", report.elapsed},
           {"interrupted", report.interrupted},
+          {"preemption_bound", report.preemption_bound},
+          {"preemption_bound_completed", report.preemption_bound_completed},
           {"bugs", bugs}};
 }
 

@@ -3,6 +3,7 @@
 // event, the enabled set logged with each event) so exact class counts and
 // outcome coverage can be checked without running processes.
 #include "DporStrategy.h"
+#include "PreemptionBoundedStrategy.h"
 
 #include <gtest/gtest.h>
 
@@ -269,6 +270,57 @@ TEST(OptimalDpor, SameCountsAndNoBlockedExecutions) {
     EXPECT_EQ(optimal.blocked, 0u) << "program " << i;
     EXPECT_TRUE(optimal.exhaustive) << "program " << i;
     EXPECT_EQ(optimal.outcomes, all_outcomes(programs[i])) << "program " << i;
+  }
+}
+
+// Schedules with at most `bound` preemptions, by brute force.
+uint64_t schedules_within(const Program& p, uint32_t bound) {
+  uint64_t count = 0;
+  std::vector<uint32_t> prefix;
+  std::function<void(uint32_t)> go = [&](uint32_t used) {
+    ExecutionPlan plan;
+    plan.prefix = prefix;
+    Outcome o = simulate(p, plan);
+    if (o.events.size() == prefix.size()) {
+      ++count;
+      return;
+    }
+    size_t k = prefix.size();
+    uint64_t mask = o.events[k].enabled;
+    for (uint32_t t = 0; t < 64; ++t) {
+      if (!(mask >> t & 1)) continue;
+      bool preempt = k > 0 && t != prefix[k - 1] && (mask >> prefix[k - 1] & 1);
+      if (used + preempt > bound) continue;
+      prefix.push_back(t);
+      go(used + preempt);
+      prefix.pop_back();
+    }
+  };
+  go(0);
+  return count;
+}
+
+TEST(PreemptionBounded, RunsEverySchedulePerBoundOnce) {
+  Program p;
+  p.threads.push_back({{OpKind::AtomicStore, X, 1}, {OpKind::AtomicLoad, Y}});
+  p.threads.push_back({{OpKind::AtomicStore, Y, 1}, {OpKind::AtomicLoad, X}});
+  p.threads.push_back({{OpKind::MutexLock, M}, {OpKind::AtomicRmw, X, 1}, {OpKind::MutexUnlock, M}});
+  for (uint32_t bound = 0; bound <= 3; ++bound) {
+    PreemptionBoundedStrategy strategy(bound);
+    uint64_t runs = 0;
+    while (auto plan = strategy.next()) {
+      Outcome o = simulate(p, *plan);
+      ExecutionSummary s;
+      s.events = o.events.data();
+      s.steps = o.events.size();
+      s.complete = true;
+      strategy.completed(s);
+      ++runs;
+    }
+    uint64_t expected = 0;
+    for (uint32_t b = 0; b <= bound; ++b) expected += schedules_within(p, b);
+    EXPECT_EQ(runs, expected) << "bound " << bound;
+    EXPECT_EQ(strategy.completed_bound(), int(bound));
   }
 }
 
