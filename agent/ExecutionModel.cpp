@@ -219,25 +219,41 @@ void ExecutionModel::sem_acquired(uint64_t s) { --sems_[s]; }
 
 void ExecutionModel::sem_posted(uint64_t s) { ++sems_[s]; }
 
+int ExecutionModel::repeated_read(uint32_t t) const {
+  const ThreadModel& th = threads_[t];
+  const PendingOp& op = th.pending;
+  switch (op.kind) {
+    case OpKind::Load:
+    case OpKind::Rmw:
+    case OpKind::AtomicLoad:
+    case OpKind::AtomicRmw:
+    case OpKind::AtomicCas:
+      break;
+    default:
+      return -1;
+  }
+  // Newest first: every entry from the match to the newest must be unchanged.
+  for (uint32_t back = 1; back <= ThreadModel::kWindow; ++back) {
+    const auto& r = th.reads[(th.next_read + ThreadModel::kWindow - back) % ThreadModel::kWindow];
+    if (!r.unchanged) return -1;
+    if (r.site == op.site && r.addr == op.addr)
+      return int((th.next_read + ThreadModel::kWindow - back) % ThreadModel::kWindow);
+  }
+  return -1;
+}
+
 void ExecutionModel::memory_loaded(uint32_t t, uint64_t site, uint64_t addr, uint32_t size) {
   ThreadModel& th = threads_[t];
-  if (th.probe) {
-    bool again = th.read_unchanged && site == th.last_read_site && addr == th.last_read_addr;
-    th.probe = again ? th.probe - 1 : 0;  // anything else: it was not a spin
-  }
-  th.last_read_site = site;
-  th.last_read_addr = addr;
-  th.last_read_size = size ? size : 1;
-  th.read_unchanged = true;
+  if (th.probe) th.probe = repeated_read(t) >= 0 ? th.probe - 1 : 0;  // anything else: it was not a spin
+  th.reads[th.next_read] = ThreadModel::RecentRead{site, addr, size ? size : 1, true};
+  th.next_read = (th.next_read + 1) % ThreadModel::kWindow;
 }
 
 void ExecutionModel::memory_written(uint64_t addr, uint32_t size) {
   uint64_t end = addr + (size ? size : 1);
-  for (uint32_t u = 0; u < count_; ++u) {
-    ThreadModel& th = threads_[u];
-    if (th.read_unchanged && addr < th.last_read_addr + th.last_read_size && th.last_read_addr < end)
-      th.read_unchanged = false;
-  }
+  for (uint32_t u = 0; u < count_; ++u)
+    for (auto& r : threads_[u].reads)
+      if (r.unchanged && addr < r.addr + r.size && r.addr < end) r.unchanged = false;
 }
 
 bool ExecutionModel::start_spin_probe() {
@@ -250,21 +266,7 @@ bool ExecutionModel::start_spin_probe() {
   return any;
 }
 
-bool ExecutionModel::awaiting(uint32_t t) const {
-  const ThreadModel& th = threads_[t];
-  if (!th.read_unchanged || th.probe) return false;
-  const PendingOp& op = th.pending;
-  switch (op.kind) {
-    case OpKind::Load:
-    case OpKind::Rmw:
-    case OpKind::AtomicLoad:
-    case OpKind::AtomicRmw:
-    case OpKind::AtomicCas:
-      return op.site == th.last_read_site && op.addr == th.last_read_addr;
-    default:
-      return false;
-  }
-}
+bool ExecutionModel::awaiting(uint32_t t) const { return !threads_[t].probe && repeated_read(t) >= 0; }
 
 void ExecutionModel::thread_finished(uint32_t t) {
   threads_[t].finished = true;
@@ -277,7 +279,7 @@ std::string ExecutionModel::describe_wait(uint32_t t) const {
   uint32_t b = blocker(t);
   if (awaiting(t) || threads_[t].probe) {
     snprintf(buf, sizeof buf, "spins at %#lx re-reading %#lx, which no thread writes any more",
-             (unsigned long)threads_[t].last_read_site, (unsigned long)threads_[t].last_read_addr);
+             (unsigned long)threads_[t].pending.site, (unsigned long)threads_[t].pending.addr);
     return buf;
   }
   switch (op.kind) {

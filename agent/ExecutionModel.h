@@ -56,14 +56,20 @@ struct ThreadModel {
   uint64_t wait_seq = 0;   // FIFO order among a condition's waiters
   uint64_t handle = 0;     // pthread_t
   PendingOp pending;
-  // Spin detection: the location this thread read last, at which
-  // instruction, and whether anyone has written it since. A thread about to
-  // re-read it at the same instruction, unchanged, would read the same
-  // value: it is not enabled until a write overlaps it (await).
-  uint64_t last_read_site = 0;
-  uint64_t last_read_addr = 0;
-  uint32_t last_read_size = 0;
-  bool read_unchanged = false;
+  // Spin detection: the thread's latest reads (instruction, location) and
+  // whether anyone has written each since. A thread about to repeat one of
+  // them, when nothing it read from there on has changed, would go round the
+  // same loop reading the same values: it is not enabled until a write
+  // overlaps one of those locations (await).
+  struct RecentRead {
+    uint64_t site = 0;
+    uint64_t addr = 0;
+    uint32_t size = 0;
+    bool unchanged = false;
+  };
+  static constexpr uint32_t kWindow = 8;
+  RecentRead reads[kWindow];
+  uint32_t next_read = 0;  // ring position of the next entry
   // Re-reads left before a spin is confirmed, while the thread is let run to
   // prove it (0: not probing).
   uint32_t probe = 0;
@@ -128,6 +134,9 @@ class ExecutionModel {
   void memory_written(uint64_t addr, uint32_t size);
   // `t` waits for a write: its pending operation re-reads an unchanged location.
   bool awaiting(uint32_t t) const;
+  // The entry of the window the pending operation repeats, if the thread
+  // would go round an unchanged loop; -1 otherwise.
+  int repeated_read(uint32_t t) const;
   // When only awaiting threads could run: lets them run again to tell a real
   // spin from a bounded re-read loop. False when there is none.
   bool start_spin_probe();

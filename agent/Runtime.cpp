@@ -56,8 +56,8 @@ void Runtime::publish(uint32_t t) {
   s.pending_site = th.pending.site;
   s.waits_for_thread = model.blocker(t);
   bool spinning = model.awaiting(t) || th.probe;
-  s.await_addr = spinning ? th.last_read_addr : 0;
-  s.await_site = spinning ? th.last_read_site : 0;
+  s.await_addr = spinning ? th.pending.addr : 0;
+  s.await_site = spinning ? th.pending.site : 0;
 }
 
 void Runtime::publish_tid(uint32_t t) {
@@ -261,7 +261,7 @@ void Runtime::end_execution(shm::Outcome outcome, uint32_t thread, uint64_t site
 void Runtime::spin_hang(uint32_t t) {
   char msg[shm::kMessageSize];
   snprintf(msg, sizeof msg, "T%u %s", t, model.describe_wait(t).c_str());
-  end_execution(shm::Outcome::Hang, t, model.thread(t).last_read_site, msg);
+  end_execution(shm::Outcome::Hang, t, model.thread(t).pending.site, msg);
 }
 
 void Runtime::deadlock(uint32_t me, uint64_t site) {

@@ -71,6 +71,7 @@ struct AttachArgs {
   bool keep_going = false;
   std::string dpor = "source";
   int preemption_bound = -1;
+  std::string monitor;
   bool no_shrink = false;
   std::string visible = "all";
   std::vector<std::string> instrument;
@@ -112,6 +113,7 @@ int attach(AttachArgs a) {
   o->set_seed(a.seed);
   o->set_max_steps(a.max_steps);
   o->set_model("sc");
+  o->set_monitor(a.monitor);
   o->set_hang_timeout_ms(uint32_t(a.hang_timeout * 1000));
   o->set_visible(a.visible);
   for (const auto& lib : a.instrument) o->add_instrument(resolve_library(lib));
@@ -124,6 +126,7 @@ int attach(AttachArgs a) {
   options.trace_dir = a.trace_dir;
   options.keep_going = a.keep_going;
   options.preemption_bound = a.preemption_bound;
+  options.sober = a.monitor == "sober";
   options.shrink = !a.no_shrink;
   options.progress = isatty(2);
 
@@ -193,6 +196,10 @@ int run_cli(int argc, char** argv) {
                          "optimal: wakeup trees, never a redundant execution")
       ->check(CLI::IsMember({"source", "optimal"}))
       ->capture_default_str();
+  attach_cmd->add_option("--monitor", a.monitor,
+                         "sober: check every SC execution for a load x86-TSO could make read a stale value "
+                         "(bug kind tso-unsafe)")
+      ->check(CLI::IsMember({"sober"}));
   attach_cmd->add_option("--preemption-bound", a.preemption_bound,
                          "iterative context bounding: every schedule with at most 0, 1, ... N preemptions "
                          "(no partial-order reduction within the bound)")

@@ -10,6 +10,7 @@
 
 #include "ExitStatus.h"
 #include "Shrinker.h"
+#include "TsoSafety.h"
 #include "TraceFile.h"
 
 namespace ctrl {
@@ -47,7 +48,7 @@ bool Explorer::record_bug(ExplorationReport& report, ExecutionResult result) {
   }
   FoundBug found;
   found.preemptions = found.preemptions_found = count_preemptions(result.events);
-  if (options_.shrink && !result.before_checkpoint) {
+  if (options_.shrink && !result.before_checkpoint && result.kind != "tso-unsafe") {
     ShrinkStats st = shrink(session_, result);
     found.preemptions = st.after;
   }
@@ -131,6 +132,8 @@ ExplorationReport Explorer::run() {
     strategy->completed(summary);
     ++index;
     size_t depth = r.events.size();
+    if (options_.sober && r.end != ExecutionResult::End::Bug && r.end != ExecutionResult::End::Interrupted)
+      check_tso_safety(r, session_.symbolizer());
     if (account(r)) break;
     if (options_.progress) {
       // A live line on a terminal, refreshed a few times a second.

@@ -25,6 +25,7 @@ struct ExploreOptions {
   bool keep_going = false;  // collect distinct bugs instead of stopping at the first
   bool shrink = true;       // look for a schedule with fewer preemptions before reporting
   int preemption_bound = -1;  // >= 0: iterative context bounding up to it
+  bool sober = false;         // --monitor sober: report SC executions TSO could break
 };
 
 struct FoundBug {

@@ -6,6 +6,7 @@
 #include "ExitStatus.h"
 #include "Report.h"
 #include "Symbolizer.h"
+#include "TsoSafety.h"
 
 namespace ctrl {
 
@@ -62,6 +63,10 @@ ReplayOutcome replay(Session& session, const proto::Trace& trace) {
   }
   ExecutionResult& r = out.result;
   r.execution = trace.execution();
+  // A tso-unsafe bug is the monitor's verdict on the replayed SC execution.
+  if (want == "tso-unsafe" && r.end != ExecutionResult::End::Bug && r.end != ExecutionResult::End::Diverged &&
+      r.end != ExecutionResult::End::Interrupted)
+    check_tso_safety(r, session.symbolizer());
   size_t steps = r.events.size();
   auto& symbols = session.symbolizer();
   switch (r.end) {

@@ -5,7 +5,8 @@
 //
 //   gen_and_count gen CASE OUT.c      writes the program, prints
 //                                     "classes N interleavings M events E threads T"
-//   gen_and_count verify CASE BINARY  checks with objdump that the compiled
+//   gen_and_count verify CASE BINARY [OBJDUMP]
+//                                     checks with objdump that the compiled
 //                                     workers do exactly the modelled accesses,
 //                                     in program order (exit 1 and a diff if not)
 //   gen_and_count classes CASE        prints one interleaving per class
@@ -59,6 +60,8 @@ constexpr int kMaxEvents = 16;       // the signature's bit matrix
 constexpr int kMaxMemOps = 11;       // loads, stores and read-modify-writes, all threads
 constexpr int kMaxTotalEvents = 14;  // the same plus locks and unlocks
 constexpr uint64_t kMaxInterleavings = 1500000;
+// ctrl runs about 1-2 ms per execution: bigger programs are drawn again.
+constexpr size_t kMaxClasses = 2000;
 
 enum class Kind { Load, Store, FetchAdd, Exchange, Cas, Lock, Unlock };
 
@@ -118,6 +121,8 @@ uint64_t multinomial(const Program& p) {
   return r > 1e18L ? uint64_t(1e18) : uint64_t(r + 0.5L);
 }
 
+size_t count_classes(const Program& p);
+
 Op random_op(Rng& rng, int vars) {
   Op o;
   o.var = rng.below(vars);
@@ -144,7 +149,7 @@ Op random_op(Rng& rng, int vars) {
 
 Program random_program(uint64_t seed) {
   Rng rng(seed);
-  for (int attempt = 0;; ++attempt) {
+  for (;;) {
     Program p;
     p.name = std::to_string(seed);
     int nthreads = 2 + rng.below(3);
@@ -191,7 +196,8 @@ Program random_program(uint64_t seed) {
       }
       p.threads.push_back(seq);
     }
-    if (event_count(p) <= kMaxTotalEvents && multinomial(p) <= kMaxInterleavings) return p;
+    if (event_count(p) <= kMaxTotalEvents && multinomial(p) <= kMaxInterleavings && count_classes(p) <= kMaxClasses)
+      return p;
   }
 }
 
@@ -440,6 +446,12 @@ struct Counter {
   }
 };
 
+size_t count_classes(const Program& p) {
+  Counter c(p);
+  c.dfs();
+  return c.classes.size();
+}
+
 // ---------------------------------------------------------------- objdump check
 
 // The accesses a worker must make, in order, as tokens: "load g0",
@@ -463,8 +475,8 @@ std::vector<std::string> expected_tokens(const Program& p, int t) {
   return v;
 }
 
-int verify(const Program& p, const std::string& binary) {
-  std::string cmd = "objdump -d --no-show-raw-insn '" + binary + "'";
+int verify(const Program& p, const std::string& binary, const std::string& objdump) {
+  std::string cmd = "'" + objdump + "' -d --no-show-raw-insn '" + binary + "'";
   FILE* f = popen(cmd.c_str(), "r");
   if (!f) {
     perror("popen objdump");
@@ -556,7 +568,7 @@ int verify(const Program& p, const std::string& binary) {
 
 int usage() {
   fprintf(stderr,
-          "usage: gen_and_count gen CASE OUT.c | verify CASE BINARY | classes CASE | fixed\n"
+          "usage: gen_and_count gen CASE OUT.c | verify CASE BINARY [OBJDUMP] | classes CASE | fixed\n"
           "       CASE: a seed or fixed:NAME\n");
   return 2;
 }
@@ -577,8 +589,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (mode == "verify") {
-    if (argc != 4) return usage();
-    return verify(p, argv[3]);
+    if (argc != 4 && argc != 5) return usage();
+    return verify(p, argv[3], argc == 5 ? argv[4] : "objdump");
   }
   if (mode != "gen" && mode != "classes") return usage();
   if (mode == "gen" && argc != 4) return usage();

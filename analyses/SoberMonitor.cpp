@@ -1,0 +1,218 @@
+#include "SoberMonitor.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "Dependence.h"
+#include "Operation.h"
+
+namespace ctrl {
+
+namespace {
+
+enum class Op { Ld, St, Il };
+
+using Clock = std::vector<uint32_t>;
+
+void join(Clock& into, const Clock& from) {
+  for (size_t i = 0; i < into.size(); ++i) into[i] = std::max(into[i], from[i]);
+}
+
+bool leq(const Clock& a, const Clock& b) {
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i] > b[i]) return false;
+  return true;
+}
+
+// Per-thread locations for fences and the process exit: never shared, so an
+// il there orders only the thread's own events (a full fence).
+uint64_t private_location(uint32_t thread) { return (uint64_t(1) << 62) | thread; }
+
+struct MemoryOp {
+  Op op;
+  uint64_t location;
+};
+
+// The paper's operations an event performs, in order, on 8-byte granules.
+void accesses_of(const shm::Event& e, std::vector<MemoryOp>& out) {
+  out.clear();
+  auto range = [&](Op op, uint64_t addr, uint64_t size) {
+    if (size == 0) size = 1;
+    for (uint64_t g = addr >> 3; g <= (addr + size - 1) >> 3; ++g) out.push_back({op, g});
+  };
+  auto kind = OpKind(e.kind);
+  bool locked = e.flags & shm::kLocked;
+  switch (kind) {
+    case OpKind::Load:
+    case OpKind::AtomicLoad:
+      range(Op::Ld, e.addr, e.size);
+      break;
+    case OpKind::Store:
+      if ((e.flags & shm::kInstruction) && e.aux) range(Op::Ld, e.aux, e.size);  // string move source
+      range(Op::St, e.addr, e.size);
+      break;
+    case OpKind::AtomicStore:
+      range(MemOrder(e.order) == MemOrder::SeqCst ? Op::Il : Op::St, e.addr, e.size);
+      break;
+    case OpKind::Rmw:
+      if (locked) {
+        range(Op::Il, e.addr, e.size);
+      } else {
+        range(Op::Ld, e.addr, e.size);
+        if (!(e.flags & shm::kFailed)) range(Op::St, e.addr, e.size);
+      }
+      break;
+    case OpKind::AtomicRmw:
+    case OpKind::AtomicCas:
+      range(Op::Il, e.addr, e.size);
+      break;
+    case OpKind::Fence:
+      // mfence, the locked fence idiom and seq_cst fences order stores before
+      // loads; lfence, sfence and weaker fences do not on x86.
+      if (MemOrder(e.order) == MemOrder::SeqCst) out.push_back({Op::Il, private_location(e.thread)});
+      break;
+    case OpKind::ThreadCreate:
+      out.push_back({Op::Il, thread_object(uint32_t(e.aux))});
+      break;
+    case OpKind::ThreadStart:
+    case OpKind::ThreadExit:
+      out.push_back({Op::Il, thread_object(e.thread)});
+      break;
+    case OpKind::ThreadJoin:
+      out.push_back({Op::Il, thread_object(uint32_t(e.aux))});
+      break;
+    case OpKind::ProcessExit:
+    case OpKind::Yield:
+    case OpKind::ThreadDetach:
+    case OpKind::None:
+    case OpKind::Count:
+      break;
+    case OpKind::CondWait:
+    case OpKind::CondTimedWait:
+    case OpKind::CondReacquire:
+      out.push_back({Op::Il, e.addr});
+      if (e.aux) out.push_back({Op::Il, e.aux});
+      break;
+    default:  // the other synchronisation calls, on their object
+      out.push_back({Op::Il, e.addr});
+      break;
+  }
+}
+
+struct Write {
+  uint32_t thread;
+  uint32_t epoch;   // the writer's own happens-before component at the write
+  Clock relaxed;    // its relaxed happens-before timestamp (2N wide)
+  uint64_t event;
+};
+
+struct Location {
+  std::vector<Write> writes;  // coherence order: index c-1 holds value c
+  Clock hb_writes, hb_reads;  // happens-before of everything written / read here
+  Clock mc2;                  // relaxed: what a write here inherits
+  std::vector<Clock> mc1;     // relaxed: what a load by each thread inherits
+};
+
+}  // namespace
+
+std::optional<Borderline> find_borderline(const shm::Event* events, uint64_t n) {
+  uint32_t threads = 1;
+  for (uint64_t k = 0; k < n; ++k) threads = std::max<uint32_t>(threads, events[k].thread + 1u);
+  for (uint64_t k = 0; k < n; ++k)
+    if (OpKind(events[k].kind) == OpKind::ThreadCreate) threads = std::max<uint32_t>(threads, uint32_t(events[k].aux) + 1);
+  const size_t N = threads;
+
+  std::vector<Clock> hb(N, Clock(N, 0));          // each thread's clock, its last event included
+  std::vector<Clock> lc(N, Clock(2 * N, 0));      // relaxed: before the thread's next load
+  std::vector<Clock> sc(N, Clock(2 * N, 0));      // relaxed: before its next store
+  // The thread's stores since its last read, with their clocks: candidates
+  // for the store a buffer could still hold when the load runs.
+  std::vector<std::vector<std::pair<uint64_t, Clock>>> recent_stores(N);
+  std::unordered_map<uint64_t, Location> locations;
+  std::vector<MemoryOp> accesses;
+
+  auto location = [&](uint64_t a) -> Location& {
+    auto [it, inserted] = locations.try_emplace(a);
+    if (inserted) {
+      it->second.hb_writes.assign(N, 0);
+      it->second.hb_reads.assign(N, 0);
+      it->second.mc2.assign(2 * N, 0);
+      it->second.mc1.assign(N, Clock(2 * N, 0));
+    }
+    return it->second;
+  };
+
+  for (uint64_t k = 0; k < n; ++k) {
+    const shm::Event& e = events[k];
+    const uint32_t p = e.thread;
+    accesses_of(e, accesses);
+    for (const MemoryOp& acc : accesses) {
+      Location& loc = location(acc.location);
+      if (acc.op == Op::Ld) {
+        // The check (Fig. 2): walk back from the value this load reads.
+        for (size_t c = loc.writes.size(); c > 0; --c) {
+          const Write& w = loc.writes[c - 1];
+          if (w.thread == p) break;               // forwarding: never older than its own store
+          if (leq(w.relaxed, lc[p])) break;       // even TSO orders it before the last read
+          if (w.epoch <= hb[p][w.thread]) {       // SC orders it before the thread's last event
+            uint64_t delayed = UINT64_MAX;
+            for (const auto& [index, clock] : recent_stores[p])
+              if (w.epoch <= clock[w.thread]) {
+                delayed = index;
+                break;
+              }
+            return Borderline{k, w.event, delayed, acc.location << 3};
+          }
+        }
+      }
+      // Happens-before: conflicts with earlier accesses here.
+      Clock& mine = hb[p];
+      join(mine, loc.hb_writes);
+      if (acc.op != Op::Ld) join(mine, loc.hb_reads);
+      ++mine[p];
+      if (acc.op != Op::St) join(loc.hb_reads, mine);
+      if (acc.op != Op::Ld) loc.hb_writes = mine;
+
+      // Relaxed happens-before (Fig. 3): a store is not ordered before the
+      // same thread's later loads.
+      Clock ts(2 * N, 0);
+      switch (acc.op) {
+        case Op::Ld:
+          ts = lc[p];
+          join(ts, loc.mc1[p]);
+          ++ts[2 * p];
+          join(lc[p], ts);
+          join(loc.mc2, ts);
+          recent_stores[p].clear();
+          break;
+        case Op::St:
+          ts = sc[p];
+          join(ts, lc[p]);
+          join(ts, loc.mc2);
+          ++ts[2 * p + 1];
+          for (uint32_t q = 0; q < N; ++q)
+            if (q != p) join(loc.mc1[q], ts);
+          join(loc.mc2, ts);
+          join(sc[p], ts);
+          recent_stores[p].emplace_back(k, mine);
+          break;
+        case Op::Il:
+          ts = sc[p];
+          join(ts, lc[p]);
+          join(ts, loc.mc2);
+          ++ts[2 * p];
+          ++ts[2 * p + 1];
+          for (uint32_t q = 0; q < N; ++q) join(loc.mc1[q], ts);
+          join(loc.mc2, ts);
+          join(lc[p], ts);
+          join(sc[p], ts);
+          recent_stores[p].clear();  // a locked operation drains the buffer
+          break;
+      }
+      if (acc.op != Op::Ld) loc.writes.push_back(Write{p, mine[p], ts, k});
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace ctrl

@@ -1,0 +1,17 @@
+// --monitor sober: every SC execution is checked for a load that x86-TSO
+// could make read a stale value (SoberMonitor.h). A borderline execution is a
+// bug of kind `tso-unsafe`, explained with source lines and the fence that
+// would forbid it.
+#pragma once
+
+#include "ExecutionResult.h"
+
+namespace ctrl {
+
+class Symbolizer;
+
+// Turns `r` (an execution without another bug) into a tso-unsafe bug when it
+// is borderline. Returns whether it did.
+bool check_tso_safety(ExecutionResult& r, Symbolizer& symbols);
+
+}  // namespace ctrl

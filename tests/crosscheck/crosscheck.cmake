@@ -1,0 +1,183 @@
+# One batch of the DPOR cross-check: for each case, gen_and_count writes a
+# small concurrent C program and counts its Mazurkiewicz classes by brute
+# force; the program is compiled with gcc -O2 -pthread, its machine code is
+# checked to do exactly the modelled accesses, and `ctrl attach --strategy
+# dpor` must report exactly that many complete executions, exhaustively,
+# with no bug.
+#
+#   cmake -DTOOL=<gen_and_count> -DCTRL=<ctrl> -DCC=<gcc> -DOBJDUMP=<objdump>
+#         -DWORKDIR=<dir>
+#         [-DFIRST=<seed> -DLAST=<seed>] [-DFIXED=ON] [-DBUDGET=<seconds>]
+#         -P crosscheck.cmake
+#
+# FIRST..LAST: the random programs of those seeds; FIXED: the hand-written
+# cases (gen_and_count fixed), whose counts are also checked against the
+# known ones. Every case is run; then the test fails if any did, after
+# printing for each failure the case, the program, both counts and what ctrl
+# printed. A failing case stays in WORKDIR/<case>/ (the passing ones are
+# removed); `gen_and_count classes <case>` lists one interleaving per class.
+
+cmake_minimum_required(VERSION 3.20)
+
+foreach(var TOOL CTRL CC OBJDUMP WORKDIR)
+  if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
+    message(FATAL_ERROR "crosscheck.cmake: -D${var}=... is required")
+  endif()
+endforeach()
+if(NOT DEFINED BUDGET)
+  set(BUDGET 400)
+endif()
+string(TIMESTAMP start "%s" UTC)
+
+set(cases "")
+if(DEFINED FIRST AND DEFINED LAST)
+  foreach(seed RANGE ${FIRST} ${LAST})
+    list(APPEND cases ${seed})
+  endforeach()
+endif()
+if(FIXED)
+  execute_process(COMMAND "${TOOL}" fixed RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "'${TOOL} fixed' failed (${rc}): ${err}")
+  endif()
+  string(REGEX MATCHALL "fixed:[A-Za-z0-9_]+" fixed_cases "${out}")
+  list(APPEND cases ${fixed_cases})
+endif()
+list(LENGTH cases ncases)
+if(ncases EQUAL 0)
+  message(FATAL_ERROR "crosscheck.cmake: no cases (give FIRST and LAST, or FIXED=ON)")
+endif()
+
+file(REMOVE_RECURSE "${WORKDIR}")
+file(MAKE_DIRECTORY "${WORKDIR}")
+
+set(failures "")    # one line per failing case
+set(details "")     # everything about the first few
+set(ndetailed 0)
+set(sum_classes 0)
+set(sum_blocked 0)
+
+# fail_case(<case> <reason>): records a failure; the first 5 get the source
+# and ctrl's output in the log. Reads dir, gen_out and run_* of the caller.
+function(fail_case case reason)
+  string(REPLACE ";" "," line "${case}: ${reason}")
+  set(failures ${failures} "${line}" PARENT_SCOPE)
+  if(ndetailed LESS 5)
+    math(EXPR n "${ndetailed} + 1")
+    set(ndetailed ${n} PARENT_SCOPE)
+    set(src "")
+    if(EXISTS "${dir}/prog.c")
+      file(READ "${dir}/prog.c" src)
+    endif()
+    set(report "")
+    if(EXISTS "${dir}/report.json")
+      file(READ "${dir}/report.json" report)
+    endif()
+    string(APPEND details
+      "==================== case ${case}: ${reason}\n"
+      "-- brute force (gen_and_count gen ${case}): ${gen_out}"
+      "-- program (${dir}/prog.c):\n${src}"
+      "-- $ ${CTRL} attach --strategy dpor --json report.json --trace-dir traces prog\n"
+      "-> exit status ${run_rc}\n-- stdout:\n${run_out}\n-- stderr:\n${run_err}\n"
+      "-- report.json:\n${report}\n"
+      "-- one interleaving per class: ${TOOL} classes ${case}\n")
+    set(details "${details}" PARENT_SCOPE)
+  endif()
+endfunction()
+
+foreach(case IN LISTS cases)
+  string(TIMESTAMP now "%s" UTC)
+  math(EXPR elapsed "${now} - ${start}")
+  if(elapsed GREATER BUDGET)
+    list(APPEND failures "${case} and the cases after it: not run, out of time (BUDGET ${BUDGET} s)")
+    break()
+  endif()
+  string(REPLACE ":" "_" name "${case}")
+  set(dir "${WORKDIR}/${name}")
+  file(MAKE_DIRECTORY "${dir}")
+  set(gen_out "")
+  set(run_rc "(not run)")
+  set(run_out "")
+  set(run_err "")
+
+  execute_process(COMMAND "${TOOL}" gen "${case}" "${dir}/prog.c"
+    RESULT_VARIABLE rc OUTPUT_VARIABLE gen_out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0 OR NOT gen_out MATCHES "^classes ([0-9]+) ")
+    fail_case("${case}" "gen_and_count failed (${rc}): ${err}${gen_out}")
+    continue()
+  endif()
+  set(expected "${CMAKE_MATCH_1}")
+
+  execute_process(COMMAND "${CC}" -O2 -pthread -o "${dir}/prog" "${dir}/prog.c"
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    fail_case("${case}" "does not compile (${rc}): ${err}")
+    continue()
+  endif()
+  execute_process(COMMAND "${TOOL}" verify "${case}" "${dir}/prog" "${OBJDUMP}"
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    fail_case("${case}" "the compiled code does not match the model (generator bug) (${rc}):\n${err}")
+    continue()
+  endif()
+
+  execute_process(COMMAND "${CTRL}" attach --strategy dpor --json "${dir}/report.json"
+      --trace-dir "${dir}/traces" "${dir}/prog"
+    WORKING_DIRECTORY "${dir}"
+    RESULT_VARIABLE run_rc OUTPUT_VARIABLE run_out ERROR_VARIABLE run_err
+    TIMEOUT 120)
+  if(NOT run_rc STREQUAL "0")
+    fail_case("${case}" "ctrl exit status ${run_rc}, expected 0")
+    continue()
+  endif()
+  if(NOT EXISTS "${dir}/report.json")
+    fail_case("${case}" "ctrl wrote no JSON report")
+    continue()
+  endif()
+  file(READ "${dir}/report.json" json)
+  string(JSON complete ERROR_VARIABLE e1 GET "${json}" executions complete)
+  string(JSON blocked ERROR_VARIABLE e2 GET "${json}" executions blocked)
+  string(JSON blocked_type ERROR_VARIABLE e2b TYPE "${json}" executions blocked)
+  string(JSON exhaustive ERROR_VARIABLE e3 GET "${json}" exhaustive)
+  string(JSON nbugs ERROR_VARIABLE e4 LENGTH "${json}" bugs)
+  string(JSON strategy ERROR_VARIABLE e5 GET "${json}" strategy)
+  if(e1 OR e2 OR e2b OR e3 OR e4 OR e5 OR NOT blocked_type STREQUAL "NUMBER")
+    fail_case("${case}" "report.json lacks executions.complete, executions.blocked (a number), exhaustive, bugs or strategy")
+    continue()
+  endif()
+  if(NOT strategy STREQUAL "dpor")
+    fail_case("${case}" "strategy ${strategy}, expected dpor")
+    continue()
+  endif()
+  if(NOT exhaustive)
+    fail_case("${case}" "exploration not exhaustive")
+    continue()
+  endif()
+  if(NOT nbugs EQUAL 0)
+    fail_case("${case}" "${nbugs} bugs reported, expected none")
+    continue()
+  endif()
+  if(NOT complete EQUAL expected)
+    if(complete GREATER expected)
+      set(how "duplicates: some class explored more than once")
+    else()
+      set(how "missing classes")
+    endif()
+    fail_case("${case}" "ctrl: ${complete} complete executions (${blocked} blocked), brute force: ${expected} classes (${how})")
+    continue()
+  endif()
+  math(EXPR sum_classes "${sum_classes} + ${expected}")
+  math(EXPR sum_blocked "${sum_blocked} + ${blocked}")
+  file(REMOVE_RECURSE "${dir}")
+endforeach()
+
+string(TIMESTAMP now "%s" UTC)
+math(EXPR elapsed "${now} - ${start}")
+list(LENGTH failures nfailed)
+math(EXPR npassed "${ncases} - ${nfailed}")
+message("crosscheck: ${npassed}/${ncases} cases agree (${sum_classes} classes, ${sum_blocked} sleep-set-blocked executions), ${elapsed} s")
+if(nfailed GREATER 0)
+  list(JOIN failures "\n  " lines)
+  message("${details}")
+  message(FATAL_ERROR "crosscheck: ${nfailed} of ${ncases} cases disagree:\n  ${lines}")
+endif()
