@@ -166,13 +166,11 @@ void Runtime::log(uint32_t me, OpKind kind, uint64_t addr, uint64_t site, uint64
 
 void Runtime::wake_sleepers(const shm::Event& e) {
   Access done = access_of(e);
+  // The controller says what each sleeper would do (it saw it do that): the
+  // same relation on both sides, or sleepers would wake too early.
   for (uint64_t m = sleep_; m; m &= m - 1) {
     uint32_t t = uint32_t(__builtin_ctzll(m));
-    const PendingOp& op = model.thread(t).pending;
-    uint32_t target = op.kind == OpKind::ThreadExit ? t : op.target;
-    // Pending operations are taken at their widest: a compare-exchange may write.
-    Access next = access_of(op.kind, op.addr, op.size, op.addr2, false, target, op.addr2 != 0);
-    if (conflicts(done, next)) sleep_ &= ~(uint64_t(1) << t);
+    if (conflicts(done, from_record(region.header->sleepers[t]))) sleep_ &= ~(uint64_t(1) << t);
   }
 }
 

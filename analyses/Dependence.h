@@ -120,6 +120,25 @@ inline Access access_of(const shm::Event& e) {
                    e.flags & shm::kInstruction);
 }
 
+inline shm::SleeperAccess to_record(const Access& a) {
+  return shm::SleeperAccess{a.write_addr, a.write_size, a.read_addr, a.read_size, a.read2_addr, a.read2_size,
+                            a.object,     a.object2,    a.everything ? 1u : 0u};
+}
+
+inline Access from_record(const shm::SleeperAccess& r) {
+  Access a;
+  a.write_addr = r.write_addr;
+  a.write_size = r.write_size;
+  a.read_addr = r.read_addr;
+  a.read_size = r.read_size;
+  a.read2_addr = r.read2_addr;
+  a.read2_size = r.read2_size;
+  a.object = r.object;
+  a.object2 = r.object2;
+  a.everything = r.everything != 0;
+  return a;
+}
+
 inline bool conflicts(const Access& a, const Access& b) {
   if (a.everything || b.everything) return true;
   if (a.object && (a.object == b.object || a.object == b.object2)) return true;

@@ -67,6 +67,7 @@ std::optional<ExecutionPlan> DporStrategy::next() {
       // Everything tried here so far sleeps from here on.
       plan.sleep_mask = mask_of(pos.sleep) | pos.done;
       plan.sleep_from = i;
+      add_sleepers(plan, pos, chosen_.thread);
       pos.done |= bit(chosen_.thread);
       for (uint64_t k = 0; k < i; ++k) plan.prefix.push_back(stack_[k].event.thread);
       // The whole leftmost branch of the chosen subtree is forced.
@@ -89,6 +90,7 @@ std::optional<ExecutionPlan> DporStrategy::next() {
     // Threads already tried here, and the state's own sleepers, sleep in the
     // new branch until something they depend on happens.
     plan.sleep_mask = asleep | (pos.done & ~bit(q));
+    add_sleepers(plan, pos, q);
     pos.done |= bit(q);
     plan.prefix.reserve(i + 1);
     for (uint64_t k = 0; k < i; ++k) plan.prefix.push_back(stack_[k].event.thread);
@@ -151,6 +153,12 @@ void DporStrategy::completed(const ExecutionSummary& summary) {
     }
   }
   analyse(events, n, from);
+}
+
+void DporStrategy::add_sleepers(ExecutionPlan& plan, const Position& pos, uint32_t chosen) {
+  for (const auto& s : pos.sleep) plan.sleepers.emplace_back(s.thread, to_record(s.next));
+  for (const auto& s : pos.tried)
+    if (s.thread != chosen && (plan.sleep_mask >> s.thread & 1)) plan.sleepers.emplace_back(s.thread, to_record(s.next));
 }
 
 bool DporStrategy::happens_before(uint64_t a, uint64_t b) const {

@@ -66,6 +66,7 @@ class DporStrategy final : public Strategy {
   using Clock = std::array<uint32_t, shm::kMaxThreads>;
 
   static uint64_t mask_of(const std::vector<Sleeper>& s);
+  static void add_sleepers(ExecutionPlan& plan, const Position& pos, uint32_t chosen);
   void analyse(const shm::Event* events, uint64_t n, uint64_t from);
   void add_backtrack(const shm::Event* events, uint64_t i, uint64_t j);
   // Optimal mode: the race e_i < e_j as a sequence to insert into wakeup trees.

@@ -22,6 +22,8 @@ struct ExecutionPlan {
   // by default from the last prefix decision.
   uint64_t sleep_mask = 0;
   std::optional<uint64_t> sleep_from;
+  // For each thread in sleep_mask, the step it would take (what wakes it).
+  std::vector<std::pair<uint32_t, shm::SleeperAccess>> sleepers;
 };
 
 // What a strategy learns from one finished execution.

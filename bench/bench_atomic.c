@@ -20,32 +20,44 @@
 #include "bench_common.h"
 
 static atomic_ulong counter;
-static unsigned long iterations;
 
 struct worker {
   pthread_t handle;
+  unsigned long iterations;
+  atomic_ulong *counter;
   uint64_t start_ns, end_ns;
   unsigned long runs;  /* maximal runs of consecutive counter values */
 };
 
 static void *work(void *arg) {
   struct worker *w = arg;
-  unsigned long prev = 0, runs = 0;
-  w->start_ns = bench_now_ns();
-  for (unsigned long i = 0; i < iterations; i++) {
-    unsigned long v = atomic_fetch_add(&counter, 1);
+  /* The loop touches registers and the atomic only: with ctrl's default
+   * --visible all, a plain access to shared memory (a global, the worker
+   * struct on main's stack) would be one more visible operation. */
+  unsigned long n = w->iterations, prev = 0, runs = 0;
+  atomic_ulong *c = w->counter;
+  uint64_t start = bench_now_ns();
+  for (unsigned long i = 0; i < n; i++) {
+    unsigned long v = atomic_fetch_add(c, 1);
     if (i == 0 || v != prev + 1) runs++;
     prev = v;
   }
-  w->end_ns = bench_now_ns();
+  uint64_t end = bench_now_ns();
+  w->start_ns = start;
+  w->end_ns = end;
   w->runs = runs;
   return NULL;
 }
 
 int main(int argc, char **argv) {
   int threads;
+  unsigned long iterations;
   bench_args(argc, argv, &threads, &iterations);
   struct worker w[BENCH_MAX_THREADS] = {0};
+  for (int i = 0; i < threads; i++) {
+    w[i].iterations = iterations;
+    w[i].counter = &counter;
+  }
   for (int i = 0; i < threads; i++)
     if (pthread_create(&w[i].handle, NULL, work, &w[i]) != 0) return 1;
   for (int i = 0; i < threads; i++) pthread_join(w[i].handle, NULL);

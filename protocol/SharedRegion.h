@@ -26,7 +26,7 @@
 namespace ctrl::shm {
 
 inline constexpr uint32_t kMagic = 0x4c525443;  // "CTRL"
-inline constexpr uint32_t kVersion = 2;
+inline constexpr uint32_t kVersion = 3;
 inline constexpr uint32_t kMaxThreads = 64;
 inline constexpr uint32_t kMessageSize = 1024;
 
@@ -52,6 +52,17 @@ enum class Outcome : uint32_t {
   Crash = 10,       // a fatal signal the program does not handle (signal, fault_addr)
   Hang = 11,        // every unfinished thread spins on memory nobody will write
   SleepBlocked = 12,  // only threads in the sleep set could run: a redundant execution
+};
+
+// The step a sleeping thread would take (see Dependence.h's Access): the
+// agent wakes it when an event conflicts with this, exactly as the
+// controller computed it.
+struct SleeperAccess {
+  uint64_t write_addr, write_size;
+  uint64_t read_addr, read_size;
+  uint64_t read2_addr, read2_size;
+  uint64_t object, object2;
+  uint64_t everything;
 };
 
 struct Signature {
@@ -123,6 +134,7 @@ struct Header {
   // from the state of decision `sleep_from` on (forced decisions still run).
   uint64_t sleep_mask;
   uint64_t sleep_from;
+  SleeperAccess sleepers[kMaxThreads];  // for the threads in sleep_mask
 
   // ---- live: written by the agent ----
   alignas(64) std::atomic<uint64_t> steps;  // events logged so far

@@ -50,10 +50,6 @@ Outcome simulate(const Program& p, const ExecutionPlan& plan) {
     }
     return true;
   };
-  auto pending_access = [&](uint32_t t) {
-    const Op& op = p.threads[t][pc[t]];
-    return access_of(op.kind, op.addr, 8, 0, false, t, false);
-  };
   for (uint64_t step = 0;; ++step) {
     uint64_t mask = 0;
     for (uint32_t t = 0; t < n; ++t)
@@ -110,9 +106,8 @@ Outcome simulate(const Program& p, const ExecutionPlan& plan) {
     ++pc[next];
     // Sleepers whose next step depends on this one wake up.
     Access done = access_of(e);
-    for (uint32_t t = 0; t < n; ++t)
-      if ((sleep >> t & 1) && pc[t] < p.threads[t].size() && conflicts(done, pending_access(t)))
-        sleep &= ~(uint64_t(1) << t);
+    for (const auto& [t, record] : plan.sleepers)
+      if ((sleep >> t & 1) && conflicts(done, from_record(record))) sleep &= ~(uint64_t(1) << t);
     out.events.push_back(e);
   }
   for (auto& r : reads) out.reads.insert(out.reads.end(), r.begin(), r.end());
