@@ -27,18 +27,21 @@ bool leq(const Clock& a, const Clock& b) {
 // Per-thread locations for fences and the process exit: never shared, so an
 // il there orders only the thread's own events (a full fence).
 uint64_t private_location(uint32_t thread) { return (uint64_t(1) << 62) | thread; }
+// (Thread objects and private locations are outside any address range.)
 
 struct MemoryOp {
   Op op;
   uint64_t location;
 };
 
-// The paper's operations an event performs, in order, on 8-byte granules.
+// The paper's operations an event performs, in order, one per byte: the
+// paper has one coherence order per location, and bytes are what accesses of
+// different sizes share exactly (a coarser key would join neighbours).
 void accesses_of(const shm::Event& e, std::vector<MemoryOp>& out) {
   out.clear();
   auto range = [&](Op op, uint64_t addr, uint64_t size) {
     if (size == 0) size = 1;
-    for (uint64_t g = addr >> 3; g <= (addr + size - 1) >> 3; ++g) out.push_back({op, g});
+    for (uint64_t b = addr; b < addr + size; ++b) out.push_back({op, b});
   };
   auto kind = OpKind(e.kind);
   bool locked = e.flags & shm::kLocked;
@@ -125,8 +128,9 @@ std::optional<Borderline> find_borderline(const shm::Event* events, uint64_t n) 
   std::vector<Clock> hb(N, Clock(N, 0));          // each thread's clock, its last event included
   std::vector<Clock> lc(N, Clock(2 * N, 0));      // relaxed: before the thread's next load
   std::vector<Clock> sc(N, Clock(2 * N, 0));      // relaxed: before its next store
-  // The thread's stores since its last read, with their clocks: candidates
-  // for the store a buffer could still hold when the load runs.
+  // The thread's stores since its last locked operation or fence (what
+  // drains a store buffer), with their clocks: candidates for the store a
+  // buffer could still hold when the load runs.
   std::vector<std::vector<std::pair<uint64_t, Clock>>> recent_stores(N);
   std::unordered_map<uint64_t, Location> locations;
   std::vector<MemoryOp> accesses;
@@ -161,7 +165,7 @@ std::optional<Borderline> find_borderline(const shm::Event* events, uint64_t n) 
                 delayed = index;
                 break;
               }
-            return Borderline{k, w.event, delayed, acc.location << 3};
+            return Borderline{k, w.event, delayed, acc.location};
           }
         }
       }
@@ -183,7 +187,6 @@ std::optional<Borderline> find_borderline(const shm::Event* events, uint64_t n) 
           ++ts[2 * p];
           join(lc[p], ts);
           join(loc.mc2, ts);
-          recent_stores[p].clear();
           break;
         case Op::St:
           ts = sc[p];

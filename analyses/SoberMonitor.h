@@ -18,7 +18,8 @@
 // read-modify-writes and seq_cst stores, fences (on a per-thread location),
 // and every synchronisation call (on its object: glibc implements them with
 // locked instructions). An unlocked read-modify-write is a load then a store.
-// Locations are 8-byte granules (mixed-size accesses are approximated).
+// Locations are bytes: an access of n bytes is n accesses (mixed sizes are
+// then exact for coherence, an approximation of x86 for atomicity).
 #pragma once
 
 #include <cstdint>
@@ -33,7 +34,7 @@ struct Borderline {
   uint64_t load;           // index of the load event in the execution
   uint64_t missed_write;   // index of the write the load could miss under TSO
   uint64_t delayed_store;  // index of the loading thread's store a buffer could hold back (UINT64_MAX: unknown)
-  uint64_t address;        // the location (granule) loaded
+  uint64_t address;        // the byte loaded first found borderline
 };
 
 // The first borderline load of the execution, if any. O(n * threads) plus

@@ -108,6 +108,23 @@ echo "ctrl bench: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load average 
 echo "  REPS=$REPS REPS_EXEC=$REPS_EXEC N1=$N1 N2=$N2 EXECS=$EXECS --max-steps $MAX_STEPS"
 echo
 
+# 0. Each benchmarked operation is one step, and little else is: with ops - 1
+# steps the execution is cut, with ops + 40 it completes (thread creation,
+# start, exit, join and the main thread's few accesses are the rest).
+check_steps() {  # OPS PROGRAM ARGS...
+  local ops=$1 out
+  shift
+  out=$("$CTRL" attach --strategy round-robin --max-executions 1 --max-steps $((ops - 1)) "$@" 2>&1) || true
+  grep -q 'cut by --max-steps' <<<"$out" || { echo "$out" >&2; die "fewer than $ops steps: $*"; }
+  out=$("$CTRL" attach --strategy round-robin --max-executions 1 --max-steps $((ops + 40)) "$@" 2>&1) ||
+    { echo "$out" >&2; die "failed: $*"; }
+  grep -q '^1 executions (1 complete, 0 blocked), 0 bugs' <<<"$out" || { echo "$out" >&2; die "more than $((ops + 40)) steps: $*"; }
+}
+echo "checking that one operation is one step ..." >&2
+check_steps 1000 "$BIN/bench_atomic" 1 1000
+check_steps 1000 "$BIN/bench_mutex" 1 500
+check_steps 1000 "$BIN/bench_atomic" 2 500
+
 # 1. One worker: the running thread never changes.
 echo "measuring 1: one worker, $N1 atomic fetch_add ..." >&2
 run a1n "$REPS" "$BIN/bench_atomic" 1 "$N1"

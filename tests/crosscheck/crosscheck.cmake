@@ -8,6 +8,7 @@
 #   cmake -DTOOL=<gen_and_count> -DCTRL=<ctrl> -DCC=<gcc> -DOBJDUMP=<objdump>
 #         -DWORKDIR=<dir>
 #         [-DFIRST=<seed> -DLAST=<seed>] [-DFIXED=ON] [-DBUDGET=<seconds>]
+#         [-DCTRL_ARGS="--dpor optimal"]
 #         -P crosscheck.cmake
 #
 # FIRST..LAST: the random programs of those seeds; FIXED: the hand-written
@@ -16,6 +17,7 @@
 # printing for each failure the case, the program, both counts and what ctrl
 # printed. A failing case stays in WORKDIR/<case>/ (the passing ones are
 # removed); `gen_and_count classes <case>` lists one interleaving per class.
+# CTRL_ARGS: more options of ctrl attach (space-separated), e.g. a DPOR mode.
 
 cmake_minimum_required(VERSION 3.20)
 
@@ -28,6 +30,7 @@ if(NOT DEFINED BUDGET)
   set(BUDGET 400)
 endif()
 string(TIMESTAMP start "%s" UTC)
+separate_arguments(ctrl_args UNIX_COMMAND "${CTRL_ARGS}")
 
 set(cases "")
 if(DEFINED FIRST AND DEFINED LAST)
@@ -77,7 +80,7 @@ function(fail_case case reason)
       "==================== case ${case}: ${reason}\n"
       "-- brute force (gen_and_count gen ${case}): ${gen_out}"
       "-- program (${dir}/prog.c):\n${src}"
-      "-- $ ${CTRL} attach --strategy dpor --json report.json --trace-dir traces prog\n"
+      "-- $ ${CTRL} attach --strategy dpor ${CTRL_ARGS} --json report.json --trace-dir traces prog\n"
       "-> exit status ${run_rc}\n-- stdout:\n${run_out}\n-- stderr:\n${run_err}\n"
       "-- report.json:\n${report}\n"
       "-- one interleaving per class: ${TOOL} classes ${case}\n")
@@ -121,7 +124,7 @@ foreach(case IN LISTS cases)
     continue()
   endif()
 
-  execute_process(COMMAND "${CTRL}" attach --strategy dpor --json "${dir}/report.json"
+  execute_process(COMMAND "${CTRL}" attach --strategy dpor ${ctrl_args} --json "${dir}/report.json"
       --trace-dir "${dir}/traces" "${dir}/prog"
     WORKING_DIRECTORY "${dir}"
     RESULT_VARIABLE run_rc OUTPUT_VARIABLE run_out ERROR_VARIABLE run_err
