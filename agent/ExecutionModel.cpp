@@ -61,6 +61,7 @@ bool ExecutionModel::enabled(uint32_t t) const {
   const ThreadModel& th = threads_[t];
   if (!th.used || th.finished || awaiting(t)) return false;
   const PendingOp& op = th.pending;
+  if (op.drains && (buffered_ >> t & 1)) return false;
   switch (op.kind) {
     case OpKind::None:
       return false;

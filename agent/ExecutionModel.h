@@ -35,6 +35,9 @@ struct PendingOp {
   bool timed = false;   // may give up (time-out) instead of blocking
   uint64_t phase = 0;   // barrier generation the thread waits to leave
   uint32_t size = 0;    // bytes a memory operation touches
+  // x86-TSO: the operation waits for its thread's store buffer to drain
+  // (locked instructions, fences, synchronisation calls, exits).
+  bool drains = true;
 };
 
 // The pending operation of a memory access (`addr2`: a string move's source).
@@ -45,6 +48,7 @@ inline PendingOp memory_op(OpKind kind, uint64_t addr, uint32_t size, uint64_t s
   op.addr2 = addr2;
   op.site = site;
   op.size = size;
+  op.drains = false;
   return op;
 }
 
@@ -88,6 +92,8 @@ class ExecutionModel {
 
   void set_pending(uint32_t t, const PendingOp& op) { threads_[t].pending = op; }
   bool enabled(uint32_t t) const;
+  // x86-TSO: threads whose store buffer is not empty.
+  void set_buffered(uint64_t mask) { buffered_ = mask; }
   uint64_t enabled_mask() const;
   bool all_finished() const;
   // Thread that `t` waits for (mutex owner, writer, joined thread), or kNoThread.
@@ -165,6 +171,7 @@ class ExecutionModel {
   ThreadModel threads_[shm::kMaxThreads];
   uint32_t count_ = 0;
   uint64_t next_wait_seq_ = 1;
+  uint64_t buffered_ = 0;
   std::unordered_map<uint64_t, Mutex> mutexes_;
   std::unordered_map<uint64_t, RwLock> rwlocks_;
   std::unordered_map<uint64_t, Barrier> barriers_;

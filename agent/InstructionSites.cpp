@@ -16,6 +16,7 @@
 
 #include "Runtime.h"
 #include "SiteMath.h"
+#include "StoreBuffers.h"
 
 namespace ctrl::agent {
 
@@ -337,7 +338,16 @@ void visible_site(const InstructionSites::Entry& e, ucontext_t* uc) {
     uint64_t gs = s.segment == SiteSegment::Gs ? gs_base() : 0;
     ea = effective_address(s, *uc, e.address + s.length, fs, gs);
   }
-  rt.begin(me, memory_op(kind, ea, size, e.address, aux));
+  bool locked = s.flags & kSiteLocked;
+  // x86-TSO: plain stores (and the store half of an unlocked read-modify-
+  // write) go into the buffer; locked instructions and mfence drain it;
+  // string operations and bigger stores run directly on a drained buffer.
+  bool writes = kind == OpKind::Store || kind == OpKind::Rmw;
+  bool bufferable = writes && !locked && s.kind != SiteKind::StringOp && size <= StoreBuffers::kMaxBytes && ea >= 4096;
+  PendingOp op = memory_op(kind, ea, size, e.address, aux);
+  op.drains = locked || s.op == SiteOp::Mfence || (writes && !bufferable) ||
+              (rt.tso && bufferable && rt.buffers.full(me));
+  rt.begin(me, op);
   // Memory as this instruction will find it, now that it is this thread's turn.
   uint64_t old = 0;
   if (kind != OpKind::Fence && ea >= 4096 && s.kind != SiteKind::StringOp)
@@ -345,8 +355,13 @@ void visible_site(const InstructionSites::Entry& e, ucontext_t* uc) {
   bool failed = false;
   uint64_t written = 0;
   if (kind == OpKind::Store || kind == OpKind::Rmw) written = value_to_write(s, *uc, old, failed);
-  bool locked = s.flags & kSiteLocked;
   uint8_t flags = shm::kInstruction | (locked ? shm::kLocked : 0) | (failed ? shm::kFailed : 0);
+  if (rt.tso && (kind == OpKind::Load || kind == OpKind::Rmw) && rt.buffers.overlaps(me, ea, size))
+    flags |= shm::kForwarded;
+  if (rt.tso && bufferable && !failed) {
+    rt.buffers.record(me, ea, size, rt.step());
+    flags |= shm::kBuffered;
+  }
   MemOrder order = locked || s.op == SiteOp::Mfence ? MemOrder::SeqCst : MemOrder::NotAtomic;
   rt.log(me, kind, ea, e.address, kind == OpKind::Store ? 0 : old, failed ? 0 : written, aux, size, order,
          rmw_of(s.op), flags);

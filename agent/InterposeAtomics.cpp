@@ -96,7 +96,9 @@ T atomic_load(T* p, int order, uint64_t site) {
   uint64_t a = reinterpret_cast<uint64_t>(p);
   rt.begin(me, memory_op(OpKind::AtomicLoad, a, sizeof(T), site));
   T v = hw_load(p);
-  rt.log(me, OpKind::AtomicLoad, a, site, low_bits(v), 0, 0, sizeof(T), order_of(order));
+  bool forwarded = rt.tso && rt.buffers.overlaps(me, a, sizeof(T));
+  rt.log(me, OpKind::AtomicLoad, a, site, low_bits(v), 0, 0, sizeof(T), order_of(order), RmwOp::None,
+         forwarded ? uint8_t(shm::kForwarded) : 0);
   return v;
 }
 
@@ -108,7 +110,9 @@ T atomic_rmw(T* p, T operand, RmwOp op, int order, uint64_t site, bool return_ne
   }
   uint32_t me = t_me;
   uint64_t a = reinterpret_cast<uint64_t>(p);
-  rt.begin(me, memory_op(OpKind::AtomicRmw, a, sizeof(T), site));
+  PendingOp pending = memory_op(OpKind::AtomicRmw, a, sizeof(T), site);
+  pending.drains = true;  // a locked instruction
+  rt.begin(me, pending);
   T old = hw_rmw(p, [&](T o) { return apply(op, o, operand); });
   T now = apply(op, old, operand);
   rt.log(me, OpKind::AtomicRmw, a, site, low_bits(old), low_bits(now), 0, sizeof(T), order_of(order), op);
@@ -123,12 +127,20 @@ void atomic_store(T* p, T v, int order, uint64_t site) {
   }
   uint32_t me = t_me;
   uint64_t a = reinterpret_cast<uint64_t>(p);
-  rt.begin(me, memory_op(OpKind::AtomicStore, a, sizeof(T), site));
+  // x86: a seq_cst store is a locked xchg (it drains the buffer); weaker
+  // stores are plain movs, which a store buffer holds.
+  bool seq_cst = order_of(order) == MemOrder::SeqCst;
+  PendingOp op = memory_op(OpKind::AtomicStore, a, sizeof(T), site);
+  op.drains = seq_cst || (rt.tso && rt.buffers.full(me));
+  rt.begin(me, op);
+  bool buffered = rt.tso && !seq_cst;
+  if (buffered) rt.buffers.record(me, a, sizeof(T), rt.step());
   if constexpr (sizeof(T) == 16)
     hw_rmw(p, [&](T) { return v; });
   else
     __atomic_store_n(p, v, __ATOMIC_SEQ_CST);
-  rt.log(me, OpKind::AtomicStore, a, site, 0, low_bits(v), 0, sizeof(T), order_of(order));
+  rt.log(me, OpKind::AtomicStore, a, site, 0, low_bits(v), 0, sizeof(T), order_of(order), RmwOp::None,
+         buffered ? uint8_t(shm::kBuffered) : 0);
 }
 
 template <class T>
@@ -136,7 +148,9 @@ bool atomic_cas(T* p, T* expected, T desired, int success, int failure, uint64_t
   if (!rt.controlled()) return hw_cas(p, *expected, desired);
   uint32_t me = t_me;
   uint64_t a = reinterpret_cast<uint64_t>(p);
-  rt.begin(me, memory_op(OpKind::AtomicCas, a, sizeof(T), site));
+  PendingOp op = memory_op(OpKind::AtomicCas, a, sizeof(T), site);
+  op.drains = true;  // a locked instruction
+  rt.begin(me, op);
   T seen = *expected;
   bool ok = hw_cas(p, seen, desired);
   T read = ok ? *expected : seen;
@@ -164,7 +178,9 @@ void odd_event(OpKind kind, void* p, size_t n, int order, uint64_t site, bool fa
   if (!rt.controlled()) return;
   uint32_t me = t_me;
   uint64_t a = reinterpret_cast<uint64_t>(p);
-  rt.begin(me, memory_op(kind, a, uint32_t(n), site));
+  PendingOp op = memory_op(kind, a, uint32_t(n), site);
+  op.drains = true;  // odd sizes run directly, on drained buffers
+  rt.begin(me, op);
   rt.log(me, kind, a, site, 0, 0, 0, uint32_t(n), order_of(order), RmwOp::None, failed ? shm::kFailed : 0);
 }
 

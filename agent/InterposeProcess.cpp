@@ -32,7 +32,9 @@ int main_wrapper(int argc, char** argv, char** envp) {
 
 void yield_point(uint64_t site) {
   uint32_t me = t_me;
-  rt.begin(me, PendingOp{OpKind::Yield, 0, 0, site});
+  PendingOp op{OpKind::Yield, 0, 0, site};
+  op.drains = false;
+  rt.begin(me, op);
   rt.log(me, OpKind::Yield, 0, site);
 }
 

@@ -71,8 +71,10 @@ void Runtime::begin(uint32_t me, const PendingOp& op) {
   uint32_t next = decide(me);
   if (next == me) return;
   publish(me);
+  if (tso) buffers.switch_out(me);
   hand_to(next);
   wait_turn(me);
+  if (tso) buffers.switch_in(me);
 }
 
 void Runtime::first_turn(uint32_t me) {
@@ -83,9 +85,26 @@ void Runtime::first_turn(uint32_t me) {
 }
 
 uint32_t Runtime::decide(uint32_t me) {
+  for (;;) {
+    uint32_t next = choose(me);
+    if (!tso || next == kNoThread || next < shm::kFlushActorBase) return next;
+    flush_step(me, next - shm::kFlushActorBase);
+  }
+}
+
+void Runtime::flush_step(uint32_t me, uint32_t owner) {
+  StoreBuffers::Entry e = buffers.flush(owner, me);
+  uint64_t value = 0;
+  memcpy(&value, e.written, e.size < 8 ? e.size : 8);
+  log(shm::kFlushActorBase + owner, OpKind::Flush, e.addr, 0, 0, value, e.step, e.size);
+}
+
+uint32_t Runtime::choose(uint32_t me) {
   shm::Header* h = region.header;
   if (step_ >= h->max_steps) end_execution(shm::Outcome::StepBound, me, model.thread(me).pending.site, "");
-  uint64_t mask = model.enabled_mask();
+  uint64_t flushers = tso ? buffers.nonempty_mask() : 0;
+  model.set_buffered(flushers);
+  uint64_t mask = model.enabled_mask() | (flushers << shm::kFlushActorBase);
   if (mask == 0) {
     if (model.all_finished()) return kNoThread;
     // Only spinning threads could still run: let them, to see whether they
@@ -198,6 +217,10 @@ void Runtime::note_memory(uint32_t me, const shm::Event& e) {
     case OpKind::Store:
       // A string move writes `size` bytes at addr.
     case OpKind::AtomicStore:
+      // Other threads cannot see a buffered store: its flush wakes them.
+      if (!(e.flags & shm::kBuffered)) model.memory_written(e.addr, e.size);
+      break;
+    case OpKind::Flush:
       model.memory_written(e.addr, e.size);
       break;
     default:
@@ -304,6 +327,8 @@ void Runtime::start_execution(pid_t fork_server) {
   rng_ = h->seed;
   sleep_ = 0;
   last_enabled_ = 0;
+  tso = h->model == shm::MemoryModel::TSO;
+  buffers.clear();
   for (auto& p : park_) p.go.store(kWaiting, std::memory_order_relaxed);
   for (uint32_t t = 0; t < model.thread_count(); ++t) publish(t);
   publish_tid(0);

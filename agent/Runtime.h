@@ -21,6 +21,7 @@
 
 #include "ExecutionModel.h"
 #include "SharedRegion.h"
+#include "StoreBuffers.h"
 
 namespace ctrl::agent {
 
@@ -68,6 +69,11 @@ class Runtime {
   // Records the outcome and stops the thread for the controller. Never returns.
   // Async-signal-safe (no allocation): crash handlers call it.
   [[noreturn]] void end_execution(shm::Outcome outcome, uint32_t thread, uint64_t site, const char* message);
+  // x86-TSO (--model tso): per-thread store buffers; `tso` set per execution.
+  StoreBuffers buffers;
+  bool tso = false;
+  uint64_t step() const { return step_; }
+
   // Refreshes the shared slot of `t` (status, pending operation) for the controller.
   void publish(uint32_t t);
   void publish_tid(uint32_t t);
@@ -80,7 +86,10 @@ class Runtime {
     std::atomic<uint32_t> go{kWaiting};
   };
 
+  // Picks who performs the next step; flush steps it performs itself (TSO).
   uint32_t decide(uint32_t me);
+  uint32_t choose(uint32_t me);
+  void flush_step(uint32_t me, uint32_t owner);
   // DPOR: sleepers whose pending operation conflicts with `e` wake up.
   void wake_sleepers(const shm::Event& e);
   // Spin detection from the memory effect of an event.

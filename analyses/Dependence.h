@@ -111,8 +111,29 @@ inline Access access_of(OpKind kind, uint64_t addr, uint32_t size, uint64_t aux,
 // of a held spinlock, a fetch-or of bits already set) only read: like a
 // failed compare-exchange, it commutes with other reads, which keeps spin
 // loops on locks from multiplying executions.
+//
+// Under x86-TSO a buffered store touches nothing others can see until its
+// flush (the flush is the write); a load forwarded from the thread's own
+// buffer observes nothing shared.
 inline Access access_of(const shm::Event& e) {
   auto kind = OpKind(e.kind);
+  if (kind == OpKind::Flush) {
+    Access a;
+    a.write_addr = e.addr;
+    a.write_size = e.size;
+    return a;
+  }
+  bool buffered = e.flags & shm::kBuffered, forwarded = e.flags & shm::kForwarded;
+  if (forwarded && (kind == OpKind::Load || kind == OpKind::AtomicLoad)) return Access{};
+  if (buffered && kind != OpKind::Rmw) return Access{};
+  if (buffered) {  // an unlocked read-modify-write: only its read is shared now
+    Access a;
+    if (!forwarded) {
+      a.read_addr = e.addr;
+      a.read_size = e.size;
+    }
+    return a;
+  }
   uint32_t target = kind == OpKind::ThreadJoin ? uint32_t(e.aux) : e.thread;
   bool unchanged = (kind == OpKind::Rmw || kind == OpKind::AtomicRmw) && e.rmw != uint8_t(RmwOp::None) &&
                    e.value_written == e.value_read;

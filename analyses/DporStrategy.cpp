@@ -9,6 +9,25 @@ namespace {
 
 uint64_t bit(uint32_t t) { return uint64_t(1) << t; }
 
+// Whether an event had to wait for its thread's store buffer to drain.
+bool drains(const shm::Event& e) {
+  switch (OpKind(e.kind)) {
+    case OpKind::Load:
+    case OpKind::AtomicLoad:
+    case OpKind::Yield:
+    case OpKind::ThreadStart:
+      return false;
+    case OpKind::Store:
+    case OpKind::AtomicStore:
+    case OpKind::Rmw:
+      return !(e.flags & shm::kBuffered);
+    case OpKind::Fence:
+      return MemOrder(e.order) == MemOrder::SeqCst;
+    default:
+      return true;
+  }
+}
+
 enum class ObjectRole {
   Plain,      // conflicts (and may race) with the object's previous operation
   Acquire,    // enabled by the previous release; races with the previous acquisition
@@ -201,6 +220,7 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) 
     // The conflicting events this one is ordered after: the latest per object
     // and, per byte, the latest write (and for writes the reads since).
     cands.clear();
+    hb_only.clear();
     if (a.everything) {
       for (uint32_t t = 0; t < shm::kMaxThreads; ++t)
         if (t != p && last_of_thread[t] >= 0) cands.push_back(last_of_thread[t]);
@@ -209,7 +229,6 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) 
     // join after the exit, a lock after the unlock, a wake-up after the
     // signal) cannot be moved before it: that pair only orders. Acquisitions
     // race with the previous acquisition instead.
-    hb_only.clear();
     for (int which = 0; which < 2; ++which) {
       uint64_t o = which == 0 ? a.object : a.object2;
       if (!o) continue;
@@ -240,6 +259,14 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) 
     each_byte(a.read2_addr, a.read2_size, reads);
     std::sort(cands.begin(), cands.end());
     cands.erase(std::unique(cands.begin(), cands.end()), cands.end());
+    // x86-TSO: a flush comes after the store it commits; anything that
+    // waits for an empty buffer (all but plain loads and buffered stores)
+    // comes after its thread's last flush.
+    if (OpKind(e.kind) == OpKind::Flush) {
+      if (e.aux < k) hb_only.push_back(int64_t(e.aux));
+    } else if (p < shm::kFlushActorBase && last_of_thread[shm::kFlushActorBase + p] >= 0 && drains(e)) {
+      hb_only.push_back(last_of_thread[shm::kFlushActorBase + p]);
+    }
 
     // The event's clock: its thread's, joined with every conflicting event
     // it comes after. Races are judged against the clock before the join,

@@ -72,6 +72,7 @@ struct AttachArgs {
   std::string dpor = "source";
   int preemption_bound = -1;
   std::string monitor;
+  std::string model = "sc";
   bool no_shrink = false;
   std::string visible = "all";
   std::vector<std::string> instrument;
@@ -96,6 +97,11 @@ int attach(AttachArgs a) {
   config.max_steps = a.max_steps;
   config.hang_timeout = a.hang_timeout;
   config.show_output = a.show_output;
+  config.model = a.model == "tso" ? shm::MemoryModel::TSO : shm::MemoryModel::SC;
+  if (a.model == "tso" && a.strategy == "dpor-optimal")
+    throw UsageError("--dpor optimal is not available with --model tso yet (use --dpor source)");
+  if (a.model != "sc" && !a.monitor.empty())
+    throw UsageError("--monitor sober checks sequentially consistent executions: use it with --model sc");
   InstrumentationOptions iopts{a.visible, a.instrument};
   Instrumentation instrumentation(facts.path, iopts);
   config.sites_fd = instrumentation.fd();
@@ -112,7 +118,7 @@ int attach(AttachArgs a) {
   o->set_strategy(a.strategy);
   o->set_seed(a.seed);
   o->set_max_steps(a.max_steps);
-  o->set_model("sc");
+  o->set_model(a.model);
   o->set_monitor(a.monitor);
   o->set_hang_timeout_ms(uint32_t(a.hang_timeout * 1000));
   o->set_visible(a.visible);
@@ -131,8 +137,8 @@ int attach(AttachArgs a) {
   options.progress = isatty(2);
 
   Session session(config);
-  fmt::print("ctrl: {} under strategy {}{}\n", facts.path, a.strategy,
-             a.strategy == "random" ? fmt::format(" (seed {})", a.seed) : "");
+  fmt::print("ctrl: {} under strategy {}{}, memory model {}\n", facts.path, a.strategy,
+             a.strategy == "random" ? fmt::format(" (seed {})", a.seed) : "", a.model);
   fmt::print("ctrl: {}\n", instrumentation.summary());
   if (a.visible == "atomics")
     fmt::print("ctrl: --visible=atomics: plain memory accesses are not scheduling points; races made of them may be missed\n");
@@ -142,7 +148,7 @@ int attach(AttachArgs a) {
   int n = 0;
   for (const auto& bug : report.bugs) print_bug(stdout, bug, ++n, session.symbolizer());
   print_summary(stdout, report);
-  if (!a.json.empty()) write_json(a.json, report_json(report, facts.path, "sc"));
+  if (!a.json.empty()) write_json(a.json, report_json(report, facts.path, a.model));
   return report.bugs.empty() ? kExitNoBug : kExitBugFound;
 }
 
@@ -195,6 +201,11 @@ int run_cli(int argc, char** argv) {
                          "source: source sets and sleep sets (may run some redundant, blocked executions); "
                          "optimal: wakeup trees, never a redundant execution")
       ->check(CLI::IsMember({"source", "optimal"}))
+      ->capture_default_str();
+  attach_cmd->add_option("--model", a.model,
+                         "sc: sequential consistency; tso: x86-TSO, every thread's plain stores go through a "
+                         "FIFO store buffer whose flushes are explored like thread steps")
+      ->check(CLI::IsMember({"sc", "tso"}))
       ->capture_default_str();
   attach_cmd->add_option("--monitor", a.monitor,
                          "sober: check every SC execution for a load x86-TSO could make read a stale value "

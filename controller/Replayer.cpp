@@ -31,6 +31,7 @@ SessionConfig replay_config(const proto::Trace& trace, const std::string& agent,
   config.hang_timeout = trace.options().hang_timeout_ms() / 1000.0;
   if (config.hang_timeout <= 0) config.hang_timeout = 5;
   config.show_output = show_output;
+  config.model = trace.options().model() == "tso" ? shm::MemoryModel::TSO : shm::MemoryModel::SC;
   return config;
 }
 

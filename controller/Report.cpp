@@ -77,6 +77,10 @@ std::string describe_event(const shm::Event& e, Symbolizer& symbols) {
     case OpKind::Fence:
       what = e.flags & shm::kInstruction ? "fence (instruction)" : fmt::format("fence({})", order_name(MemOrder(e.order)));
       break;
+    case OpKind::Flush:
+      what = fmt::format("store buffer flush: {} ({} bytes) <- {}", symbols.describe_data(e.addr), e.size,
+                         value_text(e.value_written));
+      break;
     case OpKind::ThreadExit:
     case OpKind::Yield:
       break;
@@ -92,7 +96,11 @@ std::string describe_event(const shm::Event& e, Symbolizer& symbols) {
   bool exact = (e.flags & shm::kInstruction) || kind == OpKind::ThreadStart || kind == OpKind::ThreadExit ||
                kind == OpKind::ProcessExit;
   std::string where = e.site ? symbols.describe_code(exact ? e.site : e.site - 1) : "";
-  return fmt::format("{:<4} {}{}", thread_name(e.thread), what, where.empty() ? "" : "   at " + where);
+  if (e.flags & shm::kBuffered) what += " (buffered)";
+  if (e.flags & shm::kForwarded) what += " (from its own buffer)";
+  // A flush is the step of the thread's store buffer.
+  uint32_t thread = kind == OpKind::Flush ? e.thread - shm::kFlushActorBase : e.thread;
+  return fmt::format("{:<4} {}{}", thread_name(thread), what, where.empty() ? "" : "   at " + where);
 }
 
 void print_bug(std::FILE* out, const FoundBug& bug, int number, Symbolizer& symbols) {

@@ -159,7 +159,7 @@ std::optional<ExecutionResult> Session::start() {
 }
 
 ExecutionResult Session::run(const ExecutionPlan& plan, uint64_t index, const std::vector<shm::Signature>& expected) {
-  region_.prepare(plan, index, config_.max_steps, expected, config_.show_output);
+  region_.prepare(plan, index, config_.max_steps, expected, config_.show_output, config_.model);
   backtracer_->flush();
   execution_ = index;
   current_pid_ = 0;

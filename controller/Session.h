@@ -32,6 +32,7 @@ struct SessionConfig {
   double hang_timeout = 5.0;        // seconds without a visible operation
   bool show_output = false;
   int sites_fd = -1;                // instruction site table (Instrumentation), -1: none
+  shm::MemoryModel model = shm::MemoryModel::SC;
 };
 
 class Session {

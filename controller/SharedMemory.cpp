@@ -35,7 +35,7 @@ SharedMemory::~SharedMemory() {
 }
 
 void SharedMemory::prepare(const ExecutionPlan& plan, uint64_t execution, uint64_t max_steps,
-                           const std::vector<shm::Signature>& expected, bool show_output) {
+                           const std::vector<shm::Signature>& expected, bool show_output, shm::MemoryModel model) {
   shm::Header& h = header();
   uint64_t prefix = std::min<uint64_t>(plan.prefix.size(), h.capacity);
   std::copy_n(plan.prefix.begin(), prefix, view_.prefix);
@@ -53,6 +53,7 @@ void SharedMemory::prepare(const ExecutionPlan& plan, uint64_t execution, uint64
   h.sleep_from = plan.sleep_from.value_or(prefix > 0 ? prefix - 1 : 0);
   h.check_signatures = checked > 0 ? 1 : 0;
   h.target_output = show_output ? 1 : 0;
+  h.model = model;
   h.steps.store(0);
   h.attention.store(0);
   h.started.store(0);

@@ -27,7 +27,7 @@ class SharedMemory {
   // Writes the plan of the next execution and clears the live fields. Only
   // while no execution runs. `expected` may be empty (no replay check).
   void prepare(const ExecutionPlan& plan, uint64_t execution, uint64_t max_steps,
-               const std::vector<shm::Signature>& expected, bool show_output);
+               const std::vector<shm::Signature>& expected, bool show_output, shm::MemoryModel model);
 
  private:
   int fd_ = -1;

@@ -42,6 +42,7 @@ const char* op_name(OpKind k) {
     case OpKind::Load: return "load";
     case OpKind::Store: return "store";
     case OpKind::Rmw: return "rmw";
+    case OpKind::Flush: return "flush";
     case OpKind::Count: break;
   }
   return "?";

@@ -47,6 +47,9 @@ enum class OpKind : uint16_t {
   Load = 35,   // reads memory (string compares and scans too)
   Store = 36,  // writes memory (string moves: aux is the source)
   Rmw = 37,    // reads and writes; EventFlag kLocked when atomic
+  // x86-TSO: a buffered store reaches memory. Its thread is the flush actor
+  // (shm::kFlushActorBase + the storing thread); aux is the step of the store.
+  Flush = 38,
   Count
 };
 

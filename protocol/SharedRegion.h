@@ -26,8 +26,13 @@
 namespace ctrl::shm {
 
 inline constexpr uint32_t kMagic = 0x4c525443;  // "CTRL"
-inline constexpr uint32_t kVersion = 3;
+inline constexpr uint32_t kVersion = 4;
 inline constexpr uint32_t kMaxThreads = 64;
+// Under x86-TSO each thread t has a flush actor, scheduled as thread
+// kFlushActorBase + t; so at most kFlushActorBase threads there.
+inline constexpr uint32_t kFlushActorBase = 32;
+
+enum class MemoryModel : uint32_t { SC = 0, TSO = 1 };
 inline constexpr uint32_t kMessageSize = 1024;
 
 // What the agent does once the prefix of decisions is used up.
@@ -97,6 +102,8 @@ enum EventFlag : uint8_t {
   kTimedOut = 2,
   kLocked = 4,       // a locked (atomic) instruction
   kInstruction = 8,  // a trapped instruction site (site = its address)
+  kBuffered = 16,    // TSO: the store went into its thread's buffer
+  kForwarded = 32,   // TSO: the load read (part of) its thread's own buffer
 };
 
 enum class ThreadStatus : uint32_t { Unused = 0, Runnable, Blocked, Finished };
@@ -129,6 +136,7 @@ struct Header {
   TailPolicy policy;
   uint32_t check_signatures;  // 1: compare each event with expected[step]
   uint32_t target_output;     // 0 discard, 1 inherit
+  MemoryModel model;
   // Sleep set (DPOR): threads that must not be chosen after the prefix until
   // an event conflicting with their pending operation wakes them. It applies
   // from the state of decision `sleep_from` on (forced decisions still run).
