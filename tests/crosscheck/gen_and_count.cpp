@@ -250,6 +250,18 @@ std::vector<Program> fixed_programs() {
   // or after its store, except r1 after flag=1 with r2 before data=1 (a
   // cycle): 3.
   make("message_passing", 2, false, {{st(0, 1), st(1, 1)}, {ld(1), ld(0)}}, 3);
+  // Read-modify-writes that only read, next to a reader and a writer: each
+  // of the two reads before or after the write: 4. (Once found by this test:
+  // a sleeping no-op fetch_add / failing compare-exchange was woken by the
+  // other read, giving a fifth, redundant execution.)
+  make("noop_fetch_add_reader_writer", 1, false, {{add(0, 0)}, {ld(0)}, {st(0, 1)}}, 4);
+  make("failed_cas_reader_writer", 1, false, {{cas(0, 2, 1)}, {ld(0)}, {st(0, 1)}}, 4);
+  // exchange(x, 0) on x == 0 only reads before x = 1, writes after it: the
+  // 6 orders, where exchange and load commute before the store: 5.
+  make("same_exchange_reader_writer", 1, false, {{xchg(0, 0)}, {ld(0)}, {st(0, 1)}}, 5);
+  // A critical section writing x, a reader of x, an empty critical section:
+  // (section order) x (read before or after the write): 4.
+  make("mutex_writer_reader_empty", 1, true, {{lk(), st(0, 1), ul()}, {ld(0)}, {lk(), ul()}}, 4);
   return v;
 }
 
