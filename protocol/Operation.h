@@ -63,21 +63,5 @@ const char* op_name(OpKind k);
 const char* rmw_name(RmwOp op);
 const char* order_name(MemOrder o);
 
-// Operations a thread may be blocked at (the scheduler does not pick a thread
-// whose pending operation cannot proceed).
-inline bool op_may_block(OpKind k) {
-  switch (k) {
-    case OpKind::ThreadJoin:
-    case OpKind::MutexLock:
-    case OpKind::CondReacquire:
-    case OpKind::RwReadLock:
-    case OpKind::RwWriteLock:
-    case OpKind::BarrierLeave:
-    case OpKind::SemWait:
-      return true;
-    default:
-      return false;
-  }
-}
 
 }  // namespace ctrl
