@@ -332,26 +332,11 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) 
 void DporStrategy::add_backtrack(const shm::Event* events, uint64_t i, uint64_t j) {
   // v = the events after e_i that do not happen after it, then e_j. Its
   // initials: threads whose first event in v has no predecessor in v.
-  uint64_t initials = 0, seen = 0;
   std::vector<uint64_t> v;
-  auto consider = [&](uint64_t m) {
-    uint32_t t = thread_[m];
-    if (!(seen & bit(t))) {
-      bool first = true;
-      for (uint64_t g : v)
-        if (happens_before(g, m)) {
-          first = false;
-          break;
-        }
-      if (first) initials |= bit(t);
-      seen |= bit(t);
-    }
-    v.push_back(m);
-  };
   for (uint64_t m = i + 1; m < j; ++m)
-    if (!happens_before(i, m)) consider(m);
-  consider(j);
-  (void)events;
+    if (!happens_before(i, m)) v.push_back(m);
+  v.push_back(j);
+  uint64_t initials = initials_of(events, v);
 
   Position& pos = stack_[i];
   if (pos.backtrack & initials) return;
@@ -366,17 +351,51 @@ void DporStrategy::add_backtrack(const shm::Event* events, uint64_t i, uint64_t 
   pos.backtrack |= (runnable & bit(p)) ? bit(p) : (runnable & -runnable);
 }
 
+std::vector<std::vector<bool>> DporStrategy::order_within(const shm::Event* events,
+                                                          const std::vector<uint64_t>& v) const {
+  std::vector<std::vector<bool>> before(v.size(), std::vector<bool>(v.size(), false));
+  std::vector<Access> acc;
+  for (uint64_t m : v) acc.push_back(access_of(events[m]));
+  for (size_t b = 0; b < v.size(); ++b) {
+    const shm::Event& eb = events[v[b]];
+    for (size_t a = 0; a < b; ++a) {
+      const shm::Event& ea = events[v[a]];
+      bool direct = thread_[v[a]] == thread_[v[b]] || conflicts(acc[a], acc[b]) ||
+                    (OpKind(eb.kind) == OpKind::ThreadStart && OpKind(ea.kind) == OpKind::ThreadCreate &&
+                     ea.aux == eb.thread) ||
+                    (OpKind(eb.kind) == OpKind::Flush && eb.aux == v[a]) ||
+                    (OpKind(ea.kind) == OpKind::Flush && eb.thread < shm::kFlushActorBase &&
+                     ea.thread == shm::kFlushActorBase + eb.thread && drains(eb));
+      if (!direct) continue;
+      before[b][a] = true;
+      for (size_t x = 0; x < a; ++x)
+        if (before[a][x]) before[b][x] = true;
+    }
+  }
+  return before;
+}
+
+uint64_t DporStrategy::initials_of(const shm::Event* events, const std::vector<uint64_t>& v) const {
+  auto before = order_within(events, v);
+  uint64_t initials = 0, seen = 0;
+  for (size_t b = 0; b < v.size(); ++b) {
+    uint32_t t = thread_[v[b]];
+    if (seen & bit(t)) continue;
+    seen |= bit(t);
+    bool first = true;
+    for (size_t a = 0; a < b && first; ++a) first = !before[b][a];
+    if (first) initials |= bit(t);
+  }
+  return initials;
+}
+
 bool DporStrategy::weak_initial(const shm::Event* events, uint32_t thread, const Access& step,
                                 const std::vector<uint64_t>& v) const {
   // A thread is a weak initial of v when v can start with its step: its first
   // event in v has no predecessor in v, or it has none in v and its step
   // commutes with all of v.
-  for (size_t f = 0; f < v.size(); ++f) {
-    if (thread_[v[f]] != thread) continue;
-    for (size_t g = 0; g < f; ++g)
-      if (happens_before(v[g], v[f])) return false;
-    return true;
-  }
+  for (uint64_t m : v)
+    if (thread_[m] == thread) return initials_of(events, v) & bit(thread);
   for (uint64_t m : v)
     if (conflicts(step, access_of(events[m]))) return false;
   return true;

@@ -73,6 +73,10 @@ class DporStrategy final : public Strategy {
   void insert_race(const shm::Event* events, uint64_t i, uint64_t j);
   bool weak_initial(const shm::Event* events, uint32_t thread, const Access& step,
                     const std::vector<uint64_t>& v) const;
+  // Happens-before among the events of v alone (paths through events left
+  // out of v do not count): for each position, the positions before it.
+  std::vector<std::vector<bool>> order_within(const shm::Event* events, const std::vector<uint64_t>& v) const;
+  uint64_t initials_of(const shm::Event* events, const std::vector<uint64_t>& v) const;
   void remove_first(std::vector<uint64_t>& v, uint32_t thread) const;
   bool happens_before(uint64_t a, uint64_t b) const;
 

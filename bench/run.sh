@@ -23,8 +23,12 @@
 #            operation to the last worker's last one (clock_gettime is a vDSO
 #            call, not a visible operation). Excludes ctrl's start-up.
 #   run      (median wall time of `ctrl attach ...` - median native wall
-#            time) / ops: everything, ctrl's start-up and the copy of the
-#            event log included; an upper bound of the per-operation cost.
+#            time) / ops: everything, ctrl's start-up and the end of the
+#            execution included; an upper bound of the per-operation cost.
+# Figures: 1a/1b one worker (the running thread never changes), 2 two workers
+# under round-robin (the thread changes at every step, which is checked), 2b
+# the same confined to one CPU with taskset (informational), 3 executions of
+# the mutex_counter sample under --strategy random.
 # Exit status: 0 when every measurement ran (whether or not budgets are met),
 # 1 when a command failed or printed something unexpected, 2 on bad usage.
 set -euo pipefail

@@ -80,7 +80,14 @@ struct AttachArgs {
 };
 
 int attach(AttachArgs a) {
-  if (a.strategy == "dpor" && a.dpor == "optimal") a.strategy = "dpor-optimal";
+  if (a.strategy == "dpor" && a.dpor == "optimal") {
+    // The random-program cross-check still finds programs where it misses
+    // classes: not offered until it is right (developers: CTRL_EXPERIMENTAL=1).
+    const char* experimental = getenv("CTRL_EXPERIMENTAL");
+    if (!experimental || std::string_view(experimental) != "1")
+      throw UsageError("--dpor optimal is not available yet (it can still miss classes); use --dpor source");
+    a.strategy = "dpor-optimal";
+  }
   ProgramFacts facts = inspect_program(a.command.front());
   try {
     make_strategy(a.strategy, a.seed, a.preemption_bound);  // rejects bad combinations before anything runs

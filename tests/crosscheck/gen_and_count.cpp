@@ -32,21 +32,18 @@
 // Two interleavings are equivalent iff they give every event the same
 // read/write nature and order every conflicting pair the same way; the class
 // count is the number of distinct such signatures among the interleavings the
-// mutex allows. Thread creation, start, exit and join add no classes (main
-// creates every worker before anything has to happen, and joins only after
-// the worker's exit), so they are left out of the model.
+// mutex allows. Thread creation, start, exit and join add no classes (every
+// interleaving of the workers' operations can happen once main has created
+// them all, and main joins a worker only after its exit), so they are left
+// out of the model.
 
 #include <array>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
-#include <functional>
-#include <iostream>
 #include <map>
 #include <regex>
-#include <set>
 #include <sstream>
 #include <string>
 #include <unordered_set>

@@ -217,6 +217,20 @@ TEST(DporStrategy, LockedCriticalSectionsInEveryOrder) {
   EXPECT_TRUE(r.exhaustive);
 }
 
+TEST(DporStrategy, LockedWriterReaderAndEmptySection) {
+  // A critical section writing x, a reader of x, an empty critical section:
+  // (section order) x (read before or after the write) = 4 classes.
+  Program p;
+  p.threads.push_back({{OpKind::MutexLock, M}, {OpKind::AtomicStore, X, 1}, {OpKind::MutexUnlock, M}});
+  p.threads.push_back({{OpKind::AtomicLoad, X}});
+  p.threads.push_back({{OpKind::MutexLock, M}, {OpKind::MutexUnlock, M}});
+  for (bool optimal : {false, true}) {
+    Result r = explore(p, optimal);
+    EXPECT_EQ(r.complete, 4u) << (optimal ? "optimal" : "source");
+    EXPECT_TRUE(r.exhaustive);
+  }
+}
+
 TEST(DporStrategy, ReachesEveryOutcomeOfMixedPrograms) {
   // A few hand-made mixes of locks, loads, stores and read-modify-writes:
   // every outcome a brute-force search reaches, DPOR reaches too.
