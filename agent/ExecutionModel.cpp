@@ -250,11 +250,11 @@ void ExecutionModel::memory_loaded(uint32_t t, uint64_t site, uint64_t addr, uin
   th.next_read = (th.next_read + 1) % ThreadModel::kWindow;
 }
 
-void ExecutionModel::memory_written(uint64_t addr, uint32_t size) {
+void ExecutionModel::memory_written(uint64_t addr, uint32_t size, uint32_t writer) {
   uint64_t end = addr + (size ? size : 1);
   for (uint32_t u = 0; u < count_; ++u)
     for (auto& r : threads_[u].reads)
-      if (r.unchanged && addr < r.addr + r.size && r.addr < end) r.unchanged = false;
+      if (r.unchanged && (u == writer || (addr < r.addr + r.size && r.addr < end))) r.unchanged = false;
 }
 
 bool ExecutionModel::start_spin_probe() {

@@ -137,7 +137,9 @@ class ExecutionModel {
   // Memory effects, for spin detection: a read of [addr, addr+size) at
   // `site`, and a write (by anyone) of a range.
   void memory_loaded(uint32_t t, uint64_t site, uint64_t addr, uint32_t size);
-  void memory_written(uint64_t addr, uint32_t size);
+  // `writer` (kNoThread for a store buffer's flush) changed memory: it is
+  // making progress, so its own re-reads no longer count as spinning.
+  void memory_written(uint64_t addr, uint32_t size, uint32_t writer);
   // `t` waits for a write: its pending operation re-reads an unchanged location.
   bool awaiting(uint32_t t) const;
   // The entry of the window the pending operation repeats, if the thread

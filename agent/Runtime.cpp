@@ -210,16 +210,16 @@ void Runtime::note_memory(uint32_t me, const shm::Event& e) {
         model.memory_loaded(me, e.site, e.addr, e.size);
         if (model.spin_confirmed(me)) spin_hang(me);
       } else
-        model.memory_written(e.addr, e.size);
+        model.memory_written(e.addr, e.size, me);
       break;
     case OpKind::Store:
       // A string move writes `size` bytes at addr.
     case OpKind::AtomicStore:
       // Other threads cannot see a buffered store: its flush wakes them.
-      if (!(e.flags & shm::kBuffered)) model.memory_written(e.addr, e.size);
+      if (!(e.flags & shm::kBuffered)) model.memory_written(e.addr, e.size, me);
       break;
     case OpKind::Flush:
-      model.memory_written(e.addr, e.size);
+      model.memory_written(e.addr, e.size, kNoThread);
       break;
     default:
       break;
