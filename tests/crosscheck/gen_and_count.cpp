@@ -259,6 +259,12 @@ std::vector<Program> fixed_programs() {
   // A critical section writing x, a reader of x, an empty critical section:
   // (section order) x (read before or after the write): 4.
   make("mutex_writer_reader_empty", 1, true, {{lk(), st(0, 1), ul()}, {ld(0)}, {lk(), ul()}}, 4);
+  // x = 2 || exchange(x, 0) || r = x || r = x, from x == 0. Exchange before
+  // the store: it only reads, each load before or after the store: 4.
+  // Exchange after the store: it writes, each load before the store, between
+  // the two or after the exchange: 9. In all 13. (--dpor optimal explored 12:
+  // not both loads, then the store, then the writing exchange.)
+  make("exchange_store_two_readers", 1, false, {{st(0, 2)}, {xchg(0, 0)}, {ld(0)}, {ld(0)}}, 13);
   return v;
 }
 
