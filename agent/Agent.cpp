@@ -88,6 +88,7 @@ __attribute__((constructor)) void agent_init() {
   rt.model.thread(main_thread).handle = uint64_t(pthread_self());
   rt.model.thread(main_thread).pending.kind = OpKind::None;
   t_me = main_thread;
+  Runtime::find_tid_word();
   rt.enabled = true;
 }
 

@@ -42,9 +42,12 @@ struct StartInfo {
   uint32_t index;
 };
 
+// One slot per thread index: a new thread must not touch the heap before its
+// first turn (its first free() sets up its malloc cache while others run).
+StartInfo start_infos[shm::kMaxThreads];
+
 void* thread_trampoline(void* p) {
   StartInfo info = *static_cast<StartInfo*>(p);
-  free(p);
   t_me = info.index;
   rt.first_turn(info.index);
   void* result = info.fn(info.arg);
@@ -154,13 +157,12 @@ int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*fn)(vo
                      "the program creates more than 32 threads, the most --model tso supports");
   rt.model.thread(child).pending.site = reinterpret_cast<uint64_t>(fn);
   rt.region.header->threads[child].start_routine = reinterpret_cast<uint64_t>(fn);
-  auto* info = static_cast<StartInfo*>(malloc(sizeof(StartInfo)));
+  StartInfo* info = &start_infos[child];
   *info = StartInfo{fn, arg, child};
   int r = real.pthread_create(thread, attr, thread_trampoline, info);
   if (r == 0) {
     rt.model.thread(child).handle = uint64_t(*thread);
   } else {
-    free(info);
     rt.model.thread_finished(child);
   }
   rt.log(me, OpKind::ThreadCreate, 0, site, 0, 0, child, 0, MemOrder::NotAtomic, RmwOp::None,

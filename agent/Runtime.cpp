@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -44,7 +45,21 @@ void futex_wake(std::atomic<uint32_t>* word) {
 
 pid_t gettid_raw() { return pid_t(syscall(SYS_gettid)); }
 
+int* tid_word(int offset) { return reinterpret_cast<int*>(reinterpret_cast<char*>(pthread_self()) + offset); }
+
 }  // namespace
+
+void Runtime::find_tid_word() {
+  // glibc's struct pthread is at least this big; the tid is an aligned int.
+  constexpr int kScan = 0x600;
+  pid_t me = gettid_raw();
+  for (int off = 0; off < kScan; off += 4) {
+    if (*tid_word(off) == me) {
+      tid_offset_ = off;
+      return;
+    }
+  }
+}
 
 void Runtime::publish(uint32_t t) {
   shm::ThreadSlot& s = region.header->threads[t];
@@ -81,6 +96,8 @@ void Runtime::first_turn(uint32_t me) {
   publish_tid(me);
   prepare_thread_signals();
   wait_turn(me);
+  // The offset found in the main thread must hold in every thread.
+  if (tid_offset_ >= 0 && *tid_word(tid_offset_) != gettid_raw()) tid_offset_ = -1;
   log(me, OpKind::ThreadStart, 0, model.thread(me).pending.site);
 }
 
@@ -147,6 +164,12 @@ void Runtime::wait_turn(uint32_t me) {
     while (go.load(std::memory_order_acquire) == kSleeping) futex_wait(&go, kSleeping);
   }
   go.store(kWaiting, std::memory_order_relaxed);
+  if (int* w = exiting_tid_) {
+    exiting_tid_ = nullptr;
+    // The kernel clears it and wakes a shared futex (as pthread_join waits).
+    for (int v; (v = __atomic_load_n(w, __ATOMIC_ACQUIRE)) != 0;)
+      syscall(SYS_futex, w, FUTEX_WAIT, v, nullptr, nullptr, 0);
+  }
 }
 
 void Runtime::log(uint32_t me, OpKind kind, uint64_t addr, uint64_t site, uint64_t read, uint64_t written,
@@ -242,6 +265,7 @@ void Runtime::thread_exit(uint32_t me, uint64_t site) {
     ended = true;
     return;
   }
+  if (tid_offset_ >= 0) exiting_tid_ = tid_word(tid_offset_);
   hand_to(next);
 }
 

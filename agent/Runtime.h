@@ -59,8 +59,15 @@ class Runtime {
   void log(uint32_t me, OpKind kind, uint64_t addr, uint64_t site, uint64_t read = 0, uint64_t written = 0,
            uint64_t aux = 0, uint32_t size = 0, MemOrder order = MemOrder::NotAtomic, RmwOp rmw = RmwOp::None,
            uint8_t flags = 0);
-  // The calling thread has finished: hands the token on without waiting.
+  // The calling thread has finished: hands the token on without waiting. The
+  // thread then runs libc's exit path (TLS destructors, returning its malloc
+  // cache to an arena) natively, so the thread it chose waits for the kernel
+  // to clear the exiting thread's tid before it runs: heap addresses would
+  // otherwise depend on timing and replays would diverge.
   void thread_exit(uint32_t me, uint64_t site);
+  // Finds where libc keeps a thread's tid in its descriptor (the word the
+  // kernel clears at thread exit); called in the main thread at start-up.
+  static void find_tid_word();
   // The process is about to exit with `status` (after the step is performed).
   void process_exit(uint32_t me, int status, uint64_t site);
   // The first thread creation: becomes the fork server; returns in a forked
@@ -113,6 +120,11 @@ class Runtime {
   uint64_t rng_ = 0;
   uint64_t last_enabled_ = 0;  // enabled set of the latest decision, logged with its event
   uint64_t sleep_ = 0;         // DPOR sleep set (see Header::sleep_mask)
+  // The tid word of a thread that handed the token on as it exited; the
+  // thread that received the token waits for it to become 0.
+  int* exiting_tid_ = nullptr;
+  // Offset of the tid in libc's thread descriptor, -1 when unknown.
+  static inline int tid_offset_ = -1;
 };
 
 extern Runtime rt;

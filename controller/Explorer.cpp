@@ -32,6 +32,8 @@ proto::Trace make_trace(const proto::Trace& trace_template, const ExecutionResul
     s->set_kind(e.kind);
     s->set_site(e.site);
     s->set_addr(e.addr);
+    s->set_flags(e.flags);
+    s->set_size(e.size);
   }
   return t;
 }

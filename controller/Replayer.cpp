@@ -37,13 +37,17 @@ SessionConfig replay_config(const proto::Trace& trace, const std::string& agent,
 
 namespace {
 
+// A trace keeps what identifies each step, not its values.
 std::string describe_signature(const proto::Signature& s, Symbolizer& symbols) {
-  shm::Event e{};
-  e.thread = uint16_t(s.thread());
-  e.kind = uint16_t(s.kind());
-  e.site = s.site();
-  e.addr = s.addr();
-  return describe_event(e, symbols);
+  auto kind = OpKind(s.kind());
+  std::string what = op_name(kind);
+  if (s.addr()) what += " " + symbols.describe_data(s.addr());
+  if (s.size()) what += fmt::format(" ({} bytes)", s.size());
+  bool exact = (s.flags() & shm::kInstruction) || kind == OpKind::ThreadStart || kind == OpKind::ThreadExit ||
+               kind == OpKind::ProcessExit;
+  std::string where = s.site() ? symbols.describe_code(exact ? s.site() : s.site() - 1) : "";
+  uint32_t thread = kind == OpKind::Flush ? s.thread() - shm::kFlushActorBase : s.thread();
+  return fmt::format("T{:<3} {}{}", thread, what, where.empty() ? "" : "   at " + where);
 }
 
 }  // namespace
