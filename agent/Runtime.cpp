@@ -114,6 +114,7 @@ void Runtime::flush_step(uint32_t me, uint32_t owner) {
   uint64_t value = 0;
   memcpy(&value, e.written, e.size < 8 ? e.size : 8);
   log(shm::kFlushActorBase + owner, OpKind::Flush, e.addr, 0, 0, value, e.step, e.size);
+  region.events[step_ - 1].owner = uint8_t(owner);
 }
 
 uint32_t Runtime::choose(uint32_t me) {
@@ -189,6 +190,7 @@ void Runtime::log(uint32_t me, OpKind kind, uint64_t addr, uint64_t site, uint64
   e.order = uint8_t(order);
   e.rmw = uint8_t(rmw);
   e.flags = flags;
+  e.owner = 0;
   e.enabled = last_enabled_;
   if (sleep_) wake_sleepers(e);
   if (h->check_signatures && step_ < h->prefix_len) {

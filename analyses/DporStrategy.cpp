@@ -28,6 +28,12 @@ bool drains(const shm::Event& e) {
   }
 }
 
+// An sfence instruction (logged as a release fence): under PSO, stores before
+// it reach memory before stores after it.
+bool store_fence(const shm::Event& e) {
+  return OpKind(e.kind) == OpKind::Fence && (e.flags & shm::kInstruction) && MemOrder(e.order) == MemOrder::Release;
+}
+
 enum class ObjectRole {
   Plain,      // conflicts (and may race) with the object's previous operation
   Acquire,    // enabled by the previous release; races with the previous acquisition
@@ -205,6 +211,13 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) 
   };
   std::unordered_map<uint64_t, Object> objects;
   std::vector<int64_t> cands, racing, hb_only;
+  // Store buffers: the owner of each flush actor, each thread's latest
+  // sfence, and each actor's flushes (event, store) for PSO's sfence order.
+  std::array<int64_t, shm::kMaxThreads> last_sfence;
+  last_sfence.fill(-1);
+  sfence_before_.assign(n, -1);
+  owner_.fill(UINT32_MAX);
+  std::array<std::vector<std::pair<int64_t, int64_t>>, shm::kMaxThreads> flushes;
 
   for (uint64_t k = 0; k < n; ++k) {
     const shm::Event& e = events[k];
@@ -259,13 +272,33 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) 
     each_byte(a.read2_addr, a.read2_size, reads);
     std::sort(cands.begin(), cands.end());
     cands.erase(std::unique(cands.begin(), cands.end()), cands.end());
-    // x86-TSO: a flush comes after the store it commits; anything that
-    // waits for an empty buffer (all but plain loads and buffered stores)
-    // comes after its thread's last flush.
+    // Store buffers: a flush comes after the store it commits and (PSO)
+    // after the flushes of its thread's stores that precede an sfence before
+    // that store; anything that waits for an empty buffer (all but plain
+    // loads and buffered stores) comes after the last flush of each of its
+    // thread's buffers.
     if (OpKind(e.kind) == OpKind::Flush) {
-      if (e.aux < k) hb_only.push_back(int64_t(e.aux));
-    } else if (p < shm::kFlushActorBase && last_of_thread[shm::kFlushActorBase + p] >= 0 && drains(e)) {
-      hb_only.push_back(last_of_thread[shm::kFlushActorBase + p]);
+      if (e.aux < k) {
+        hb_only.push_back(int64_t(e.aux));
+        int64_t bound = sfence_before_[e.aux];
+        for (uint32_t f = shm::kFlushActorBase; f < shm::kMaxThreads && bound >= 0; ++f) {
+          if (f == p || owner_[f] != e.owner) continue;
+          for (auto it = flushes[f].rbegin(); it != flushes[f].rend(); ++it)
+            if (it->second < bound) {
+              hb_only.push_back(it->first);
+              break;
+            }
+        }
+      }
+      owner_[p] = e.owner;
+      flushes[p].emplace_back(int64_t(k), int64_t(e.aux));
+    } else if (p < shm::kFlushActorBase && drains(e)) {
+      for (uint32_t f = shm::kFlushActorBase; f < shm::kMaxThreads; ++f)
+        if (owner_[f] == p && last_of_thread[f] >= 0) hb_only.push_back(last_of_thread[f]);
+    }
+    if (p < shm::kFlushActorBase) {
+      sfence_before_[k] = last_sfence[p];
+      if (store_fence(e)) last_sfence[p] = int64_t(k);
     }
 
     // The event's clock: its thread's, joined with every conflicting event
@@ -365,7 +398,10 @@ std::vector<std::vector<bool>> DporStrategy::order_within(const shm::Event* even
                      ea.aux == eb.thread) ||
                     (OpKind(eb.kind) == OpKind::Flush && eb.aux == v[a]) ||
                     (OpKind(ea.kind) == OpKind::Flush && eb.thread < shm::kFlushActorBase &&
-                     ea.thread == shm::kFlushActorBase + eb.thread && drains(eb));
+                     ea.owner == eb.thread && drains(eb)) ||
+                    (OpKind(ea.kind) == OpKind::Flush && OpKind(eb.kind) == OpKind::Flush &&
+                     ea.owner == eb.owner && eb.aux < sfence_before_.size() &&
+                     int64_t(ea.aux) < sfence_before_[eb.aux]);
       if (!direct) continue;
       before[b][a] = true;
       for (size_t x = 0; x < a; ++x)

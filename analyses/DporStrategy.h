@@ -91,6 +91,11 @@ class DporStrategy final : public Strategy {
   std::vector<Clock> clocks_;
   std::vector<uint32_t> seq_;
   std::vector<uint32_t> thread_;
+  // Per event: its thread's latest sfence before it (-1: none).
+  std::vector<int64_t> sfence_before_;
+  // The thread whose buffer each flush actor is (learnt from its flushes;
+  // actors are numbered in order of first use, so stable along a prefix).
+  std::array<uint32_t, shm::kMaxThreads> owner_{};
 };
 
 }  // namespace ctrl

@@ -47,8 +47,10 @@ enum class OpKind : uint16_t {
   Load = 35,   // reads memory (string compares and scans too)
   Store = 36,  // writes memory (string moves: aux is the source)
   Rmw = 37,    // reads and writes; EventFlag kLocked when atomic
-  // x86-TSO: a buffered store reaches memory. Its thread is the flush actor
-  // (shm::kFlushActorBase + the storing thread); aux is the step of the store.
+  // TSO/PSO: a buffered store reaches memory. Its thread is a flush actor
+  // (>= shm::kFlushActorBase: under TSO the base + the storing thread, under
+  // PSO one per thread and location in order of first use); Event::owner is
+  // the storing thread, aux the step of the store.
   Flush = 38,
   Count
 };

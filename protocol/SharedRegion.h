@@ -92,7 +92,7 @@ struct Event {
   uint8_t order;   // MemOrder
   uint8_t rmw;     // RmwOp
   uint8_t flags;   // EventFlag bits
-  uint8_t pad;
+  uint8_t owner;   // Flush: the thread whose store buffer it is
   uint64_t enabled;  // threads that could have been chosen for this step
 };
 static_assert(sizeof(Event) == 64);
