@@ -343,11 +343,12 @@ void visible_site(const InstructionSites::Entry& e, ucontext_t* uc) {
   // write) go into the buffer; locked instructions and mfence drain it;
   // string operations and bigger stores run directly on a drained buffer.
   bool writes = kind == OpKind::Store || kind == OpKind::Rmw;
-  bool bufferable = writes && !locked && s.kind != SiteKind::StringOp && size <= StoreBuffers::kMaxBytes && ea >= 4096;
+  bool bufferable = writes && !locked && s.kind != SiteKind::StringOp && ea >= 4096 && rt.buffers.bufferable(ea, size);
   PendingOp op = memory_op(kind, ea, size, e.address, aux);
   op.drains = locked || s.op == SiteOp::Mfence || (writes && !bufferable) ||
-              (rt.tso && bufferable && rt.buffers.full(me));
+              (rt.buffering && bufferable && rt.buffers.full(me));
   rt.begin(me, op);
+  if (rt.buffering && s.op == SiteOp::Sfence) rt.buffers.fence(me);
   // Memory as this instruction will find it, now that it is this thread's turn.
   uint64_t old = 0;
   if (kind != OpKind::Fence && ea >= 4096 && s.kind != SiteKind::StringOp)
@@ -356,13 +357,18 @@ void visible_site(const InstructionSites::Entry& e, ucontext_t* uc) {
   uint64_t written = 0;
   if (kind == OpKind::Store || kind == OpKind::Rmw) written = value_to_write(s, *uc, old, failed);
   uint8_t flags = shm::kInstruction | (locked ? shm::kLocked : 0) | (failed ? shm::kFailed : 0);
-  if (rt.tso && (kind == OpKind::Load || kind == OpKind::Rmw) && rt.buffers.overlaps(me, ea, size))
+  if (rt.buffering && (kind == OpKind::Load || kind == OpKind::Rmw) && rt.buffers.overlaps(me, ea, size))
     flags |= shm::kForwarded;
-  if (rt.tso && bufferable && !failed) {
-    rt.buffers.record(me, ea, size, rt.step());
+  if (rt.buffering && bufferable && !failed) {
+    if (!rt.buffers.record(me, ea, size, rt.step()))
+      rt.end_execution(shm::Outcome::Unsupported, me, e.address, StoreBuffers::kTooManyLocations);
     flags |= shm::kBuffered;
   }
-  MemOrder order = locked || s.op == SiteOp::Mfence ? MemOrder::SeqCst : MemOrder::NotAtomic;
+  // sfence orders stores (a release fence for the analyses), lfence loads.
+  MemOrder order = locked || s.op == SiteOp::Mfence ? MemOrder::SeqCst
+                   : s.op == SiteOp::Sfence        ? MemOrder::Release
+                   : s.op == SiteOp::Lfence        ? MemOrder::Acquire
+                                                   : MemOrder::NotAtomic;
   rt.log(me, kind, ea, e.address, kind == OpKind::Store ? 0 : old, failed ? 0 : written, aux, size, order,
          rmw_of(s.op), flags);
 }

@@ -96,7 +96,7 @@ T atomic_load(T* p, int order, uint64_t site) {
   uint64_t a = reinterpret_cast<uint64_t>(p);
   rt.begin(me, memory_op(OpKind::AtomicLoad, a, sizeof(T), site));
   T v = hw_load(p);
-  bool forwarded = rt.tso && rt.buffers.overlaps(me, a, sizeof(T));
+  bool forwarded = rt.buffering && rt.buffers.overlaps(me, a, sizeof(T));
   rt.log(me, OpKind::AtomicLoad, a, site, low_bits(v), 0, 0, sizeof(T), order_of(order), RmwOp::None,
          forwarded ? uint8_t(shm::kForwarded) : 0);
   return v;
@@ -130,11 +130,13 @@ void atomic_store(T* p, T v, int order, uint64_t site) {
   // x86: a seq_cst store is a locked xchg (it drains the buffer); weaker
   // stores are plain movs, which a store buffer holds.
   bool seq_cst = order_of(order) == MemOrder::SeqCst;
+  bool bufferable = !seq_cst && rt.buffers.bufferable(a, sizeof(T));
   PendingOp op = memory_op(OpKind::AtomicStore, a, sizeof(T), site);
-  op.drains = seq_cst || (rt.tso && rt.buffers.full(me));
+  op.drains = !bufferable || (rt.buffering && rt.buffers.full(me));
   rt.begin(me, op);
-  bool buffered = rt.tso && !seq_cst;
-  if (buffered) rt.buffers.record(me, a, sizeof(T), rt.step());
+  bool buffered = rt.buffering && bufferable;
+  if (buffered && !rt.buffers.record(me, a, sizeof(T), rt.step()))
+    rt.end_execution(shm::Outcome::Unsupported, me, site, StoreBuffers::kTooManyLocations);
   if constexpr (sizeof(T) == 16)
     hw_rmw(p, [&](T) { return v; });
   else

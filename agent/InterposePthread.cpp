@@ -152,9 +152,9 @@ int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*fn)(vo
   uint32_t child = rt.model.add_thread();
   if (child == kNoThread)
     rt.end_execution(shm::Outcome::Unsupported, me, site, "the program creates more than 64 threads");
-  if (rt.tso && child >= shm::kFlushActorBase)
+  if (rt.buffering && child >= shm::kFlushActorBase)
     rt.end_execution(shm::Outcome::Unsupported, me, site,
-                     "the program creates more than 32 threads, the most --model tso supports");
+                     "the program creates more than 32 threads, the most --model tso and pso support");
   rt.model.thread(child).pending.site = reinterpret_cast<uint64_t>(fn);
   rt.region.header->threads[child].start_routine = reinterpret_cast<uint64_t>(fn);
   StartInfo* info = &start_infos[child];

@@ -86,10 +86,10 @@ void Runtime::begin(uint32_t me, const PendingOp& op) {
   uint32_t next = decide(me);
   if (next == me) return;
   publish(me);
-  if (tso) buffers.switch_out(me);
+  if (buffering) buffers.switch_out(me);
   hand_to(next);
   wait_turn(me);
-  if (tso) buffers.switch_in(me);
+  if (buffering) buffers.switch_in(me);
 }
 
 void Runtime::first_turn(uint32_t me) {
@@ -104,24 +104,26 @@ void Runtime::first_turn(uint32_t me) {
 uint32_t Runtime::decide(uint32_t me) {
   for (;;) {
     uint32_t next = choose(me);
-    if (!tso || next == kNoThread || next < shm::kFlushActorBase) return next;
+    if (!buffering || next == kNoThread || next < shm::kFlushActorBase) return next;
     flush_step(me, next - shm::kFlushActorBase);
   }
 }
 
-void Runtime::flush_step(uint32_t me, uint32_t owner) {
-  StoreBuffers::Entry e = buffers.flush(owner, me);
+void Runtime::flush_step(uint32_t me, uint32_t actor) {
+  uint32_t owner = 0;
+  StoreBuffers::Entry e = buffers.flush(actor, me, owner);
   uint64_t value = 0;
   memcpy(&value, e.written, e.size < 8 ? e.size : 8);
-  log(shm::kFlushActorBase + owner, OpKind::Flush, e.addr, 0, 0, value, e.step, e.size);
-  region.events[step_ - 1].owner = uint8_t(owner);
+  flush_owner_ = uint8_t(owner);
+  log(shm::kFlushActorBase + actor, OpKind::Flush, e.addr, 0, 0, value, e.step, e.size);
+  flush_owner_ = 0;
 }
 
 uint32_t Runtime::choose(uint32_t me) {
   shm::Header* h = region.header;
   if (step_ >= h->max_steps) end_execution(shm::Outcome::StepBound, me, model.thread(me).pending.site, "");
-  uint64_t flushers = tso ? buffers.nonempty_mask() : 0;
-  model.set_buffered(flushers);
+  uint64_t flushers = buffering ? buffers.flushable_actors() : 0;
+  model.set_buffered(buffering ? buffers.nonempty_threads() : 0);
   uint64_t mask = model.enabled_mask() | (flushers << shm::kFlushActorBase);
   if (mask == 0) {
     if (model.all_finished()) return kNoThread;
@@ -190,7 +192,7 @@ void Runtime::log(uint32_t me, OpKind kind, uint64_t addr, uint64_t site, uint64
   e.order = uint8_t(order);
   e.rmw = uint8_t(rmw);
   e.flags = flags;
-  e.owner = 0;
+  e.owner = flush_owner_;
   e.enabled = last_enabled_;
   if (sleep_) wake_sleepers(e);
   if (h->check_signatures && step_ < h->prefix_len) {
@@ -351,8 +353,8 @@ void Runtime::start_execution(pid_t fork_server) {
   rng_ = h->seed;
   sleep_ = 0;
   last_enabled_ = 0;
-  tso = h->model == shm::MemoryModel::TSO;
-  buffers.clear();
+  buffering = h->model != shm::MemoryModel::SC;
+  buffers.reset(h->model == shm::MemoryModel::PSO ? StoreBuffers::Mode::PSO : StoreBuffers::Mode::TSO);
   for (auto& p : park_) p.go.store(kWaiting, std::memory_order_relaxed);
   for (uint32_t t = 0; t < model.thread_count(); ++t) publish(t);
   publish_tid(0);

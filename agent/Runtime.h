@@ -76,9 +76,9 @@ class Runtime {
   // Records the outcome and stops the thread for the controller. Never returns.
   // Async-signal-safe (no allocation): crash handlers call it.
   [[noreturn]] void end_execution(shm::Outcome outcome, uint32_t thread, uint64_t site, const char* message);
-  // x86-TSO (--model tso): per-thread store buffers; `tso` set per execution.
+  // --model tso and pso: store buffers; `buffering` set per execution.
   StoreBuffers buffers;
-  bool tso = false;
+  bool buffering = false;
   uint64_t step() const { return step_; }
 
   // Refreshes the shared slot of `t` (status, pending operation) for the controller.
@@ -96,7 +96,7 @@ class Runtime {
   // Picks who performs the next step; flush steps it performs itself (TSO).
   uint32_t decide(uint32_t me);
   uint32_t choose(uint32_t me);
-  void flush_step(uint32_t me, uint32_t owner);
+  void flush_step(uint32_t me, uint32_t actor);
   // DPOR: sleepers whose pending operation conflicts with `e` wake up.
   void wake_sleepers(const shm::Event& e);
   // Spin detection from the memory effect of an event.
@@ -120,6 +120,7 @@ class Runtime {
   uint64_t rng_ = 0;
   uint64_t last_enabled_ = 0;  // enabled set of the latest decision, logged with its event
   uint64_t sleep_ = 0;         // DPOR sleep set (see Header::sleep_mask)
+  uint8_t flush_owner_ = 0;    // the owner logged with a flush event
   // The tid word of a thread that handed the token on as it exited; the
   // thread that received the token waits for it to become 0.
   int* exiting_tid_ = nullptr;

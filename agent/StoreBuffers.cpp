@@ -6,12 +6,40 @@ namespace ctrl::agent {
 
 namespace {
 void* at(uint64_t addr) { return reinterpret_cast<void*>(addr); }
+uint64_t word_of(uint64_t addr) { return addr & ~uint64_t(7); }
 }  // namespace
 
-uint64_t StoreBuffers::nonempty_mask() const {
+void StoreBuffers::reset(Mode mode) {
+  mode_ = mode;
+  for (auto& b : buffers_) b.clear();
+  for (auto& e : epoch_) e = 0;
+  actor_count_ = 0;
+}
+
+bool StoreBuffers::bufferable(uint64_t addr, uint32_t size) const {
+  if (size == 0 || size > kMaxBytes) return false;
+  return mode_ == Mode::TSO || word_of(addr) == word_of(addr + size - 1);
+}
+
+uint64_t StoreBuffers::nonempty_threads() const {
   uint64_t m = 0;
   for (uint32_t t = 0; t < shm::kFlushActorBase; ++t)
     if (!buffers_[t].empty()) m |= uint64_t(1) << t;
+  return m;
+}
+
+uint64_t StoreBuffers::flushable_actors() const {
+  if (mode_ == Mode::TSO) return nonempty_threads();
+  uint64_t m = 0;
+  for (const auto& b : buffers_) {
+    if (b.empty()) continue;
+    // Entries of the oldest epoch, oldest first: the first of each actor
+    // is that actor's oldest entry.
+    for (const Entry& e : b) {
+      if (e.epoch != b.front().epoch) break;
+      m |= uint64_t(1) << e.actor;
+    }
+  }
   return m;
 }
 
@@ -21,13 +49,26 @@ bool StoreBuffers::overlaps(uint32_t t, uint64_t addr, uint32_t size) const {
   return false;
 }
 
-void StoreBuffers::record(uint32_t t, uint64_t addr, uint32_t size, uint64_t step) {
+bool StoreBuffers::record(uint32_t t, uint64_t addr, uint32_t size, uint64_t step) {
   capture(t);
+  uint32_t actor = t;
+  if (mode_ == Mode::PSO) {
+    uint64_t word = word_of(addr);
+    actor = 0;
+    while (actor < actor_count_ && !(actors_[actor].thread == t && actors_[actor].word == word)) ++actor;
+    if (actor == actor_count_) {
+      if (actor_count_ == kMaxActors) return false;
+      actors_[actor_count_++] = Actor{t, word};
+    }
+  }
   Entry& e = buffers_[t].emplace_back();
   e.addr = addr;
   e.size = size;
+  e.actor = actor;
+  e.epoch = epoch_[t];
   e.step = step;
   std::memcpy(e.replaced, at(addr), size);
+  return true;
 }
 
 void StoreBuffers::capture(uint32_t t) {
@@ -51,26 +92,29 @@ void StoreBuffers::switch_in(uint32_t t) {
   }
 }
 
-StoreBuffers::Entry StoreBuffers::flush(uint32_t t, uint32_t running) {
+StoreBuffers::Entry StoreBuffers::flush(uint32_t actor, uint32_t running, uint32_t& owner) {
+  uint32_t t = mode_ == Mode::TSO ? actor : actors_[actor].thread;
+  owner = t;
+  auto& b = buffers_[t];
+  auto it = b.begin();
+  while (it->actor != actor) ++it;
   if (t == running) {
     // Its bytes are already in memory: committing them is forgetting the
-    // entry (the next entries replaced bytes on top of it).
+    // entry. Later entries over the same bytes (same location) replaced
+    // them, so they now restore committed bytes; other locations' entries
+    // do not overlap it.
     capture(t);
-    Entry e = buffers_[t].front();
-    buffers_[t].pop_front();
+    Entry e = *it;
+    b.erase(it);
     return e;
   }
   bool in_memory = running < shm::kFlushActorBase;
   if (in_memory) switch_out(running);
-  Entry e = buffers_[t].front();
-  buffers_[t].pop_front();
+  Entry e = *it;
+  b.erase(it);
   std::memcpy(at(e.addr), e.written, e.size);
   if (in_memory) switch_in(running);
   return e;
-}
-
-void StoreBuffers::clear() {
-  for (auto& b : buffers_) b.clear();
 }
 
 }  // namespace ctrl::agent

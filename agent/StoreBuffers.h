@@ -1,17 +1,27 @@
-// x86-TSO store buffers, without emulating instructions ("execute and
-// revert"): a plain store runs natively and its thread's buffer records the
-// bytes it replaced; the bytes it wrote are read back at the thread's next
-// visible operation (every store site is one). While a thread runs, memory
-// shows its own view (committed memory plus its buffer): its loads see its
-// newest buffered bytes, as forwarding does. When it is switched out its
-// buffered bytes are put back to the committed ones; when it resumes they
-// are applied again (the committed bytes underneath read anew). A flush
-// commits the oldest entry of one thread.
+// Store buffers (x86-TSO and PSO), without emulating instructions ("execute
+// and revert"): a plain store runs natively and its thread's buffer records
+// the bytes it replaced; the bytes it wrote are read back at the thread's
+// next visible operation (every store site is one). While a thread runs,
+// memory shows its own view (committed memory plus its buffer): its loads
+// see its newest buffered bytes, as forwarding does. When it is switched out
+// its buffered bytes are put back to the committed ones; when it resumes they
+// are applied again (the committed bytes underneath read anew).
+//
+// TSO: one FIFO per thread; a flush commits its oldest entry. PSO: one FIFO
+// per thread and location, the location being the aligned 8-byte word (so
+// stores to different bytes of one word keep their order: PSO behaviours
+// that reorder them are not explored); a flush commits the oldest entry of
+// one location. An sfence orders the thread's stores before it ahead of those
+// after it: an entry may flush only when no entry of an earlier sfence epoch
+// remains. Each buffer that can flush is a flush actor, numbered from 0:
+// under TSO the thread's index, under PSO in order of first use in the
+// execution (so the same along a replayed prefix), never reused.
 //
 // Invariants: between visible operations memory = committed + the running
 // thread's buffer; a thread that is not running has nothing of its buffer in
-// memory. Entries hold at most kMaxBytes; bigger stores are not buffered
-// (the caller drains first and runs them directly).
+// memory. A thread's entries are kept in program order, never overlap a word
+// boundary under PSO, and hold at most kMaxBytes; other stores are not
+// buffered (the caller drains first and runs them directly).
 #pragma once
 
 #include <cstdint>
@@ -23,38 +33,61 @@ namespace ctrl::agent {
 
 class StoreBuffers {
  public:
+  enum class Mode { TSO, PSO };
   static constexpr uint32_t kMaxBytes = 64;
   static constexpr uint32_t kMaxEntries = 256;
+  static constexpr uint32_t kMaxActors = shm::kMaxThreads - shm::kFlushActorBase;
+  static constexpr const char* kTooManyLocations =
+      "under --model pso ctrl keeps at most 32 store buffers (thread, 8-byte location) per execution; this "
+      "execution stores to more";
 
   struct Entry {
     uint64_t addr = 0;
     uint32_t size = 0;
     bool captured = false;  // `written` holds the store's bytes
+    uint32_t actor = 0;     // the buffer (flush actor) it is in
+    uint32_t epoch = 0;     // its thread's sfence count when it was stored
     uint64_t step = 0;      // the store's event
     uint8_t replaced[kMaxBytes];
     uint8_t written[kMaxBytes];
   };
 
-  bool empty(uint32_t t) const { return buffers_[t].empty(); }
-  size_t size(uint32_t t) const { return buffers_[t].size(); }
+  // Empties every buffer for a new execution under `mode`.
+  void reset(Mode mode);
+  Mode mode() const { return mode_; }
   bool full(uint32_t t) const { return buffers_[t].size() >= kMaxEntries; }
-  uint64_t nonempty_mask() const;
+  // Whether a plain store of `size` bytes at `addr` can be buffered.
+  bool bufferable(uint64_t addr, uint32_t size) const;
+  // Threads with buffered stores (they wait before anything that drains).
+  uint64_t nonempty_threads() const;
+  // Flush actors that may flush now (bit i: actor i).
+  uint64_t flushable_actors() const;
   // Whether [addr, addr+size) touches bytes of t's buffer.
   bool overlaps(uint32_t t, uint64_t addr, uint32_t size) const;
 
-  // The running thread `t` is about to store: remember what the store replaces.
-  void record(uint32_t t, uint64_t addr, uint32_t size, uint64_t step);
+  // The running thread `t` is about to store: remember what the store
+  // replaces. False when PSO has no flush actor left for a new location.
+  bool record(uint32_t t, uint64_t addr, uint32_t size, uint64_t step);
+  // An sfence by t.
+  void fence(uint32_t t) { ++epoch_[t]; }
   // Reads back what t's latest store wrote (before anything else runs).
   void capture(uint32_t t);
   void switch_out(uint32_t t);
   void switch_in(uint32_t t);
-  // Commits t's oldest entry while `running` is the thread in memory (or
-  // UINT32_MAX). Returns the entry committed.
-  Entry flush(uint32_t t, uint32_t running);
-  void clear();
+  // Commits the oldest entry of flush actor `actor` while `running` is the
+  // thread in memory (or UINT32_MAX); `owner` receives the storing thread.
+  Entry flush(uint32_t actor, uint32_t running, uint32_t& owner);
 
  private:
+  Mode mode_ = Mode::TSO;
   std::deque<Entry> buffers_[shm::kFlushActorBase];
+  uint32_t epoch_[shm::kFlushActorBase] = {};
+  struct Actor {
+    uint32_t thread;
+    uint64_t word;
+  };
+  Actor actors_[kMaxActors] = {};
+  uint32_t actor_count_ = 0;
 };
 
 }  // namespace ctrl::agent

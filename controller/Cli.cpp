@@ -104,9 +104,9 @@ int attach(AttachArgs a) {
   config.max_steps = a.max_steps;
   config.hang_timeout = a.hang_timeout;
   config.show_output = a.show_output;
-  config.model = a.model == "tso" ? shm::MemoryModel::TSO : shm::MemoryModel::SC;
-  if (a.model == "tso" && a.strategy == "dpor-optimal")
-    throw UsageError("--dpor optimal is not available with --model tso yet (use --dpor source)");
+  config.model = shm::memory_model_named(a.model);
+  if (a.model != "sc" && a.strategy == "dpor-optimal")
+    throw UsageError(fmt::format("--dpor optimal is not available with --model {} yet (use --dpor source)", a.model));
   if (a.model != "sc" && !a.monitor.empty())
     throw UsageError("--monitor sober checks sequentially consistent executions: use it with --model sc");
   InstrumentationOptions iopts{a.visible, a.instrument};
@@ -211,8 +211,10 @@ int run_cli(int argc, char** argv) {
       ->capture_default_str();
   attach_cmd->add_option("--model", a.model,
                          "sc: sequential consistency; tso: x86-TSO, every thread's plain stores go through a "
-                         "FIFO store buffer whose flushes are explored like thread steps")
-      ->check(CLI::IsMember({"sc", "tso"}))
+                         "FIFO store buffer whose flushes are explored like thread steps; pso: one FIFO per "
+                         "thread and 8-byte location, so stores to different locations may reach memory out "
+                         "of order (sfence keeps them in order)")
+      ->check(CLI::IsMember({"sc", "tso", "pso"}))
       ->capture_default_str();
   attach_cmd->add_option("--monitor", a.monitor,
                          "sober: check every SC execution for a load x86-TSO could make read a stale value "

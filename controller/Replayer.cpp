@@ -31,7 +31,7 @@ SessionConfig replay_config(const proto::Trace& trace, const std::string& agent,
   config.hang_timeout = trace.options().hang_timeout_ms() / 1000.0;
   if (config.hang_timeout <= 0) config.hang_timeout = 5;
   config.show_output = show_output;
-  config.model = trace.options().model() == "tso" ? shm::MemoryModel::TSO : shm::MemoryModel::SC;
+  config.model = shm::memory_model_named(trace.options().model());
   return config;
 }
 
@@ -46,8 +46,8 @@ std::string describe_signature(const proto::Signature& s, Symbolizer& symbols) {
   bool exact = (s.flags() & shm::kInstruction) || kind == OpKind::ThreadStart || kind == OpKind::ThreadExit ||
                kind == OpKind::ProcessExit;
   std::string where = s.site() ? symbols.describe_code(exact ? s.site() : s.site() - 1) : "";
-  uint32_t thread = kind == OpKind::Flush ? s.thread() - shm::kFlushActorBase : s.thread();
-  return fmt::format("T{:<3} {}{}", thread, what, where.empty() ? "" : "   at " + where);
+  if (kind == OpKind::Flush) return fmt::format("a store buffer's {}", what);
+  return fmt::format("T{:<3} {}{}", s.thread(), what, where.empty() ? "" : "   at " + where);
 }
 
 }  // namespace

@@ -99,7 +99,7 @@ std::string describe_event(const shm::Event& e, Symbolizer& symbols) {
   if (e.flags & shm::kBuffered) what += " (buffered)";
   if (e.flags & shm::kForwarded) what += " (from its own buffer)";
   // A flush is the step of the thread's store buffer.
-  uint32_t thread = kind == OpKind::Flush ? e.thread - shm::kFlushActorBase : e.thread;
+  uint32_t thread = kind == OpKind::Flush ? e.owner : e.thread;
   return fmt::format("{:<4} {}{}", thread_name(thread), what, where.empty() ? "" : "   at " + where);
 }
 

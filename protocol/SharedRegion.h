@@ -20,19 +20,24 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "Operation.h"
 
 namespace ctrl::shm {
 
 inline constexpr uint32_t kMagic = 0x4c525443;  // "CTRL"
-inline constexpr uint32_t kVersion = 4;
+inline constexpr uint32_t kVersion = 5;
 inline constexpr uint32_t kMaxThreads = 64;
 // Under x86-TSO each thread t has a flush actor, scheduled as thread
 // kFlushActorBase + t; so at most kFlushActorBase threads there.
 inline constexpr uint32_t kFlushActorBase = 32;
 
-enum class MemoryModel : uint32_t { SC = 0, TSO = 1 };
+enum class MemoryModel : uint32_t { SC = 0, TSO = 1, PSO = 2 };
+// "sc", "tso", "pso" (as on the command line and in traces); SC otherwise.
+inline MemoryModel memory_model_named(const std::string& name) {
+  return name == "tso" ? MemoryModel::TSO : name == "pso" ? MemoryModel::PSO : MemoryModel::SC;
+}
 inline constexpr uint32_t kMessageSize = 1024;
 
 // What the agent does once the prefix of decisions is used up.
