@@ -43,6 +43,10 @@ int env_fd(const char* name) {
   _exit(112);
 }
 
+// Among the last code of a process that exits normally: after the program's
+// exit handlers and destructors (the agent is finalised after the program).
+__attribute__((destructor)) void agent_fini() { rt.execution_finished(); }
+
 __attribute__((constructor)) void agent_init() {
   int control = env_fd("CTRL_CONTROL_FD");
   int region_fd = env_fd("CTRL_REGION_FD");

@@ -4,6 +4,8 @@
 #include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
+#include <poll.h>
+#include <sys/signalfd.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -283,6 +285,8 @@ void Runtime::process_exit(uint32_t me, int status, uint64_t site) {
 }
 
 void Runtime::end_execution(shm::Outcome outcome, uint32_t thread, uint64_t site, const char* message) {
+  // The controller has moved on to the next execution: the region is its.
+  if (finished_) real._exit(112);
   shm::Header* h = region.header;
   h->outcome = outcome;
   h->outcome_thread = thread;
@@ -369,6 +373,19 @@ void Runtime::start_execution(pid_t fork_server) {
   h->started.store(1, std::memory_order_release);
 }
 
+void Runtime::execution_finished() {
+  shm::Header* h = region.header;
+  if (!active || !ended || finished_ || attention_len_ == 0 || h->outcome != shm::Outcome::Complete) return;
+  // The target's own output still to be flushed must come out before the
+  // next execution's: then the fork server's report of the exit is awaited.
+  if (h->target_output) return;
+  finished_ = true;
+  proto::ControlMessage m;
+  m.mutable_finished()->set_pid(getpid());
+  m.mutable_finished()->set_exit_status(h->exit_status);
+  framing::send_message(control_fd, m);
+}
+
 void Runtime::checkpoint(uint64_t site) {
   AgentScope scope;
   checkpointed = true;
@@ -384,13 +401,54 @@ void Runtime::checkpoint(uint64_t site) {
   ready.mutable_checkpoint_ready()->set_pid(getpid());
   ready.mutable_checkpoint_ready()->set_site(site);
   if (!framing::send_message(control_fd, ready)) real._exit(112);
+  // Executions end without waiting for their process to be torn down (see
+  // execution_finished): they are reaped here as they go, SIGCHLD arriving
+  // through a signalfd, while the next ones run.
+  sigset_t chld, saved_mask;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  real.pthread_sigmask(SIG_BLOCK, &chld, &saved_mask);
+  int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (sfd < 0) real._exit(112);
+  // Processes still exiting, at most: more would only compete for the CPUs.
+  constexpr int kMaxExiting = 3;
+  int alive = 0;
+  auto reap = [&](bool block) {
+    for (;;) {
+      int status = 0;
+      pid_t child = waitpid(-1, &status, __WALL | (block ? 0 : WNOHANG));
+      if (child < 0 && errno == EINTR) continue;
+      if (child <= 0) return;
+      --alive;
+      proto::ControlMessage ended;
+      ended.mutable_ended()->set_pid(child);
+      ended.mutable_ended()->set_status(status);
+      if (!framing::send_message(control_fd, ended)) real._exit(112);
+      if (block) return;
+    }
+  };
   for (;;) {
+    pollfd fds[2] = {{control_fd, POLLIN, 0}, {sfd, POLLIN, 0}};
+    if (poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      real._exit(112);
+    }
+    if (fds[1].revents & POLLIN) {
+      signalfd_siginfo info;
+      while (read(sfd, &info, sizeof info) == ssize_t(sizeof info)) {
+      }
+      reap(false);
+    }
+    if (!(fds[0].revents & (POLLIN | POLLHUP))) continue;
     proto::ControlMessage m;
     if (!framing::receive_message(control_fd, m) || m.has_stop()) real._exit(0);
     if (!m.has_run()) continue;
+    while (alive >= kMaxExiting) reap(true);
     pid_t server = getpid();
     pid_t child = _Fork();
     if (child == 0) {
+      close(sfd);
+      real.pthread_sigmask(SIG_SETMASK, &saved_mask, nullptr);
       start_execution(server);
       return;
     }
@@ -400,17 +458,10 @@ void Runtime::checkpoint(uint64_t site) {
       if (!framing::send_message(control_fd, started)) real._exit(112);
       continue;
     }
+    ++alive;
     started.mutable_started()->set_pid(child);
     started.mutable_started()->set_execution(m.run().execution());
     if (!framing::send_message(control_fd, started)) real._exit(112);
-    // The execution is not traced: its end reaches the controller from here.
-    int status = 0;
-    while (waitpid(child, &status, __WALL) < 0 && errno == EINTR) {
-    }
-    proto::ControlMessage ended;
-    ended.mutable_ended()->set_pid(child);
-    ended.mutable_ended()->set_status(status);
-    if (!framing::send_message(control_fd, ended)) real._exit(112);
   }
 }
 

@@ -73,6 +73,10 @@ class Runtime {
   // The first thread creation: becomes the fork server; returns in a forked
   // execution (or never, in the server).
   void checkpoint(uint64_t site);
+  // A completed execution is exiting: tells the controller at once, so the
+  // next execution need not wait for this process to be torn down. From
+  // here the process never touches the shared region again.
+  void execution_finished();
   // Records the outcome and stops the thread for the controller. Never returns.
   // Async-signal-safe (no allocation): crash handlers call it.
   [[noreturn]] void end_execution(shm::Outcome outcome, uint32_t thread, uint64_t site, const char* message);
@@ -121,6 +125,7 @@ class Runtime {
   uint64_t last_enabled_ = 0;  // enabled set of the latest decision, logged with its event
   uint64_t sleep_ = 0;         // DPOR sleep set (see Header::sleep_mask)
   uint8_t flush_owner_ = 0;    // the owner logged with a flush event
+  bool finished_ = false;      // execution_finished told the controller
   // The tid word of a thread that handed the token on as it exited; the
   // thread that received the token waits for it to become 0.
   int* exiting_tid_ = nullptr;

@@ -492,12 +492,22 @@ ExecutionResult Session::supervise_execution() {
       continue;
     }
     while (auto m = read_message()) {
+      // Earlier executions may still be exiting: their ExecutionEnded comes
+      // late and is not this execution's. This one's own messages can come
+      // before the fork server's ExecutionStarted for it.
       if (m->has_started()) {
-        current_pid_ = m->started().pid();
+        if (m->started().execution() == execution_ && current_pid_ == 0) current_pid_ = m->started().pid();
       } else if (m->has_attention()) {
         if (current_pid_ == 0) current_pid_ = m->attention().pid();
         return outcome_from_agent(h.outcome_tid);
-      } else if (m->has_ended() && (current_pid_ == 0 || m->ended().pid() == current_pid_)) {
+      } else if (m->has_finished()) {
+        if (current_pid_ == 0) current_pid_ = m->finished().pid();
+        ended_ = true;
+        ExecutionResult r;
+        r.events.assign(region_.view().events, region_.view().events + std::min(h.steps.load(), region_.capacity()));
+        r.exit_status = m->finished().exit_status();
+        return r;
+      } else if (m->has_ended() && current_pid_ != 0 && m->ended().pid() == current_pid_) {
         ended_ = true;
         end_status_ = m->ended().status();
         ExecutionResult r;
