@@ -117,13 +117,23 @@ std::optional<ExecutionResult> Session::start() {
   spec.path = config_.program;
   spec.argv.push_back(config_.program);
   spec.argv.insert(spec.argv.end(), config_.args.begin(), config_.args.end());
-  std::string user_preload;
+  std::string user_preload, user_tunables;
+  bool bind_now = false;
   for (const auto& e : config_.env) {
     if (e.rfind("LD_PRELOAD=", 0) == 0)
       user_preload = e.substr(11);
+    else if (e.rfind("GLIBC_TUNABLES=", 0) == 0)
+      user_tunables = e.substr(15);
     else
       spec.env.push_back(e);
+    if (e.rfind("LD_BIND_NOW=", 0) == 0) bind_now = true;
   }
+  // Work every execution would otherwise redo after the fork: resolving lazy
+  // PLT slots, and a malloc arena (mapped and faulted in) per new thread.
+  // Neither changes what the program computes. The user's tunables come
+  // last, so theirs win.
+  if (!bind_now) spec.env.push_back("LD_BIND_NOW=1");
+  spec.env.push_back("GLIBC_TUNABLES=glibc.malloc.arena_max=1" + (user_tunables.empty() ? "" : ":" + user_tunables));
   spec.env.push_back("CTRL_CONTROL_FD=" + std::to_string(kTargetControlFd));
   spec.env.push_back("CTRL_REGION_FD=" + std::to_string(kTargetRegionFd));
   spec.env.push_back("LD_PRELOAD=" + config_.agent + (user_preload.empty() ? "" : ":" + user_preload));
