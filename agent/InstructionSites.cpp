@@ -142,7 +142,7 @@ const char* InstructionSites::load(int fd) {
   if (mem == MAP_FAILED) return "cannot allocate the site index";
   entries_ = static_cast<Entry*>(mem);
   for (uint64_t i = 0; i < count_; ++i)
-    entries_[i] = Entry{bases_[sites_[i].module] + sites_[i].offset, 0, &sites_[i], &patches_[i], false};
+    entries_[i] = Entry{bases_[sites_[i].module] + sites_[i].offset, 0, &sites_[i], &patches_[i], false, 0, 0};
   // The table is sorted by (module, offset): build each module's trampolines.
   uint64_t i = 0;
   while (i < count_) {
@@ -221,6 +221,8 @@ const char* InstructionSites::build_trampolines(uint32_t module, Entry* first, E
         if (!relocate(out + s.length + p.fixups[f])) return "a trampoline is out of reach of its site's data";
       covered = p.length;
     }
+    e->relocated = tramp;
+    e->covered = uint32_t(covered);
     out += covered;
     static const uint8_t kJmp[6] = {0xff, 0x25, 0, 0, 0, 0};
     memcpy(out, kJmp, 6);
@@ -266,6 +268,15 @@ const char* InstructionSites::patch() {
   }
   patched_ = true;
   return nullptr;
+}
+
+uint64_t InstructionSites::original_address(uint64_t rip) const {
+  // Only on the way to a crash report: a scan is fine.
+  for (uint64_t i = 0; i < count_; ++i) {
+    const Entry& e = entries_[i];
+    if (rip >= e.relocated && rip < e.relocated + e.covered) return e.address + (rip - e.relocated);
+  }
+  return rip;
 }
 
 const InstructionSites::Entry* InstructionSites::find(uint64_t address) const {

@@ -35,8 +35,13 @@ class InstructionSites {
     const Site* site;
     const SitePatch* patch;
     bool jump;            // patched with a jmp to a hook trampoline (no signal)
+    uint64_t relocated;   // where the copy of the instruction (and neighbours) runs
+    uint32_t covered;     // bytes of original code the copy stands for
   };
   const Entry* find(uint64_t address) const;
+  // The original code address an address inside a relocated copy stands
+  // for (a fault there is a fault at the site); `rip` itself otherwise.
+  uint64_t original_address(uint64_t rip) const;
 
  private:
   const char* resolve_modules();

@@ -39,7 +39,13 @@ void on_signal(int sig, siginfo_t* info, void* context) {
     auto* uc = static_cast<ucontext_t*>(context);
     rt.region.header->signal = sig;
     rt.region.header->fault_addr = reinterpret_cast<uint64_t>(info->si_addr);
-    rt.end_execution(shm::Outcome::Crash, t_me, uint64_t(uc->uc_mcontext.gregs[REG_RIP]), "");
+    // A fault in a site's relocated copy is a fault at the site: registers
+    // are as the original instruction would have them, so the signal frame
+    // can say so and the controller's backtrace goes on through the caller.
+    // (This frame never returns: the execution ends here.)
+    auto& rip = uc->uc_mcontext.gregs[REG_RIP];
+    rip = greg_t(sites.original_address(uint64_t(rip)));
+    rt.end_execution(shm::Outcome::Crash, t_me, uint64_t(rip), "");
   }
   // Outside an execution: the default action, as if we were not here.
   struct sigaction dfl {};
@@ -121,7 +127,15 @@ extern "C" {
 
 int sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
   ensure_real();
-  if (!rt.enabled || sig <= 0 || sig >= NSIG || !managed_signal(sig)) return real.sigaction(sig, act, old);
+  if (!rt.enabled || sig <= 0 || sig >= NSIG) return real.sigaction(sig, act, old);
+  if (!managed_signal(sig)) {
+    // A handler that runs with the managed signals blocked (sigfillset is a
+    // common sa_mask) would be killed silently by a fault or an int3 site.
+    if (!act) return real.sigaction(sig, act, old);
+    struct sigaction copy = *act;
+    remove_managed(copy.sa_mask);
+    return real.sigaction(sig, &copy, old);
+  }
   ProgramAction& p = program_actions[sig];
   if (!handlers_installed) {
     // Before the first execution the program's actions are its own.
