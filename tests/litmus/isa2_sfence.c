@@ -1,0 +1,46 @@
+/* LITMUS ISA2+sfence
+ * ISA2 with an sfence between thread 0's data and flag: forbidden
+ * everywhere.
+ *
+ * THREAD 0: store x 1; sfence; store y 1
+ * THREAD 1: load r0 y; store z 1
+ * THREAD 2: load r1 z; load r2 x
+ * EXISTS: r0=1 r1=1 r2=0
+ * CLASSES: sc=7 tso=7 pso=7
+ * EXPECT: sc=no tso=no pso=no tso-safe=yes
+ */
+#include "litmus.h"
+
+static long x, y, z;
+static long res_r0, res_r1, res_r2;
+
+static void *t0(void *arg) {
+  STORE(x, 1);
+  SFENCE();
+  STORE(y, 1);
+  return arg;
+}
+
+static void *t1(void *arg) {
+  long r0;
+  LOAD(r0, y);
+  STORE(z, 1);
+  res_r0 = r0;
+  return arg;
+}
+
+static void *t2(void *arg) {
+  long r1, r2;
+  LOAD(r1, z);
+  LOAD(r2, x);
+  res_r1 = r1;
+  res_r2 = r2;
+  return arg;
+}
+
+int main(void) {
+  static const litmus_thread threads[] = {t0, t1, t2};
+  LITMUS_RUN(threads);
+  assert(!(res_r0 == 1 && res_r1 == 1 && res_r2 == 0));
+  return 0;
+}
