@@ -417,7 +417,9 @@ void Runtime::checkpoint(uint64_t site) {
   if (sfd < 0) real._exit(112);
   // Processes still exiting, at most: more would only compete for the CPUs.
   constexpr int kMaxExiting = 3;
-  int alive = 0;
+  int alive = 0;    // children not reaped yet
+  int waiting = 0;  // of which a spare waiting for its release
+  uint32_t forked = 0;
   auto reap = [&](bool block) {
     for (;;) {
       int status = 0;
@@ -448,25 +450,37 @@ void Runtime::checkpoint(uint64_t site) {
     proto::ControlMessage m;
     if (!framing::receive_message(control_fd, m) || m.has_stop()) real._exit(0);
     if (!m.has_run()) continue;
-    while (alive >= kMaxExiting) reap(true);
-    pid_t server = getpid();
-    pid_t child = _Fork();
-    if (child == 0) {
-      close(sfd);
-      real.pthread_sigmask(SIG_SETMASK, &saved_mask, nullptr);
-      start_execution(server);
-      return;
-    }
-    proto::ControlMessage started;
-    if (child < 0) {
-      started.mutable_error()->set_message(std::string("fork failed: ") + strerror(errno));
+    // The released execution (forked now if no spare was waiting), then a
+    // spare for the next one: its fork runs while this execution does.
+    for (int k = waiting ? 1 : 2; k > 0; --k) {
+      while (alive - waiting >= kMaxExiting + 1) reap(true);
+      uint32_t ticket = ++forked;
+      pid_t server = getpid();
+      pid_t child = _Fork();
+      if (child == 0) {
+        close(sfd);
+        real.pthread_sigmask(SIG_SETMASK, &saved_mask, nullptr);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != server) real._exit(0);
+        auto* released = reinterpret_cast<uint32_t*>(&region.header->released);
+        for (uint32_t r; int32_t((r = __atomic_load_n(released, __ATOMIC_ACQUIRE)) - ticket) < 0;)
+          syscall(SYS_futex, released, FUTEX_WAIT, r, nullptr, nullptr, 0);
+        start_execution(server);
+        return;
+      }
+      if (child < 0) {
+        proto::ControlMessage error;
+        error.mutable_error()->set_message(std::string("fork failed: ") + strerror(errno));
+        framing::send_message(control_fd, error);
+        real._exit(112);
+      }
+      ++alive;
+      proto::ControlMessage started;
+      started.mutable_started()->set_pid(child);
+      started.mutable_started()->set_execution(ticket);
       if (!framing::send_message(control_fd, started)) real._exit(112);
-      continue;
     }
-    ++alive;
-    started.mutable_started()->set_pid(child);
-    started.mutable_started()->set_execution(m.run().execution());
-    if (!framing::send_message(control_fd, started)) real._exit(112);
+    waiting = 1;
   }
 }
 

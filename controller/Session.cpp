@@ -1,15 +1,17 @@
 #include "Session.h"
 
+#include <linux/futex.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
 #include <fstream>
-#include <poll.h>
 
 #include <fmt/format.h>
 
@@ -172,9 +174,16 @@ ExecutionResult Session::run(const ExecutionPlan& plan, uint64_t index, const st
   region_.prepare(plan, index, config_.max_steps, expected, config_.show_output, config_.model);
   backtracer_->flush();
   execution_ = index;
-  current_pid_ = 0;
   traced_execution_ = false;
   ended_ = false;
+  // Release the next spare (forked in advance; see control.proto). Its
+  // ExecutionStarted may come later, even after its own messages.
+  auto& released = region_.header().released;
+  ticket_ = released.fetch_add(1, std::memory_order_release) + 1;
+  current_pid_ = 0;
+  while (!spares_.empty() && spares_.front().first < ticket_) spares_.pop_front();
+  if (!spares_.empty() && spares_.front().first == ticket_) current_pid_ = spares_.front().second;
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&released), FUTEX_WAKE, INT32_MAX, nullptr, nullptr, 0);
   proto::ControlMessage m;
   m.mutable_run()->set_execution(index);
   if (!framing::send_message(control_fd_, m)) throw InternalError("the target's fork server is gone");
@@ -506,7 +515,9 @@ ExecutionResult Session::supervise_execution() {
       // late and is not this execution's. This one's own messages can come
       // before the fork server's ExecutionStarted for it.
       if (m->has_started()) {
-        if (m->started().execution() == execution_ && current_pid_ == 0) current_pid_ = m->started().pid();
+        uint32_t ticket = uint32_t(m->started().execution());
+        if (ticket == ticket_ && current_pid_ == 0) current_pid_ = m->started().pid();
+        if (ticket > ticket_) spares_.emplace_back(ticket, m->started().pid());
       } else if (m->has_attention()) {
         if (current_pid_ == 0) current_pid_ = m->attention().pid();
         return outcome_from_agent(h.outcome_tid);

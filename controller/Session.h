@@ -6,6 +6,7 @@
 #pragma once
 
 #include <chrono>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -91,6 +92,10 @@ class Session {
   bool ended_ = false;             // current_pid_ is gone
   int end_status_ = 0;
   uint64_t execution_ = 0;
+  // Executions forked in advance (ticket, pid), oldest first; ticket_ is the
+  // one released for the current execution.
+  std::deque<std::pair<uint32_t, pid_t>> spares_;
+  uint32_t ticket_ = 0;
   std::optional<std::chrono::steady_clock::time_point> deadline_;
 };
 

@@ -27,7 +27,7 @@
 namespace ctrl::shm {
 
 inline constexpr uint32_t kMagic = 0x4c525443;  // "CTRL"
-inline constexpr uint32_t kVersion = 5;
+inline constexpr uint32_t kVersion = 6;
 inline constexpr uint32_t kMaxThreads = 64;
 // Under x86-TSO each thread t has a flush actor, scheduled as thread
 // kFlushActorBase + t; so at most kFlushActorBase threads there.
@@ -148,6 +148,11 @@ struct Header {
   uint64_t sleep_mask;
   uint64_t sleep_from;
   SleeperAccess sleepers[kMaxThreads];  // for the threads in sleep_mask
+
+  // Executions forked in advance ("spares") wait for this counter: the k-th
+  // spare runs once it reaches k. The controller raises it (and wakes the
+  // futex) when the plan above is ready.
+  alignas(64) std::atomic<uint32_t> released;
 
   // ---- live: written by the agent ----
   alignas(64) std::atomic<uint64_t> steps;  // events logged so far
