@@ -112,9 +112,12 @@ inline Access access_of(OpKind kind, uint64_t addr, uint32_t size, uint64_t aux,
 // failed compare-exchange, it commutes with other reads, which keeps spin
 // loops on locks from multiplying executions.
 //
-// Under x86-TSO a buffered store touches nothing others can see until its
-// flush (the flush is the write); a load forwarded from the thread's own
-// buffer observes nothing shared.
+// Under TSO/PSO a buffered store touches nothing others can see until its
+// flush (the flush is the write). A load forwarded from the thread's own
+// buffer still reads the location: whether it is forwarded depends on where
+// it runs relative to its own store's flush, and once that flush is done it
+// reads whatever other threads' flushes left there, so it must race with
+// both (a forwarded load with no access missed those outcomes).
 inline Access access_of(const shm::Event& e) {
   auto kind = OpKind(e.kind);
   if (kind == OpKind::Flush) {
@@ -123,15 +126,12 @@ inline Access access_of(const shm::Event& e) {
     a.write_size = e.size;
     return a;
   }
-  bool buffered = e.flags & shm::kBuffered, forwarded = e.flags & shm::kForwarded;
-  if (forwarded && (kind == OpKind::Load || kind == OpKind::AtomicLoad)) return Access{};
+  bool buffered = e.flags & shm::kBuffered;
   if (buffered && kind != OpKind::Rmw) return Access{};
   if (buffered) {  // an unlocked read-modify-write: only its read is shared now
     Access a;
-    if (!forwarded) {
-      a.read_addr = e.addr;
-      a.read_size = e.size;
-    }
+    a.read_addr = e.addr;
+    a.read_size = e.size;
     return a;
   }
   uint32_t target = kind == OpKind::ThreadJoin ? uint32_t(e.aux) : e.thread;

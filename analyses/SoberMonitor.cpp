@@ -181,13 +181,21 @@ std::optional<Borderline> find_borderline(const shm::Event* events, uint64_t n) 
       // same thread's later loads.
       Clock ts(2 * N, 0);
       switch (acc.op) {
-        case Op::Ld:
+        case Op::Ld: {
           ts = lc[p];
-          join(ts, loc.mc1[p]);
+          // A load of the thread's own store, with nothing since that drains
+          // its buffer, may be forwarded under TSO: it is then not ordered
+          // after other threads' writes here (Fig. 3 orders it after them).
+          bool own_buffered = false;
+          if (!loc.writes.empty() && loc.writes.back().thread == p)
+            for (const auto& rs : recent_stores[p])
+              if (rs.first == loc.writes.back().event) own_buffered = true;
+          if (!own_buffered) join(ts, loc.mc1[p]);
           ++ts[2 * p];
           join(lc[p], ts);
           join(loc.mc2, ts);
           break;
+        }
         case Op::St:
           ts = sc[p];
           join(ts, lc[p]);

@@ -5,7 +5,7 @@
 #         [-DPROGRAM_ARGS="a b"] [-DCTRL_ARGS="--strategy random --seed 1"]
 #         -DEXPECT_EXIT=0|1|2|0|1 [-DEXPECT_KIND=deadlock] [-DREPLAY=ON]
 #         [-DEXPECT_TOTAL=N] [-DREPEAT=ON] [-DEXPECT_OUTPUT=<regex>]
-#         [-DMAX_ELAPSED=SECONDS] -P check_run.cmake
+#         [-DEXPECT_MIN_COMPLETE=N] [-DMAX_ELAPSED=SECONDS] -P check_run.cmake
 #
 # EXPECT_EXIT may list several statuses ("0|1") when the outcome is not known
 # in advance. Checks, in order:
@@ -17,6 +17,7 @@
 #    the first) of kind EXPECT_KIND, whose trace file exists in the trace
 #    directory;
 #  - EXPECT_TOTAL: executions.total is exactly that;
+#  - EXPECT_MIN_COMPLETE: executions.complete is at least that;
 #  - EXPECT_OUTPUT: ctrl's stdout or stderr matches the regex;
 #  - MAX_ELAPSED: elapsed_seconds is at most that;
 #  - REPEAT: a second identical run ends the same way (same exit status,
@@ -91,6 +92,12 @@ function(attach_and_check prefix sub)
   endif()
   if(DEFINED EXPECT_TOTAL AND NOT report_total EQUAL EXPECT_TOTAL)
     e2e_fail("${what}: executions.total is ${report_total}, expected ${EXPECT_TOTAL}")
+  endif()
+  if(DEFINED EXPECT_MIN_COMPLETE)
+    string(JSON report_complete GET "${report_json}" executions complete)
+    if(report_complete LESS EXPECT_MIN_COMPLETE)
+      e2e_fail("${what}: executions.complete is ${report_complete}, expected at least ${EXPECT_MIN_COMPLETE}")
+    endif()
   endif()
   if(DEFINED MAX_ELAPSED AND report_elapsed GREATER MAX_ELAPSED)
     e2e_fail("${what}: elapsed_seconds is ${report_elapsed}, expected at most ${MAX_ELAPSED}")
