@@ -246,6 +246,7 @@ int ExecutionModel::repeated_read(uint32_t t) const {
 void ExecutionModel::memory_loaded(uint32_t t, uint64_t site, uint64_t addr, uint32_t size) {
   ThreadModel& th = threads_[t];
   if (th.probe) th.probe = repeated_read(t) >= 0 ? th.probe - 1 : 0;  // anything else: it was not a spin
+  if (repeated_read(t) < 0) th.spin_confirmed = false;
   th.reads[th.next_read] = ThreadModel::RecentRead{site, addr, size ? size : 1, true};
   th.next_read = (th.next_read + 1) % ThreadModel::kWindow;
 }
@@ -254,17 +255,33 @@ void ExecutionModel::memory_written(uint64_t addr, uint32_t size, uint32_t write
   uint64_t end = addr + (size ? size : 1);
   for (uint32_t u = 0; u < count_; ++u)
     for (auto& r : threads_[u].reads)
-      if (r.unchanged && (u == writer || (addr < r.addr + r.size && r.addr < end))) r.unchanged = false;
+      if (r.unchanged && (u == writer || (addr < r.addr + r.size && r.addr < end))) {
+        r.unchanged = false;
+        threads_[u].spin_confirmed = false;
+      }
 }
 
 bool ExecutionModel::start_spin_probe() {
   bool any = false;
   for (uint32_t t = 0; t < count_; ++t) {
-    if (threads_[t].finished || !awaiting(t)) continue;
+    if (threads_[t].finished || threads_[t].spin_confirmed || !awaiting(t)) continue;
     threads_[t].probe = kSpinProbe + 1;
     any = true;
   }
   return any;
+}
+
+void ExecutionModel::check_probe(uint32_t t) {
+  ThreadModel& th = threads_[t];
+  if (th.probe != 1) return;
+  th.probe = 0;
+  th.spin_confirmed = true;
+}
+
+uint32_t ExecutionModel::confirmed_spinner() const {
+  for (uint32_t t = 0; t < count_; ++t)
+    if (!threads_[t].finished && threads_[t].spin_confirmed && awaiting(t)) return t;
+  return kNoThread;
 }
 
 bool ExecutionModel::awaiting(uint32_t t) const { return !threads_[t].probe && repeated_read(t) >= 0; }

@@ -77,6 +77,9 @@ struct ThreadModel {
   // Re-reads left before a spin is confirmed, while the thread is let run to
   // prove it (0: not probing).
   uint32_t probe = 0;
+  // The probe confirmed the spin; the thread waits for a write again, and is
+  // not probed again until one changes what it re-reads.
+  bool spin_confirmed = false;
 };
 
 class ExecutionModel {
@@ -146,10 +149,16 @@ class ExecutionModel {
   // would go round an unchanged loop; -1 otherwise.
   int repeated_read(uint32_t t) const;
   // When only awaiting threads could run: lets them run again to tell a real
-  // spin from a bounded re-read loop. False when there is none.
+  // spin from a bounded re-read loop (all of them: one may be a bounded loop
+  // whose progress ends another's wait). False when there is none left to
+  // probe.
   bool start_spin_probe();
-  // A probed thread re-read its location unchanged kSpinProbe times: it spins.
-  bool spin_confirmed(uint32_t t) const { return threads_[t].probe == 1; }
+  // Called after each load: a probed thread that re-read its location
+  // unchanged kSpinProbe times is confirmed to spin and waits again.
+  void check_probe(uint32_t t);
+  // A thread whose spin the probe confirmed (kNoThread if none): when no
+  // thread can run and none is left to probe, it hangs.
+  uint32_t confirmed_spinner() const;
   static constexpr uint32_t kSpinProbe = 100;
 
   std::string describe_wait(uint32_t t) const;

@@ -132,7 +132,11 @@ uint32_t Runtime::choose(uint32_t me) {
     // Only spinning threads could still run: let them, to see whether they
     // really spin (a hang) or were re-reading in a bounded loop.
     if (model.start_spin_probe()) mask = model.enabled_mask();
-    if (mask == 0) deadlock(me, model.thread(me).pending.site);
+    if (mask == 0) {
+      uint32_t spinner = model.confirmed_spinner();
+      if (spinner != kNoThread) spin_hang(spinner);
+      deadlock(me, model.thread(me).pending.site);
+    }
   }
   last_enabled_ = mask;
   uint32_t next;
@@ -227,7 +231,7 @@ void Runtime::note_memory(uint32_t me, const shm::Event& e) {
     case OpKind::Load:
     case OpKind::AtomicLoad:
       model.memory_loaded(me, e.site, e.addr, e.size);
-      if (model.spin_confirmed(me)) spin_hang(me);
+      model.check_probe(me);
       break;
     case OpKind::AtomicCas:
     case OpKind::Rmw:
@@ -237,7 +241,7 @@ void Runtime::note_memory(uint32_t me, const shm::Event& e) {
       // (Only where the written value is known: rmw says which operation.)
       if (failed || (e.rmw != uint8_t(RmwOp::None) && e.value_written == e.value_read)) {
         model.memory_loaded(me, e.site, e.addr, e.size);
-        if (model.spin_confirmed(me)) spin_hang(me);
+        model.check_probe(me);
       } else
         model.memory_written(e.addr, e.size, me);
       break;
