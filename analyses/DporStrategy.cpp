@@ -1,6 +1,7 @@
 #include "DporStrategy.h"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 
 namespace ctrl {
@@ -67,6 +68,68 @@ ObjectRole object_role(const shm::Event& e, int which) {
   }
 }
 
+uint64_t mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+  return h * 0xBF58476D1CE4E5B9ull;
+}
+
+uint64_t size_mask(uint32_t size) {
+  switch (size) {
+    case 1: return 0xff;
+    case 2: return 0xffff;
+    case 4: return 0xffffffffull;
+    case 8: return ~uint64_t(0);
+    default: return 0;  // odd sizes and wide accesses: values not logged in full
+  }
+}
+
+bool is_rmw(const shm::Event& e) {
+  auto k = OpKind(e.kind);
+  return k == OpKind::Rmw || k == OpKind::AtomicRmw || k == OpKind::AtomicCas;
+}
+
+// Whether the event is a read-modify-write whose nature (Dependence.h: a
+// read when it leaves memory as it was) depends on the value it finds.
+// Additions, subtractions and xors change memory by the same amount
+// wherever they run; an Rmw without RmwOp may be a compare-exchange.
+bool nature_varies(const shm::Event& e) {
+  if (!is_rmw(e) || (e.flags & (shm::kBuffered | shm::kForwarded))) return false;
+  switch (RmwOp(e.rmw)) {
+    case RmwOp::None: return OpKind(e.kind) != OpKind::AtomicRmw;  // odd-sized libatomic calls always write
+    case RmwOp::Xchg:
+    case RmwOp::Or:
+    case RmwOp::And:
+    case RmwOp::Nand: return true;
+    default: return false;
+  }
+}
+
+// The memory at the event's bytes when it ran, when the log has it in full:
+// loads and read-modify-writes of 1, 2, 4 or 8 bytes that read memory (not
+// a store buffer). Stores do not log the value they replace; string
+// instructions log none (a lods or cmps names a second address).
+std::optional<uint64_t> value_found(const shm::Event& e) {
+  uint64_t mask = size_mask(e.size);
+  if (!mask || (e.flags & (shm::kBuffered | shm::kForwarded))) return std::nullopt;
+  switch (OpKind(e.kind)) {
+    case OpKind::Load:
+      if (e.aux) return std::nullopt;
+      [[fallthrough]];
+    case OpKind::AtomicLoad:
+    case OpKind::Rmw:
+    case OpKind::AtomicRmw:
+    case OpKind::AtomicCas:
+      return e.value_read & mask;
+    default:
+      return std::nullopt;
+  }
+}
+
+// The access of read-modify-write `e` when it does (or does not) write.
+Access with_nature(const shm::Event& e, bool writes) {
+  return access_of(OpKind(e.kind), e.addr, e.size, e.aux, !writes, e.thread, e.flags & shm::kInstruction);
+}
+
 }  // namespace
 
 uint64_t DporStrategy::mask_of(const std::vector<Sleeper>& s) {
@@ -86,18 +149,30 @@ std::optional<ExecutionPlan> DporStrategy::next() {
   if (optimal_) {
     for (uint64_t i = stack_.size(); i-- > 0;) {
       Position& pos = stack_[i];
-      if (pos.wakeup.children.empty()) continue;
+      if (pos.wakeup.children.empty()) {
+        // State i would be left for good: a reversal still waiting there is
+        // decided now, every subtree below i having been explored. It may
+        // add a branch at or below i: look again from the deepest state
+        // (which also keeps every tree it walks through empty).
+        auto waiting = std::find_if(pending_.begin(), pending_.end(), [&](const Pending& p) { return p.at == i; });
+        if (waiting == pending_.end()) continue;
+        Pending p = std::move(*waiting);
+        pending_.erase(waiting);
+        insert(p.at, std::move(p.v), true);
+        i = stack_.size();
+        continue;
+      }
       chosen_ = std::move(pos.wakeup.children.front());
       pos.wakeup.children.erase(pos.wakeup.children.begin());
       // Everything tried here so far sleeps from here on.
       plan.sleep_mask = mask_of(pos.sleep) | pos.done;
       plan.sleep_from = i;
-      add_sleepers(plan, pos, chosen_.thread);
-      pos.done |= bit(chosen_.thread);
+      add_sleepers(plan, pos, chosen_.step.thread);
+      pos.done |= bit(chosen_.step.thread);
       for (uint64_t k = 0; k < i; ++k) plan.prefix.push_back(stack_[k].event.thread);
       // The whole leftmost branch of the chosen subtree is forced.
       for (const Node* n = &chosen_;; n = &n->children.front()) {
-        plan.prefix.push_back(n->thread);
+        plan.prefix.push_back(n->step.thread);
         if (n->children.empty()) break;
       }
       branch_ = i;
@@ -138,7 +213,7 @@ void DporStrategy::completed(const ExecutionSummary& summary) {
     if (from < n) {
       Position& pos = stack_[from];
       pos.event = events[from];
-      pos.tried.push_back(Sleeper{events[from].thread, access_of(events[from])});
+      pos.tried.push_back(Sleeper{events[from].thread, access_of(events[from]), events[from]});
     }
     stack_.resize(from + 1);
   }
@@ -147,7 +222,7 @@ void DporStrategy::completed(const ExecutionSummary& summary) {
     pos.event = events[k];
     pos.enabled = events[k].enabled;
     pos.backtrack = pos.done = bit(events[k].thread);
-    pos.tried.push_back(Sleeper{events[k].thread, access_of(events[k])});
+    pos.tried.push_back(Sleeper{events[k].thread, access_of(events[k]), events[k]});
     if (k > 0) {
       // sleep(k) = the sleepers of k-1 (and, at the branch point, the threads
       // tried there before) whose next step commutes with step k-1.
@@ -176,6 +251,26 @@ void DporStrategy::completed(const ExecutionSummary& summary) {
       stack_[k].forced = true;
       cur = std::move(child);
     }
+  }
+  if (optimal_) {
+    history_.assign(n, 0);
+    std::array<uint64_t, shm::kMaxThreads> h{};
+    for (uint64_t k = 0; k < n; ++k) {
+      const shm::Event& e = events[k];
+      uint64_t& t = h[e.thread % shm::kMaxThreads];
+      history_[k] = t;
+      for (uint64_t x : {uint64_t(e.kind), e.site, e.addr, uint64_t(e.size), e.value_read, e.value_written, e.aux,
+                         uint64_t(e.flags & (shm::kFailed | shm::kBuffered | shm::kForwarded))})
+        t = mix(t, x);
+    }
+    remember_natures(events, n);
+    // Reversals waiting for a nature: this execution may have shown it
+    // (the step they wait for ran). Older ones first, as they would have
+    // been inserted first.
+    std::vector<Pending> waiting = std::move(pending_);
+    pending_.clear();
+    for (auto& p : waiting)
+      if (p.at < stack_.size() && !insert(p.at, p.v, false)) pending_.push_back(std::move(p));
   }
   analyse(events, n, from);
 }
@@ -211,6 +306,7 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) 
   };
   std::unordered_map<uint64_t, Object> objects;
   std::vector<int64_t> cands, racing, hb_only;
+  std::vector<std::pair<uint64_t, uint64_t>> races;  // optimal mode: (i, j), inserted once every clock is known
   // Store buffers: the owner of each flush actor, each thread's latest
   // sfence, and each actor's flushes (event, store) for PSO's sfence order.
   std::array<int64_t, shm::kMaxThreads> last_sfence;
@@ -315,7 +411,10 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) 
 
     // Races: conflicting events of other threads not already ordered before
     // this one, and not ordered before another such event (no event between).
-    if (k >= from) {
+    // Races wholly before the branch point were seen by earlier executions
+    // (source mode: same backtrack points). Optimal mode reverses each one
+    // again: its sequence takes in events after e_j, which differ now.
+    if (k >= from || optimal_) {
       racing.clear();
       for (int64_t x : cands)
         if (thread_[x] != p && before[thread_[x]] < seq_[x]) racing.push_back(x);
@@ -326,7 +425,7 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) 
         if (!covered) {
           ++races_;
           if (optimal_)
-            insert_race(events, uint64_t(x), k);
+            races.emplace_back(uint64_t(x), k);
           else
             add_backtrack(events, uint64_t(x), k);
         }
@@ -360,6 +459,9 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) 
     each_byte(a.read_addr, a.read_size, note_read);
     each_byte(a.read2_addr, a.read2_size, note_read);
   }
+  // Optimal mode: a reversal takes in events after e_j, so it needs every
+  // clock of the execution.
+  for (const auto& [i, j] : races) race_sequence(events, n, i, j);
 }
 
 void DporStrategy::add_backtrack(const shm::Event* events, uint64_t i, uint64_t j) {
@@ -384,25 +486,36 @@ void DporStrategy::add_backtrack(const shm::Event* events, uint64_t i, uint64_t 
   pos.backtrack |= (runnable & bit(p)) ? bit(p) : (runnable & -runnable);
 }
 
+namespace {
+
+// Whether event b must follow event a (a before b in one execution; `a_index`:
+// a's step there, `b_sfence`: for a flush b, the latest sfence of its thread
+// before the store it commits) for a reason other than their accesses: same
+// thread, thread creation, store buffer order.
+bool ordered_apart(const shm::Event& ea, uint64_t a_index, const shm::Event& eb, int64_t b_sfence) {
+  return ea.thread == eb.thread ||
+         (OpKind(eb.kind) == OpKind::ThreadStart && OpKind(ea.kind) == OpKind::ThreadCreate && ea.aux == eb.thread) ||
+         (OpKind(eb.kind) == OpKind::Flush && eb.aux == a_index) ||
+         (OpKind(ea.kind) == OpKind::Flush && eb.thread < shm::kFlushActorBase && ea.owner == eb.thread && drains(eb)) ||
+         (OpKind(ea.kind) == OpKind::Flush && OpKind(eb.kind) == OpKind::Flush && ea.owner == eb.owner &&
+          int64_t(ea.aux) < b_sfence);
+}
+
+}  // namespace
+
+int64_t DporStrategy::flush_bound(const shm::Event& e) const {
+  return OpKind(e.kind) == OpKind::Flush && e.aux < sfence_before_.size() ? sfence_before_[e.aux] : -1;
+}
+
 std::vector<std::vector<bool>> DporStrategy::order_within(const shm::Event* events,
                                                           const std::vector<uint64_t>& v) const {
   std::vector<std::vector<bool>> before(v.size(), std::vector<bool>(v.size(), false));
   std::vector<Access> acc;
   for (uint64_t m : v) acc.push_back(access_of(events[m]));
   for (size_t b = 0; b < v.size(); ++b) {
-    const shm::Event& eb = events[v[b]];
     for (size_t a = 0; a < b; ++a) {
-      const shm::Event& ea = events[v[a]];
-      bool direct = thread_[v[a]] == thread_[v[b]] || conflicts(acc[a], acc[b]) ||
-                    (OpKind(eb.kind) == OpKind::ThreadStart && OpKind(ea.kind) == OpKind::ThreadCreate &&
-                     ea.aux == eb.thread) ||
-                    (OpKind(eb.kind) == OpKind::Flush && eb.aux == v[a]) ||
-                    (OpKind(ea.kind) == OpKind::Flush && eb.thread < shm::kFlushActorBase &&
-                     ea.owner == eb.thread && drains(eb)) ||
-                    (OpKind(ea.kind) == OpKind::Flush && OpKind(eb.kind) == OpKind::Flush &&
-                     ea.owner == eb.owner && eb.aux < sfence_before_.size() &&
-                     int64_t(ea.aux) < sfence_before_[eb.aux]);
-      if (!direct) continue;
+      if (!ordered_apart(events[v[a]], v[a], events[v[b]], flush_bound(events[v[b]])) && !conflicts(acc[a], acc[b]))
+        continue;
       before[b][a] = true;
       for (size_t x = 0; x < a; ++x)
         if (before[a][x]) before[b][x] = true;
@@ -425,70 +538,286 @@ uint64_t DporStrategy::initials_of(const shm::Event* events, const std::vector<u
   return initials;
 }
 
-bool DporStrategy::weak_initial(const shm::Event* events, uint32_t thread, const Access& step,
-                                const std::vector<uint64_t>& v) const {
-  // A thread is a weak initial of v when v can start with its step: its first
-  // event in v has no predecessor in v, or it has none in v and its step
-  // commutes with all of v.
-  for (uint64_t m : v)
-    if (thread_[m] == thread) return initials_of(events, v) & bit(thread);
-  for (uint64_t m : v)
-    if (conflicts(step, access_of(events[m]))) return false;
+// ---- Optimal mode
+
+DporStrategy::Step DporStrategy::step_of(const shm::Event& e, const Access& a) const {
+  Step s;
+  s.thread = e.thread;
+  s.access = a;
+  s.event = e;
+  if (auto v = value_found(e)) {
+    s.has_input = true;
+    s.input = *v;
+  }
+  return s;
+}
+
+namespace {
+
+uint64_t identity(uint32_t thread, uint64_t history, const shm::Event& e) {
+  uint64_t h = mix(mix(thread, history), e.site);
+  return mix(mix(mix(h, e.addr), e.size), e.kind);
+}
+
+}  // namespace
+
+void DporStrategy::remember_natures(const shm::Event* events, uint64_t n) {
+  // Forgetting costs no class: a nature not known makes an insertion wait,
+  // or (once its state is left) take the step as a write, at worst running
+  // a redundant branch that ends blocked.
+  if (natures_.size() > kMaxNatures) natures_.clear();
+  for (uint64_t k = 0; k < n; ++k) {
+    const shm::Event& e = events[k];
+    if (!nature_varies(e)) continue;
+    auto found = value_found(e);
+    if (!found) continue;
+    Seen& seen = natures_[identity(e.thread, history_[k], e)];
+    bool writes = access_of(e).write_size != 0;
+    bool known = false;
+    for (const auto& [v, w] : seen.writes) known |= v == *found;
+    if (!known) seen.writes.emplace_back(*found, writes);
+    if (e.flags & shm::kFailed) seen.failed = true;
+  }
+}
+
+DporStrategy::Answer DporStrategy::writes_at(const Step& s, uint64_t value, bool seen_all) const {
+  const shm::Event& e = s.event;
+  bool logged = access_of(e).write_size != 0;
+  if (!nature_varies(e)) return logged ? Answer::Yes : Answer::No;
+  uint64_t mask = size_mask(e.size);
+  if (!mask) return Answer::Unknown;
+  value &= mask;
+  uint64_t r = e.value_read & mask, w = e.value_written & mask;
+  if (value == r) return logged ? Answer::Yes : Answer::No;
+  // What the same step (same thread, same history) did with that value in
+  // an execution seen so far; a compare-exchange that succeeded on some
+  // value expects that one.
+  const Seen* seen = nullptr;
+  if (auto it = natures_.find(identity(s.thread, s.history, e)); it != natures_.end()) seen = &it->second;
+  std::optional<uint64_t> expected;
+  if (seen) {
+    for (const auto& [v, wrote] : seen->writes)
+      if (v == value) return wrote ? Answer::Yes : Answer::No;
+    bool cas = OpKind(e.kind) == OpKind::AtomicCas || seen->failed;
+    for (const auto& [v, wrote] : seen->writes)
+      if (cas && wrote) expected = v;
+  }
+  auto known = [](bool writes) { return writes ? Answer::Yes : Answer::No; };
+  Answer a = Answer::Unknown;
+  bool failed = e.flags & shm::kFailed;
+  switch (RmwOp(e.rmw)) {
+    case RmwOp::Xchg:
+      a = known(value != w);
+      break;
+    case RmwOp::Or:  // w = r | operand: the operand holds w & ~r, maybe some of r
+      if (w & ~r & ~value)
+        a = Answer::Yes;
+      else if (!(w & ~value))
+        a = Answer::No;
+      break;
+    case RmwOp::And:  // w = r & operand: known where r has ones
+      if (value & r & ~w)
+        a = Answer::Yes;
+      else if (!(value & ~(r & w)))
+        a = Answer::No;
+      break;
+    case RmwOp::None:  // a compare-exchange (or, for an instruction, another op)
+      if (!failed && (OpKind(e.kind) == OpKind::AtomicCas || (seen && seen->failed)))
+        a = Answer::No;  // it expected r, and finds something else
+      else if (expected)
+        a = known(value == *expected);
+      break;
+    default:
+      break;
+  }
+  if (a == Answer::Unknown && seen_all) {
+    // Asked about a step next to one whose whole subtree has been explored:
+    // had it only read with this value, that subtree would have run it so.
+    ++inferred_;
+    a = Answer::Yes;
+  }
+  return a;
+}
+
+bool DporStrategy::resolve(Step& s, uint64_t value, bool seen_all) const {
+  Answer w = writes_at(s, value, seen_all);
+  if (w == Answer::Unknown) return false;
+  s.access = with_nature(s.event, w == Answer::Yes);
+  s.unsure = false;
+  s.has_input = true;
+  s.input = value & size_mask(s.event.size);
   return true;
 }
 
-void DporStrategy::remove_first(std::vector<uint64_t>& v, uint32_t thread) const {
-  for (auto it = v.begin(); it != v.end(); ++it)
-    if (thread_[*it] == thread) {
-      v.erase(it);
-      return;
-    }
+DporStrategy::Answer DporStrategy::conflict(Step& a, Step& b, bool seen_all) const {
+  auto answer = [](bool c) { return c ? Answer::Yes : Answer::No; };
+  if (!a.unsure && !b.unsure) return answer(conflicts(a.access, b.access));
+  Access aw = a.unsure ? with_nature(a.event, true) : a.access, ar = a.unsure ? with_nature(a.event, false) : a.access;
+  Access bw = b.unsure ? with_nature(b.event, true) : b.access, br = b.unsure ? with_nature(b.event, false) : b.access;
+  bool wide = conflicts(aw, bw), narrow = conflicts(ar, br);
+  if (wide == narrow) return answer(wide);
+  // Only what an unsure step does decides, and both find the same value at
+  // their bytes (nothing between them writes there: that would conflict).
+  bool same = a.event.addr == b.event.addr && a.event.size == b.event.size;
+  const Step* known = a.has_input ? &a : b.has_input ? &b : nullptr;
+  if (same && known) {
+    uint64_t value = known->input;
+    if (a.unsure && !resolve(a, value, seen_all)) return Answer::Unknown;
+    if (b.unsure && !resolve(b, value, seen_all)) return Answer::Unknown;
+    return answer(conflicts(a.access, b.access));
+  }
+  if (seen_all) {
+    ++inferred_;
+    return Answer::Yes;
+  }
+  return Answer::Unknown;
 }
 
-void DporStrategy::insert_race(const shm::Event* events, uint64_t i, uint64_t j) {
-  std::vector<uint64_t> v;
-  for (uint64_t m = i + 1; m < j; ++m)
-    if (!happens_before(i, m)) v.push_back(m);
-  v.push_back(j);
+DporStrategy::Answer DporStrategy::initial(Sequence& v, size_t b) const {
+  // The first step left of its thread starts v iff no step left before it
+  // must precede it (any path to it ends with a direct edge). Paths through
+  // steps that are gone do not count.
+  for (size_t a = 0; a < b; ++a) {
+    if (v.gone[a]) continue;
+    if (ordered_apart(v.steps[a].event, v.steps[a].index, v.steps[b].event, v.steps[b].flush_bound)) return Answer::No;
+    // Nothing else in v touches the bytes e_i wrote, so only a partial
+    // overlap with the unsure e_j can leave this open: keep the order then.
+    if (conflict(v.steps[a], v.steps[b], false) != Answer::No) return Answer::No;
+  }
+  return Answer::Yes;
+}
 
+DporStrategy::Answer DporStrategy::weak_initial(Step& step, Sequence& v, bool seen_all) const {
+  // A thread is a weak initial of v when v can start with its step: its
+  // first step in v has no predecessor in v, or it has none in v and its
+  // step commutes with all of v.
+  for (size_t b = 0; b < v.steps.size(); ++b) {
+    if (v.gone[b] || v.steps[b].thread != step.thread) continue;
+    Answer a = initial(v, b);
+    if (a == Answer::Yes && step.unsure && !v.steps[b].unsure) {
+      // The same step at the same place: a node learns what it does.
+      const Step& known = v.steps[b];
+      step.access = known.access;
+      step.unsure = false;
+      step.has_input = known.has_input;
+      step.input = known.input;
+    }
+    return a;
+  }
+  Answer r = Answer::Yes;
+  for (size_t b = 0; b < v.steps.size(); ++b) {
+    if (v.gone[b]) continue;
+    Answer c = conflict(step, v.steps[b], seen_all);
+    if (c == Answer::Yes) return Answer::No;
+    if (c == Answer::Unknown) r = Answer::Unknown;
+  }
+  return r;
+}
+
+void DporStrategy::race_sequence(const shm::Event* events, uint64_t n, uint64_t i, uint64_t j) {
+  // notdep(e_i, E): every later event of the whole execution that does not
+  // happen after e_i, including those after e_j (they commute with it). Only
+  // the events between them would make v depend on how the execution
+  // happened to be interleaved: an event left out there can be the one that
+  // keeps a sleeping thread from being a weak initial of v.
+  std::vector<uint64_t> idx;
+  for (uint64_t m = i + 1; m < n; ++m)
+    if (m != j && !happens_before(i, m)) idx.push_back(m);
+  idx.push_back(j);
+  Sequence v;
+  for (uint64_t m : idx) {
+    Step& s = v.steps.emplace_back(step_of(events[m], access_of(events[m])));
+    s.history = history_[m];
+    s.index = m;
+    s.flush_bound = flush_bound(events[m]);
+  }
+  v.gone.assign(idx.size(), false);
+
+  // e_j now runs before e_i: where e_i wrote its bytes, it finds what was
+  // there before e_i (known when e_i is a read-modify-write of them).
+  Step& last = v.steps.back();
+  Access ai = access_of(events[i]), aj = access_of(events[j]);
+  if (ranges_overlap(ai.write_addr, ai.write_size, aj.read_addr, aj.read_size) ||
+      ranges_overlap(ai.write_addr, ai.write_size, aj.read2_addr, aj.read2_size)) {
+    last.has_input = false;
+    if (nature_varies(events[j])) {
+      last.unsure = true;
+      auto before = value_found(events[i]);
+      if (before && is_rmw(events[i]) && events[i].addr == events[j].addr && events[i].size == events[j].size)
+        resolve(last, *before, false);
+    }
+  }
+  if (!insert(i, v, false)) {
+    pending_.push_back(Pending{i, std::move(v)});
+    ++deferred_;
+  }
+}
+
+bool DporStrategy::insert(uint64_t at, Sequence v, bool last) {
   // Redundant when a thread asleep at that state (or tried there before)
-  // could start v: that part of the space is covered.
-  const Position& at = stack_[i];
-  for (const auto& s : at.sleep)
-    if (weak_initial(events, s.thread, s.next, v)) return;
-  for (const auto& s : at.tried)
-    if (s.thread != thread_[i] && weak_initial(events, s.thread, s.next, v)) return;
+  // could start v: that part of the space is covered. Their subtrees have
+  // been explored.
+  const Position& pos = stack_[at];
+  uint32_t current = pos.event.thread;
+  for (const auto* list : {&pos.sleep, &pos.tried})
+    for (const auto& s : *list) {
+      if (list == &pos.tried && s.thread == current) continue;
+      Step q = step_of(s.event, s.next);
+      Answer a = weak_initial(q, v, true);
+      if (a == Answer::Yes) return true;
+      if (a == Answer::Unknown) return false;
+    }
 
-  // Follow the current path while its steps can start v; then the trees.
-  uint64_t k = i;
+  auto empty = [&] {
+    for (bool g : v.gone)
+      if (!g) return false;
+    return true;
+  };
+  auto remove_first = [&](uint32_t thread) {
+    for (size_t b = 0; b < v.steps.size(); ++b)
+      if (!v.gone[b] && v.steps[b].thread == thread) {
+        v.gone[b] = true;
+        return;
+      }
+  };
+  // Follow the current path while its steps can start v (only a reversal
+  // that waited gets past its first step: a fresh one starts with the step
+  // it reverses); then the trees.
+  uint64_t k = at;
   for (;;) {
-    if (v.empty()) return;
-    const shm::Event& here = events[k];
-    if (!weak_initial(events, here.thread, access_of(here), v)) break;
-    remove_first(v, here.thread);
-    if (k + 1 >= stack_.size() || !stack_[k + 1].forced) return;  // a leaf: covered
+    if (empty()) return true;
+    Step here = step_of(stack_[k].event, access_of(stack_[k].event));
+    Answer a = weak_initial(here, v, last);
+    if (a == Answer::Unknown) return false;
+    if (a == Answer::No) break;
+    remove_first(here.thread);
+    if (k + 1 >= stack_.size() || !stack_[k + 1].forced) return true;  // a leaf: covered
     ++k;
   }
   Node* node = &stack_[k].wakeup;
   for (;;) {
-    if (v.empty()) return;
+    if (empty()) return true;
     Node* next = nullptr;
-    for (Node& child : node->children)
-      if (weak_initial(events, child.thread, child.access, v)) {
+    for (Node& child : node->children) {
+      Answer a = weak_initial(child.step, v, false);
+      if (a == Answer::Unknown) return false;
+      if (a == Answer::Yes) {
         next = &child;
         break;
       }
+    }
     if (!next) {
       // A new branch: the rest of v, in order.
       Node* tail = node;
-      for (uint64_t m : v) {
-        tail->children.push_back(Node{thread_[m], access_of(events[m]), {}});
+      for (size_t b = 0; b < v.steps.size(); ++b) {
+        if (v.gone[b]) continue;
+        tail->children.push_back(Node{v.steps[b], {}});
         tail = &tail->children.back();
       }
-      return;
+      return true;
     }
-    remove_first(v, next->thread);
-    if (next->children.empty()) return;  // a leaf: covered
+    remove_first(next->step.thread);
+    if (next->children.empty()) return true;  // a leaf: covered
     node = next;
   }
 }

@@ -17,9 +17,21 @@
 // complete executions are pairwise non-equivalent (sleep sets), and every
 // class is reached (source sets), so the count of complete executions is the
 // number of Mazurkiewicz classes.
+//
+// Optimal mode (Optimal-DPOR, same paper and its JACM'17 version): after
+// each execution E every race e_i < e_j of E, wherever it is, is reversed as
+// the sequence notdep(e_i, E).e_j (every later event of E that does not
+// happen after e_i, then e_j), inserted into the wakeup tree of the state
+// before e_i unless a thread asleep there is a weak initial of it; branches
+// of wakeup trees are forced whole, so no execution ends blocked. The
+// dependence relation depends on values (Dependence.h: a read-modify-write
+// that leaves memory unchanged only reads), so steps are judged on what they
+// do where the sequence puts them (Step); an insertion that hinges on what a
+// moved read-modify-write does there waits until an execution shows it.
 #pragma once
 
 #include <array>
+#include <unordered_map>
 #include <vector>
 
 #include "Dependence.h"
@@ -38,17 +50,51 @@ class DporStrategy final : public Strategy {
   bool exhaustive() const override { return exhausted_; }
 
   uint64_t races_found() const { return races_; }
+  // Optimal mode: race reversals whose insertion had to wait for a later
+  // execution to show what a read-modify-write does where it was moved, and
+  // decisions about such a step taken without having seen it (tests).
+  uint64_t deferred_insertions() const { return deferred_; }
+  uint64_t inferred_natures() const { return inferred_; }
 
  private:
   struct Sleeper {
     uint32_t thread;
-    Access next;  // what the thread does when it runs from this state
+    Access next;         // what the thread does when it runs from this state
+    shm::Event event{};  // that step as logged (the value it found there)
+  };
+  // Optimal mode: a step of a sequence to run from a state (a race reversal
+  // being inserted, or a wakeup tree node).
+  //
+  // A read-modify-write only reads when it leaves memory as it was (a failed
+  // compare-exchange, an exchange writing the value already there), so what
+  // it does depends on the value it finds. Every step of a reversal
+  // notdep(e_i).e_j finds the values it found in the execution it comes from,
+  // except e_j when e_i wrote its bytes: it now runs before that write. If e_j
+  // is such a read-modify-write, whether it writes there is decided by the
+  // value it will find (`input`), and until that is known the step is
+  // `unsure`. Weak initials must be judged on what each step really does
+  // where it stands: taking e_j as a read or as a write when it is the other
+  // misses classes (a wakeup tree branch made redundant absorbs later
+  // reversals that its own subtree then prunes).
+  struct Step {
+    uint32_t thread = 0;
+    Access access;         // what it does where it stands (as logged while unsure)
+    shm::Event event{};    // as logged where it ran
+    uint64_t history = 0;      // its thread's events before it (key of natures_)
+    uint64_t index = 0;        // its step in that execution (a flush names its store's)
+    int64_t flush_bound = -1;  // a flush: its store's sfence_before_
+    bool unsure = false;
+    bool has_input = false;
+    uint64_t input = 0;  // memory at its bytes when it runs where it stands
+  };
+  struct Sequence {
+    std::vector<Step> steps;  // from one execution, in its order
+    std::vector<bool> gone;   // run earlier on the way through a tree
   };
   // A wakeup tree: sequences of steps still to run from a state, as a tree
   // (children in the order they will run).
   struct Node {
-    uint32_t thread = 0;
-    Access access;
+    Step step;
     std::vector<Node> children;
   };
   struct Position {
@@ -63,39 +109,67 @@ class DporStrategy final : public Strategy {
     Node wakeup;
     bool forced = false;
   };
+  // Optimal mode: a race reversal to insert at stack_[at] once the natures
+  // it depends on are known.
+  struct Pending {
+    uint64_t at;
+    Sequence v;
+  };
+  enum class Answer { No, Yes, Unknown };
   using Clock = std::array<uint32_t, shm::kMaxThreads>;
 
   static uint64_t mask_of(const std::vector<Sleeper>& s);
   static void add_sleepers(ExecutionPlan& plan, const Position& pos, uint32_t chosen);
   void analyse(const shm::Event* events, uint64_t n, uint64_t from);
   void add_backtrack(const shm::Event* events, uint64_t i, uint64_t j);
-  // Optimal mode: the race e_i < e_j as a sequence to insert into wakeup trees.
-  void insert_race(const shm::Event* events, uint64_t i, uint64_t j);
-  bool weak_initial(const shm::Event* events, uint32_t thread, const Access& step,
-                    const std::vector<uint64_t>& v) const;
   // Happens-before among the events of v alone (paths through events left
   // out of v do not count): for each position, the positions before it.
   std::vector<std::vector<bool>> order_within(const shm::Event* events, const std::vector<uint64_t>& v) const;
   uint64_t initials_of(const shm::Event* events, const std::vector<uint64_t>& v) const;
-  void remove_first(std::vector<uint64_t>& v, uint32_t thread) const;
   bool happens_before(uint64_t a, uint64_t b) const;
+  int64_t flush_bound(const shm::Event& e) const;
+
+  // Optimal mode.
+  Step step_of(const shm::Event& e, const Access& a) const;
+  void race_sequence(const shm::Event* events, uint64_t n, uint64_t i, uint64_t j);
+  // Inserts v into the wakeup trees below stack_[at] unless redundant; false
+  // when that depends on a nature not known yet. `last`: nothing more will be
+  // learnt before stack_[at] is left (unknown natures are inferred).
+  bool insert(uint64_t at, Sequence v, bool last);
+  Answer weak_initial(Step& step, Sequence& v, bool seen_all) const;
+  Answer initial(Sequence& v, size_t b) const;
+  Answer conflict(Step& a, Step& b, bool seen_all) const;
+  Answer writes_at(const Step& s, uint64_t value, bool seen_all) const;
+  bool resolve(Step& s, uint64_t value, bool seen_all) const;
+  void remember_natures(const shm::Event* events, uint64_t n);
 
   bool optimal_;
   Node chosen_;  // optimal mode: the branch the planned execution follows
   std::vector<Position> stack_;
+  std::vector<Pending> pending_;
   bool started_ = false;
   bool exhausted_ = false;
   uint64_t branch_ = 0;  // where the planned execution leaves the stack
-  uint64_t races_ = 0;
+  uint64_t races_ = 0, deferred_ = 0;
+  mutable uint64_t inferred_ = 0;
   // Per event of the latest execution: its clock and its index in its thread.
   std::vector<Clock> clocks_;
   std::vector<uint32_t> seq_;
   std::vector<uint32_t> thread_;
+  std::vector<uint64_t> history_;  // optimal mode: Step::history of each event
   // Per event: its thread's latest sfence before it (-1: none).
   std::vector<int64_t> sfence_before_;
   // The thread whose buffer each flush actor is (learnt from its flushes;
   // actors are numbered in order of first use, so stable along a prefix).
   std::array<uint32_t, shm::kMaxThreads> owner_{};
+  // Optimal mode: what each read-modify-write seen so far did with the value
+  // it found, per step identity (thread, its earlier events, site, address).
+  struct Seen {
+    std::vector<std::pair<uint64_t, bool>> writes;  // value found -> wrote
+    bool failed = false;                            // failed once: a compare-exchange
+  };
+  std::unordered_map<uint64_t, Seen> natures_;
+  static constexpr size_t kMaxNatures = size_t(1) << 20;
 };
 
 }  // namespace ctrl

@@ -7,9 +7,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <set>
+#include <string>
 
 using namespace ctrl;
 
@@ -18,11 +20,24 @@ namespace {
 struct Op {
   OpKind kind;
   uint64_t addr = 0;
-  uint64_t value = 0;  // stored value, or the constant added by a fetch_add
+  uint64_t value = 0;  // stored value, the constant added by a fetch_add, the new value of an exchange or CAS
+  RmwOp rmw = RmwOp::Add;  // AtomicRmw: Add or Xchg
+  uint64_t expected = 0;   // AtomicCas
 };
+
+Op xchg(uint64_t addr, uint64_t value) { return Op{OpKind::AtomicRmw, addr, value, RmwOp::Xchg}; }
+Op cas(uint64_t addr, uint64_t expected, uint64_t desired) {
+  return Op{OpKind::AtomicCas, addr, desired, RmwOp::None, expected};
+}
 
 struct Program {
   std::vector<std::vector<Op>> threads;
+  std::map<uint64_t, uint64_t> init;  // memory before the threads run (0 elsewhere)
+  // Log memory operations as the agent logs instruction sites (mov, lock
+  // xadd, xchg, lock cmpxchg: a compare-exchange is an Rmw without RmwOp)
+  // rather than as libatomic calls. Neither logs the value a store replaces
+  // or the value a compare-exchange expected.
+  bool instructions = false;
 };
 
 struct Outcome {
@@ -31,17 +46,18 @@ struct Outcome {
   std::vector<uint64_t> reads;  // every value read, in thread order, for coverage
 };
 
-// Runs one execution of `p` under `plan`, like the agent would.
-Outcome simulate(const Program& p, const ExecutionPlan& plan) {
-  const uint32_t n = uint32_t(p.threads.size());
-  std::vector<size_t> pc(n, 0);
+// The program's state: what the agent's model and the memory would hold.
+struct Machine {
+  const Program& p;
+  std::vector<size_t> pc;
   std::map<uint64_t, uint64_t> memory;
   std::map<uint64_t, int> owner;  // mutex -> thread
-  std::vector<std::vector<uint64_t>> reads(n);
-  Outcome out;
-  uint64_t sleep = 0;
-  uint32_t current = 0;
-  auto enabled = [&](uint32_t t) {
+  std::vector<std::vector<uint64_t>> reads;
+
+  explicit Machine(const Program& prog)
+      : p(prog), pc(prog.threads.size(), 0), memory(prog.init), reads(prog.threads.size()) {}
+
+  bool enabled(uint32_t t) const {
     if (pc[t] >= p.threads[t].size()) return false;
     const Op& op = p.threads[t][pc[t]];
     if (op.kind == OpKind::MutexLock) {
@@ -49,11 +65,78 @@ Outcome simulate(const Program& p, const ExecutionPlan& plan) {
       return it == owner.end() || it->second < 0;
     }
     return true;
-  };
-  for (uint64_t step = 0;; ++step) {
+  }
+  uint64_t enabled_mask() const {
     uint64_t mask = 0;
-    for (uint32_t t = 0; t < n; ++t)
+    for (uint32_t t = 0; t < p.threads.size(); ++t)
       if (enabled(t)) mask |= uint64_t(1) << t;
+    return mask;
+  }
+  // Thread t's next operation, logged as the agent would.
+  shm::Event perform(uint32_t t, uint64_t step, uint64_t mask) {
+    const Op& op = p.threads[t][pc[t]];
+    shm::Event e{};
+    e.step = uint32_t(step);
+    e.thread = uint16_t(t);
+    e.kind = uint16_t(op.kind);
+    e.addr = op.addr;
+    e.size = 8;
+    e.enabled = mask;
+    switch (op.kind) {
+      case OpKind::AtomicLoad:
+        e.value_read = memory[op.addr];
+        reads[t].push_back(e.value_read);
+        break;
+      case OpKind::AtomicStore:
+        memory[op.addr] = op.value;
+        e.value_written = op.value;
+        break;
+      case OpKind::AtomicRmw:
+        e.rmw = uint8_t(op.rmw);
+        e.value_read = memory[op.addr];
+        e.value_written = op.rmw == RmwOp::Xchg ? op.value : e.value_read + op.value;
+        memory[op.addr] = e.value_written;
+        reads[t].push_back(e.value_read);
+        break;
+      case OpKind::AtomicCas:
+        e.value_read = memory[op.addr];
+        if (e.value_read == op.expected) {
+          e.value_written = op.value;
+          memory[op.addr] = op.value;
+        } else {
+          e.flags = shm::kFailed;
+        }
+        reads[t].push_back(e.value_read);
+        break;
+      case OpKind::MutexLock:
+        owner[op.addr] = int(t);
+        break;
+      case OpKind::MutexUnlock:
+        owner[op.addr] = -1;
+        break;
+      default:
+        break;
+    }
+    ++pc[t];
+    if (p.instructions && e.kind != uint16_t(OpKind::MutexLock) && e.kind != uint16_t(OpKind::MutexUnlock)) {
+      bool locked = op.kind == OpKind::AtomicRmw || op.kind == OpKind::AtomicCas;
+      e.flags |= shm::kInstruction | (locked ? shm::kLocked : 0);
+      e.kind = uint16_t(op.kind == OpKind::AtomicLoad    ? OpKind::Load
+                        : op.kind == OpKind::AtomicStore ? OpKind::Store
+                                                         : OpKind::Rmw);
+    }
+    return e;
+  }
+};
+
+// Runs one execution of `p` under `plan`, like the agent would.
+Outcome simulate(const Program& p, const ExecutionPlan& plan) {
+  Machine m(p);
+  Outcome out;
+  uint64_t sleep = 0;
+  uint32_t current = 0;
+  for (uint64_t step = 0;; ++step) {
+    uint64_t mask = m.enabled_mask();
     if (!mask) break;
     uint32_t next;
     if (step < plan.prefix.size()) {
@@ -70,54 +153,96 @@ Outcome simulate(const Program& p, const ExecutionPlan& plan) {
       next = (awake >> current & 1) ? current : uint32_t(__builtin_ctzll(awake));
     }
     current = next;
-    const Op& op = p.threads[next][pc[next]];
-    shm::Event e{};
-    e.step = uint32_t(step);
-    e.thread = uint16_t(next);
-    e.kind = uint16_t(op.kind);
-    e.addr = op.addr;
-    e.size = 8;
-    e.enabled = mask;
-    switch (op.kind) {
-      case OpKind::AtomicLoad:
-        e.value_read = memory[op.addr];
-        reads[next].push_back(e.value_read);
-        break;
-      case OpKind::AtomicStore:
-        memory[op.addr] = op.value;
-        e.value_written = op.value;
-        break;
-      case OpKind::AtomicRmw:
-        e.rmw = uint8_t(RmwOp::Add);
-        e.value_read = memory[op.addr];
-        e.value_written = e.value_read + op.value;
-        memory[op.addr] = e.value_written;
-        reads[next].push_back(e.value_read);
-        break;
-      case OpKind::MutexLock:
-        owner[op.addr] = int(next);
-        break;
-      case OpKind::MutexUnlock:
-        owner[op.addr] = -1;
-        break;
-      default:
-        break;
-    }
-    ++pc[next];
+    shm::Event e = m.perform(next, step, mask);
     // Sleepers whose next step depends on this one wake up.
     Access done = access_of(e);
     for (const auto& [t, record] : plan.sleepers)
       if ((sleep >> t & 1) && conflicts(done, from_record(record))) sleep &= ~(uint64_t(1) << t);
     out.events.push_back(e);
   }
-  for (auto& r : reads) out.reads.insert(out.reads.end(), r.begin(), r.end());
+  for (auto& r : m.reads) out.reads.insert(out.reads.end(), r.begin(), r.end());
   return out;
 }
+
+// What identifies the Mazurkiewicz class of an execution of `p`: per event
+// (a thread's n-th step), whether it wrote (a read-modify-write that left
+// memory unchanged only reads), then per ordered pair of events of different
+// threads, whether they conflict in that order.
+using Signature = std::vector<bool>;
+
+struct Numbering {
+  std::vector<size_t> base;  // id of each thread's first event
+  size_t total = 0;
+  explicit Numbering(const Program& p) {
+    for (const auto& t : p.threads) {
+      base.push_back(total);
+      total += t.size();
+    }
+  }
+};
+
+Signature signature_of(const Program& p, const std::vector<shm::Event>& events) {
+  Numbering n(p);
+  Signature sig(n.total + n.total * n.total, false);
+  std::vector<size_t> next(p.threads.size(), 0), id;
+  for (const auto& e : events) id.push_back(n.base[e.thread] + next[e.thread]++);
+  for (size_t b = 0; b < events.size(); ++b) {
+    Access ab = access_of(events[b]);
+    sig[id[b]] = ab.write_size != 0;
+    for (size_t a = 0; a < b; ++a)
+      if (events[a].thread != events[b].thread && conflicts(access_of(events[a]), ab))
+        sig[n.total + id[a] * n.total + id[b]] = true;
+  }
+  return sig;
+}
+
+// Every class of `p`, by brute force over every interleaving, with the first
+// interleaving found in it.
+std::map<Signature, std::vector<shm::Event>> classes_of(const Program& p) {
+  Numbering n(p);
+  std::map<Signature, std::vector<shm::Event>> classes;
+  std::vector<shm::Event> done;
+  Signature sig(n.total + n.total * n.total, false);
+  std::function<void(Machine&)> go = [&](Machine& m) {
+    uint64_t mask = m.enabled_mask();
+    if (!mask) {
+      for (uint32_t t = 0; t < p.threads.size(); ++t)
+        EXPECT_EQ(m.pc[t], p.threads[t].size()) << "the program can deadlock";
+      classes.emplace(sig, done);
+      return;
+    }
+    for (uint32_t t = 0; t < p.threads.size(); ++t) {
+      if (!(mask >> t & 1)) continue;
+      Machine next = m;
+      size_t id = n.base[t] + m.pc[t];
+      shm::Event e = next.perform(t, done.size(), mask);
+      Access a = access_of(e);
+      auto saved = sig;
+      sig[id] = a.write_size != 0;
+      std::vector<size_t> seen(p.threads.size(), 0);
+      for (const auto& d : done) {
+        size_t did = n.base[d.thread] + seen[d.thread]++;
+        if (d.thread != t && conflicts(access_of(d), a)) sig[n.total + did * n.total + id] = true;
+      }
+      done.push_back(e);
+      go(next);
+      done.pop_back();
+      sig = std::move(saved);
+    }
+  };
+  Machine start(p);
+  go(start);
+  return classes;
+}
+
+uint64_t count_classes(const Program& p) { return classes_of(p).size(); }
 
 struct Result {
   uint64_t complete = 0, blocked = 0;
   std::set<std::vector<uint64_t>> outcomes;
   bool exhaustive = false;
+  uint64_t deferred = 0, inferred = 0;  // optimal mode (DporStrategy's counters)
+  std::map<Signature, uint64_t> classes;  // of the complete executions: how many in each
 };
 
 Result explore(const Program& p, bool optimal = false, uint64_t limit = 100000) {
@@ -139,9 +264,12 @@ Result explore(const Program& p, bool optimal = false, uint64_t limit = 100000) 
     } else {
       ++r.complete;
       r.outcomes.insert(o.reads);
+      ++r.classes[signature_of(p, o.events)];
     }
   }
   r.exhaustive = dpor.exhaustive();
+  r.deferred = dpor.deferred_insertions();
+  r.inferred = dpor.inferred_natures();
   return r;
 }
 
@@ -282,6 +410,171 @@ TEST(OptimalDpor, SameCountsAndNoBlockedExecutions) {
   }
 }
 
+std::string class_report(const Program& p, const Result& r);
+
+// Read-modify-writes whose nature (read or write) depends on where they run:
+// an exchange writing the value already there, a compare-exchange that
+// fails, a fetch_add of 0. Class counts by brute force.
+TEST(OptimalDpor, ReadModifyWritesThatMayOnlyRead) {
+  std::vector<std::pair<std::string, Program>> cases;
+  auto add = [&](std::string name, std::vector<std::vector<Op>> threads, std::map<uint64_t, uint64_t> init = {}) {
+    Program p;
+    p.threads = std::move(threads);
+    p.init = std::move(init);
+    cases.emplace_back(std::move(name), std::move(p));
+  };
+  const Op st2{OpKind::AtomicStore, X, 2}, ld{OpKind::AtomicLoad, X};
+  add("exchange_store_two_readers", {{st2}, {xchg(X, 0)}, {ld}, {ld}});
+  add("same_exchange_reader_writer", {{xchg(X, 0)}, {ld}, {{OpKind::AtomicStore, X, 1}}});
+  add("exchange_pair_store", {{xchg(X, 1)}, {xchg(X, 1)}, {st2}});
+  add("cas_store_readers", {{cas(X, 2, 1)}, {st2}, {ld}, {ld}});
+  add("exchange_after_load", {{ld, xchg(X, 0)}, {st2}, {ld}});
+  for (const auto& [name, p] : cases) {
+    uint64_t classes = count_classes(p);
+    for (bool optimal : {false, true}) {
+      Result r = explore(p, optimal);
+      EXPECT_EQ(r.complete, classes) << name << (optimal ? " optimal\n" : " source\n") << class_report(p, r);
+      EXPECT_EQ(r.classes.size(), classes) << name;
+      if (optimal) {
+        EXPECT_EQ(r.blocked, 0u) << name;
+      }
+      EXPECT_TRUE(r.exhaustive) << name;
+      EXPECT_EQ(r.outcomes, all_outcomes(p)) << name;
+    }
+  }
+}
+
+// A race reversal notdep(e_i, E).e_j takes in every event of the execution
+// that does not happen after e_i, those after e_j included. With only the
+// events between e_i and e_j, what is reversed depends on how the execution
+// happened to be interleaved, and a sleeping thread independent of that
+// shorter sequence pruned the reversal this program needs (71 of 72).
+TEST(OptimalDpor, ReversalTakesInEventsAfterTheRace) {
+  const uint64_t Z = X + 64;
+  auto st = [](uint64_t a, uint64_t v) { return Op{OpKind::AtomicStore, a, v}; };
+  auto ld = [](uint64_t a) { return Op{OpKind::AtomicLoad, a}; };
+  Program p;
+  p.threads = {{ld(Y), st(Y, 5)}, {st(X, 7), ld(Z)}, {ld(Y), ld(X), st(Z, 0)}, {st(Y, 2), ld(X)}};
+  uint64_t classes = count_classes(p);
+  EXPECT_EQ(classes, 72u);
+  Result r = explore(p, true);
+  EXPECT_EQ(r.complete, classes) << class_report(p, r);
+  EXPECT_EQ(r.classes.size(), classes);
+  EXPECT_EQ(r.blocked, 0u);
+  EXPECT_TRUE(r.exhaustive);
+}
+
+// Small random programs like the process-level cross-check's
+// (tests/crosscheck), checked against the brute-force count: both modes
+// explore one complete execution per class, optimal with none blocked.
+Program random_program(uint64_t seed, size_t budget) {
+  uint64_t s = seed * 0x9E3779B97F4A7C15ull + 0x5bd1e995ull;
+  auto below = [&](uint64_t n) {  // splitmix64: the same programs everywhere
+    uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return (z ^ (z >> 31)) % n;
+  };
+  const uint64_t vars[] = {X, Y, X + 64};
+  Program p;
+  p.instructions = seed % 2 == 0;
+  size_t nthreads = 2 + below(3), nvars = 1 + below(3);
+  bool mutex = below(4) == 0;
+  for (size_t v = 0; v < nvars; ++v)
+    if (below(3) == 0) p.init[vars[v]] = 1;
+  for (size_t t = 0; t < nthreads; ++t) {
+    std::vector<Op> ops;
+    size_t n = std::min<size_t>(1 + below(3), budget - (nthreads - t - 1));
+    budget -= n;
+    bool locked = false;
+    for (size_t i = 0; i < n; ++i) {
+      if (mutex && !locked && below(3) == 0) {
+        ops.push_back({OpKind::MutexLock, M});
+        locked = true;
+      }
+      uint64_t x = vars[below(nvars)], k = below(100);
+      if (k < 25)
+        ops.push_back({OpKind::AtomicLoad, x});
+      else if (k < 45)
+        ops.push_back({OpKind::AtomicStore, x, below(3)});
+      else if (k < 60)
+        ops.push_back({OpKind::AtomicRmw, x, below(2)});
+      else if (k < 80)
+        ops.push_back(xchg(x, below(3)));
+      else
+        ops.push_back(cas(x, below(3), below(3)));
+      if (locked && (i + 1 == n || below(2) == 0)) {
+        ops.push_back({OpKind::MutexUnlock, M});
+        locked = false;
+      }
+    }
+    p.threads.push_back(std::move(ops));
+  }
+  return p;
+}
+
+std::string describe(const Program& p) {
+  std::string s;
+  for (size_t t = 0; t < p.threads.size(); ++t) {
+    s += "T" + std::to_string(t) + ":";
+    for (const Op& op : p.threads[t]) {
+      std::string x = std::to_string(op.addr), v = std::to_string(op.value);
+      switch (op.kind) {
+        case OpKind::AtomicLoad: s += " ld(" + x + ")"; break;
+        case OpKind::AtomicStore: s += " st(" + x + "," + v + ")"; break;
+        case OpKind::AtomicRmw: s += (op.rmw == RmwOp::Xchg ? " xchg(" : " add(") + x + "," + v + ")"; break;
+        case OpKind::AtomicCas: s += " cas(" + x + "," + std::to_string(op.expected) + "->" + v + ")"; break;
+        case OpKind::MutexLock: s += " lock"; break;
+        case OpKind::MutexUnlock: s += " unlock"; break;
+        default: s += " ?"; break;
+      }
+    }
+    s += "\n";
+  }
+  for (const auto& [x, v] : p.init) s += "init " + std::to_string(x) + "=" + std::to_string(v) + "\n";
+  return s;
+}
+
+// The classes explored more than once, and one interleaving of each class
+// not explored, for a failure message.
+std::string class_report(const Program& p, const Result& r) {
+  auto describe_run = [&](const std::vector<shm::Event>& events) {
+    std::string s;
+    for (const auto& e : events) {
+      Access a = access_of(e);
+      s += " T" + std::to_string(e.thread) + op_name(OpKind(e.kind)) + (a.write_size ? "[w]" : a.read_size ? "[r]" : "");
+    }
+    return s;
+  };
+  std::string out;
+  for (const auto& [sig, run] : classes_of(p))
+    if (!r.classes.count(sig)) out += "missing:" + describe_run(run) + "\n";
+  for (const auto& [sig, n] : r.classes)
+    if (n > 1) out += "explored " + std::to_string(n) + " times: a class\n";
+  return out;
+}
+
+TEST(OptimalDpor, RandomProgramsOneExecutionPerClass) {
+  // More or bigger programs for a longer run: seeds CTRL_DPOR_UNIT_FIRST to
+  // CTRL_DPOR_UNIT_SEEDS, CTRL_DPOR_UNIT_EVENTS memory operations per program.
+  uint64_t first = 1, seeds = 400, budget = 9;
+  if (const char* env = getenv("CTRL_DPOR_UNIT_FIRST")) first = strtoull(env, nullptr, 10);
+  if (const char* env = getenv("CTRL_DPOR_UNIT_SEEDS")) seeds = strtoull(env, nullptr, 10);
+  if (const char* env = getenv("CTRL_DPOR_UNIT_EVENTS")) budget = strtoull(env, nullptr, 10);
+  for (uint64_t seed = first; seed <= seeds; ++seed) {
+    Program p = random_program(seed, budget);
+    uint64_t classes = count_classes(p);
+    Result optimal = explore(p, true);
+    EXPECT_EQ(optimal.complete, classes) << "seed " << seed << "\n" << describe(p) << class_report(p, optimal);
+    EXPECT_EQ(optimal.classes.size(), classes) << "seed " << seed;
+    EXPECT_EQ(optimal.blocked, 0u) << "seed " << seed << "\n" << describe(p);
+    EXPECT_TRUE(optimal.exhaustive);
+    Result source = explore(p, false);
+    EXPECT_EQ(source.complete, classes) << "source, seed " << seed << "\n" << describe(p);
+    if (HasFailure()) break;
+  }
+}
+
 // Schedules with at most `bound` preemptions, by brute force.
 uint64_t schedules_within(const Program& p, uint32_t bound) {
   uint64_t count = 0;
@@ -334,3 +627,4 @@ TEST(PreemptionBounded, RunsEverySchedulePerBoundOnce) {
 }
 
 }  // namespace
+
