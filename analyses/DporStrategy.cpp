@@ -314,6 +314,13 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) 
   sfence_before_.assign(n, -1);
   owner_.fill(UINT32_MAX);
   std::array<std::vector<std::pair<int64_t, int64_t>>, shm::kMaxThreads> flushes;
+  // Condition waits: what each thread waits on, and the signal or broadcast
+  // that woke it (a signal logs the thread it woke).
+  enabler_.assign(n, -1);
+  std::array<uint64_t, shm::kMaxThreads> waiting_on{};
+  std::array<int64_t, shm::kMaxThreads> woken_by;
+  woken_by.fill(-1);
+  std::array<bool, shm::kMaxThreads> timed_wait{};
 
   for (uint64_t k = 0; k < n; ++k) {
     const shm::Event& e = events[k];
@@ -434,6 +441,27 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) 
     last_of_thread[p] = int64_t(k);
     if (OpKind(e.kind) == OpKind::ThreadCreate && e.aux < shm::kMaxThreads && !(e.flags & shm::kFailed))
       created_by[e.aux] = int64_t(k);
+    switch (OpKind(e.kind)) {
+      case OpKind::CondWait:
+      case OpKind::CondTimedWait:
+        waiting_on[p] = e.addr;
+        woken_by[p] = -1;
+        timed_wait[p] = OpKind(e.kind) == OpKind::CondTimedWait;
+        break;
+      case OpKind::CondSignal:
+        if (e.aux < shm::kMaxThreads) woken_by[e.aux] = int64_t(k);
+        break;
+      case OpKind::CondBroadcast:
+        for (uint32_t t = 0; t < shm::kMaxThreads; ++t)
+          if (waiting_on[t] == e.addr && woken_by[t] < 0) woken_by[t] = int64_t(k);
+        break;
+      case OpKind::CondReacquire:
+        if (!timed_wait[p]) enabler_[k] = woken_by[p];
+        waiting_on[p] = 0;
+        break;
+      default:
+        break;
+    }
 
     for (int which = 0; which < 2; ++which) {
       uint64_t o = which == 0 ? a.object : a.object2;
@@ -714,7 +742,84 @@ DporStrategy::Answer DporStrategy::weak_initial(Step& step, Sequence& v, bool se
   return r;
 }
 
+DporStrategy::Move DporStrategy::movable(const shm::Event* events, uint64_t n, uint64_t i, uint64_t j) const {
+  // Every step of notdep(e_i) keeps what made it possible; e_j may lose it.
+  // A wake-up needs its signal (unless the wait is timed: it times out).
+  if (enabler_[j] >= 0 && (uint64_t(enabler_[j]) == i || happens_before(i, uint64_t(enabler_[j])))) return Move::Never;
+  // The agent does not run a thread about to re-read, at the same site, a
+  // location it read while nothing it read since has been written (await,
+  // agent/ExecutionModel.h), unless no thread could run otherwise (probe).
+  const shm::Event& ej = events[j];
+  switch (OpKind(ej.kind)) {
+    case OpKind::Load:
+    case OpKind::AtomicLoad:
+    case OpKind::Rmw:
+    case OpKind::AtomicRmw:
+    case OpKind::AtomicCas:
+      break;
+    default:
+      return Move::Yes;
+  }
+  // The thread's latest reads (a read-modify-write that left memory as it
+  // was counts as one), newest first, back to its latest write.
+  constexpr size_t kWindow = 8;  // agent's ThreadModel::kWindow
+  std::vector<uint64_t> reads;
+  bool match = false;
+  for (uint64_t m = j; m-- > 0 && reads.size() < kWindow;) {
+    const shm::Event& e = events[m];
+    if (e.thread != ej.thread) continue;
+    OpKind k = OpKind(e.kind);
+    // As Runtime::note_memory classifies them.
+    bool unchanged = (e.flags & shm::kFailed) || (e.rmw != uint8_t(RmwOp::None) && e.value_written == e.value_read);
+    if (k == OpKind::Load || k == OpKind::AtomicLoad || (is_rmw(e) && unchanged)) {
+      reads.push_back(m);
+      if ((match = e.site == ej.site && e.addr == ej.addr)) break;
+    } else if (is_rmw(e) || ((k == OpKind::Store || k == OpKind::AtomicStore) && !(e.flags & shm::kBuffered))) {
+      break;  // it wrote: what it read before has changed
+    }
+  }
+  if (!match) return Move::Yes;
+  // Enabled after notdep(e_i) iff some write to one of those locations,
+  // after its read, stays before e_j: e_i and what happens after it do not.
+  for (uint64_t r : reads) {
+    const shm::Event& er = events[r];
+    for (uint64_t x = r + 1; x < n; ++x) {
+      if (x == i || x == j || happens_before(i, x)) continue;
+      Access ax = access_of(events[x]);
+      if (ranges_overlap(ax.write_addr, ax.write_size, er.addr, er.size ? er.size : 1)) return Move::Yes;
+    }
+  }
+  return Move::Await;
+}
+
+void DporStrategy::try_every_thread(uint64_t i) {
+  // As source-DPOR does when no initial can run: a branch for every thread
+  // enabled there, not tried and not asleep. What each does is unknown: it
+  // conflicts with everything until it has run.
+  Position& pos = stack_[i];
+  uint64_t asleep = mask_of(pos.sleep), have = pos.done | asleep;
+  for (const Node& c : pos.wakeup.children) have |= bit(c.step.thread);
+  for (uint64_t m = pos.enabled & ~have; m; m &= m - 1) {
+    Node node;
+    node.step.thread = uint32_t(__builtin_ctzll(m));
+    node.step.event.thread = uint16_t(node.step.thread);
+    node.step.access.everything = true;
+    pos.wakeup.children.push_back(std::move(node));
+  }
+}
+
 void DporStrategy::race_sequence(const shm::Event* events, uint64_t n, uint64_t i, uint64_t j) {
+  // A race whose reversal cannot run is none (the paper reverses only
+  // those). One that may run only as a spin probe: try what can run there.
+  switch (movable(events, n, i, j)) {
+    case Move::Never:
+      return;
+    case Move::Await:
+      try_every_thread(i);
+      return;
+    case Move::Yes:
+      break;
+  }
   // notdep(e_i, E): every later event of the whole execution that does not
   // happen after e_i, including those after e_j (they commute with it). Only
   // the events between them would make v depend on how the execution

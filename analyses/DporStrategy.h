@@ -28,6 +28,9 @@
 // that leaves memory unchanged only reads), so steps are judged on what they
 // do where the sequence puts them (Step); an insertion that hinges on what a
 // moved read-modify-write does there waits until an execution shows it.
+// Only reversals that can run are inserted: not a wake-up before its signal;
+// a re-read the agent would hold back as a spin (await) is replaced, as in
+// source mode, by trying every thread that can run there.
 #pragma once
 
 #include <array>
@@ -132,6 +135,11 @@ class DporStrategy final : public Strategy {
   // Optimal mode.
   Step step_of(const shm::Event& e, const Access& a) const;
   void race_sequence(const shm::Event* events, uint64_t n, uint64_t i, uint64_t j);
+  // Whether e_j can run after notdep(e_i) in the state before e_i: yes,
+  // never (a wake-up before its signal), or only if the agent probes a spin.
+  enum class Move { Yes, Never, Await };
+  Move movable(const shm::Event* events, uint64_t n, uint64_t i, uint64_t j) const;
+  void try_every_thread(uint64_t i);
   // Inserts v into the wakeup trees below stack_[at] unless redundant; false
   // when that depends on a nature not known yet. `last`: nothing more will be
   // learnt before stack_[at] is left (unknown natures are inferred).
@@ -157,6 +165,8 @@ class DporStrategy final : public Strategy {
   std::vector<uint32_t> seq_;
   std::vector<uint32_t> thread_;
   std::vector<uint64_t> history_;  // optimal mode: Step::history of each event
+  // Per event: the event that woke it (a condition wait's signal; -1: none).
+  std::vector<int64_t> enabler_;
   // Per event: its thread's latest sfence before it (-1: none).
   std::vector<int64_t> sfence_before_;
   // The thread whose buffer each flush actor is (learnt from its flushes;

@@ -80,6 +80,7 @@ struct Machine {
     e.thread = uint16_t(t);
     e.kind = uint16_t(op.kind);
     e.addr = op.addr;
+    e.site = (uint64_t(t + 1) << 16) | (pc[t] + 1);  // straight-line code: an instruction per step
     e.size = 8;
     e.enabled = mask;
     switch (op.kind) {
