@@ -14,12 +14,16 @@
 
 #include "Framing.h"
 #include "InstructionSites.h"
+#include "LoopState.h"
 #include "RealFunctions.h"
 #include "Runtime.h"
 #include "control.pb.h"
 
 using namespace ctrl;
 using namespace ctrl::agent;
+
+// The initial stack pointer, kept by the dynamic linker.
+extern "C" void* __libc_stack_end;
 
 namespace {
 
@@ -92,6 +96,7 @@ __attribute__((constructor)) void agent_init() {
   rt.model.thread(main_thread).handle = uint64_t(pthread_self());
   rt.model.thread(main_thread).pending.kind = OpKind::None;
   t_me = main_thread;
+  set_stack_top(reinterpret_cast<uint64_t>(__libc_stack_end));
   Runtime::find_tid_word();
   rt.enabled = true;
 }

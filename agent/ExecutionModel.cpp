@@ -233,29 +233,41 @@ int ExecutionModel::repeated_read(uint32_t t) const {
     default:
       return -1;
   }
-  // Newest first: every entry from the match to the newest must be unchanged.
+  // Newest first: every entry from the match to the newest must be
+  // unchanged, and the match must be in the same state.
   for (uint32_t back = 1; back <= ThreadModel::kWindow; ++back) {
-    const auto& r = th.reads[(th.next_read + ThreadModel::kWindow - back) % ThreadModel::kWindow];
+    uint32_t at = (th.next_read + ThreadModel::kWindow - back) % ThreadModel::kWindow;
+    const auto& r = th.reads[at];
     if (!r.unchanged) return -1;
-    if (r.site == op.site && r.addr == op.addr)
-      return int((th.next_read + ThreadModel::kWindow - back) % ThreadModel::kWindow);
+    if (r.site == op.site && r.addr == op.addr) return op.state != 0 && r.state == op.state ? int(at) : -1;
   }
   return -1;
+}
+
+bool ExecutionModel::same_state_repeat(uint32_t t) const {
+  const ThreadModel& th = threads_[t];
+  const PendingOp& op = th.pending;
+  if (op.state == 0) return false;
+  for (uint32_t back = 1; back <= ThreadModel::kWindow; ++back) {
+    const auto& r = th.reads[(th.next_read + ThreadModel::kWindow - back) % ThreadModel::kWindow];
+    if (r.site == op.site && r.addr == op.addr) return r.state == op.state;
+  }
+  return false;
 }
 
 void ExecutionModel::memory_loaded(uint32_t t, uint64_t site, uint64_t addr, uint32_t size) {
   ThreadModel& th = threads_[t];
   if (th.probe) th.probe = repeated_read(t) >= 0 ? th.probe - 1 : 0;  // anything else: it was not a spin
   if (repeated_read(t) < 0) th.spin_confirmed = false;
-  th.reads[th.next_read] = ThreadModel::RecentRead{site, addr, size ? size : 1, true};
+  th.reads[th.next_read] = ThreadModel::RecentRead{site, addr, th.pending.state, size ? size : 1, true};
   th.next_read = (th.next_read + 1) % ThreadModel::kWindow;
 }
 
-void ExecutionModel::memory_written(uint64_t addr, uint32_t size, uint32_t writer) {
+void ExecutionModel::memory_written(uint64_t addr, uint32_t size, uint32_t writer, bool visible) {
   uint64_t end = addr + (size ? size : 1);
   for (uint32_t u = 0; u < count_; ++u)
     for (auto& r : threads_[u].reads)
-      if (r.unchanged && (u == writer || (addr < r.addr + r.size && r.addr < end))) {
+      if (r.unchanged && (u == writer || (visible && addr < r.addr + r.size && r.addr < end))) {
         r.unchanged = false;
         threads_[u].spin_confirmed = false;
       }

@@ -35,6 +35,8 @@ struct PendingOp {
   bool timed = false;   // may give up (time-out) instead of blocking
   uint64_t phase = 0;   // barrier generation the thread waits to leave
   uint32_t size = 0;    // bytes a memory operation touches
+  // A read's loop_state() (agent/LoopState.h) at the instruction; 0: unknown.
+  uint64_t state = 0;
   // x86-TSO: the operation waits for its thread's store buffer to drain
   // (locked instructions, fences, synchronisation calls, exits).
   bool drains = true;
@@ -60,14 +62,18 @@ struct ThreadModel {
   uint64_t wait_seq = 0;   // FIFO order among a condition's waiters
   uint64_t handle = 0;     // pthread_t
   PendingOp pending;
-  // Spin detection: the thread's latest reads (instruction, location) and
-  // whether anyone has written each since. A thread about to repeat one of
-  // them, when nothing it read from there on has changed, would go round the
-  // same loop reading the same values: it is not enabled until a write
-  // overlaps one of those locations (await).
+  // Spin detection: the thread's latest reads (instruction, location, the
+  // thread's own state there) and whether memory there has changed since. A
+  // thread about to repeat the latest of them at the same instruction and
+  // location, in the same state, when nothing it read from there on has
+  // changed and it changed no memory itself, would go round the same loop
+  // on the same values: it is not enabled until a write overlaps one of
+  // those locations (await). Only the latest visit counts (as the DPOR
+  // strategy assumes: analyses/DporStrategy.cpp, movable).
   struct RecentRead {
     uint64_t site = 0;
     uint64_t addr = 0;
+    uint64_t state = 0;
     uint32_t size = 0;
     bool unchanged = false;
   };
@@ -142,7 +148,13 @@ class ExecutionModel {
   void memory_loaded(uint32_t t, uint64_t site, uint64_t addr, uint32_t size);
   // `writer` (kNoThread for a store buffer's flush) changed memory: it is
   // making progress, so its own re-reads no longer count as spinning.
-  void memory_written(uint64_t addr, uint32_t size, uint32_t writer);
+  // `visible`: other threads see it (false for a store into its buffer).
+  void memory_written(uint64_t addr, uint32_t size, uint32_t writer, bool visible = true);
+  // The pending read repeats the thread's latest read at the same site and
+  // location in the same state (whether or not memory changed since): the
+  // event flag kSameState, from which DPOR tells where the thread would
+  // await.
+  bool same_state_repeat(uint32_t t) const;
   // `t` waits for a write: its pending operation re-reads an unchanged location.
   bool awaiting(uint32_t t) const;
   // The entry of the window the pending operation repeats, if the thread

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <initializer_list>
 
+#include "LoopState.h"
 #include "Runtime.h"
 #include "SiteMath.h"
 #include "StoreBuffers.h"
@@ -322,7 +323,8 @@ uint64_t gs_base() {
   return base;
 }
 
-void visible_site(const InstructionSites::Entry& e, ucontext_t* uc) {
+// `xsave`: the thread's extended state when the trampoline saved it.
+void visible_site(const InstructionSites::Entry& e, ucontext_t* uc, const void* xsave) {
   const Site& s = *e.site;
   uint32_t me = t_me;
   OpKind kind = OpKind::Load;
@@ -356,6 +358,8 @@ void visible_site(const InstructionSites::Entry& e, ucontext_t* uc) {
   bool writes = kind == OpKind::Store || kind == OpKind::Rmw;
   bool bufferable = writes && !locked && s.kind != SiteKind::StringOp && ea >= 4096 && rt.buffers.bufferable(ea, size);
   PendingOp op = memory_op(kind, ea, size, e.address, aux);
+  // What a read repeats is judged on the thread's state (spin detection).
+  if (kind == OpKind::Load || kind == OpKind::Rmw) op.state = loop_state(*uc, xsave);
   op.drains = locked || s.op == SiteOp::Mfence || (writes && !bufferable) ||
               (rt.buffering && bufferable && rt.buffers.full(me));
   rt.begin(me, op);
@@ -368,6 +372,14 @@ void visible_site(const InstructionSites::Entry& e, ucontext_t* uc) {
   uint64_t written = 0;
   if (kind == OpKind::Store || kind == OpKind::Rmw) written = value_to_write(s, *uc, old, failed);
   uint8_t flags = shm::kInstruction | (locked ? shm::kLocked : 0) | (failed ? shm::kFailed : 0);
+  if (op.state && rt.model.same_state_repeat(me)) flags |= shm::kSameState;
+  // A plain store of what its bytes already hold (as this thread sees them)
+  // changes nothing: for spin detection it is no progress.
+  // (Only plain moves from a general register or an immediate: the value
+  // of other stores is not known here.)
+  if (kind == OpKind::Store && s.kind == SiteKind::Store && s.op == SiteOp::Mov && !(s.flags & kSiteVector) &&
+      size <= 8 && ea >= 4096 && memcmp(&old, &written, size) == 0)
+    flags |= shm::kUnchanged;
   if (rt.buffering && (kind == OpKind::Load || kind == OpKind::Rmw) && rt.buffers.overlaps(me, ea, size))
     flags |= shm::kForwarded;
   if (rt.buffering && bufferable && !failed) {
@@ -397,14 +409,14 @@ extern "C" void ctrl_site_hook(const InstructionSites::Entry* entry, const uint6
   g[REG_RSP] = greg_t(reinterpret_cast<uint64_t>(saved + 16) + 128);
   g[REG_RIP] = greg_t(entry->address);
   uc.uc_mcontext.fpregs = static_cast<fpregset_t>(xsave);
-  visible_site(*entry, &uc);
+  visible_site(*entry, &uc, xsave);
 }
 
 bool handle_site_trap(ucontext_t* uc) {
   uint64_t at = uint64_t(uc->uc_mcontext.gregs[REG_RIP]) - 1;
   const InstructionSites::Entry* e = sites.find(at);
   if (!e) return false;
-  if (rt.controlled() && rt.active) visible_site(*e, uc);
+  if (rt.controlled() && rt.active) visible_site(*e, uc, nullptr);
   uc->uc_mcontext.gregs[REG_RIP] = greg_t(e->trampoline);
   return true;
 }

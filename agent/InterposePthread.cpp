@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 
+#include "LoopState.h"
 #include "RealFunctions.h"
 #include "Runtime.h"
 
@@ -49,6 +50,8 @@ StartInfo start_infos[shm::kMaxThreads];
 void* thread_trampoline(void* p) {
   StartInfo info = *static_cast<StartInfo*>(p);
   t_me = info.index;
+  // The start routine's frames are below this one.
+  set_stack_top(reinterpret_cast<uint64_t>(__builtin_frame_address(0)));
   rt.first_turn(info.index);
   void* result = info.fn(info.arg);
   rt.thread_exit(info.index, reinterpret_cast<uint64_t>(info.fn));

@@ -248,8 +248,16 @@ void Runtime::note_memory(uint32_t me, const shm::Event& e) {
     case OpKind::Store:
       // A string move writes `size` bytes at addr.
     case OpKind::AtomicStore:
-      // Other threads cannot see a buffered store: its flush wakes them.
-      if (!(e.flags & shm::kBuffered)) model.memory_written(e.addr, e.size, me);
+      // A store of what memory already held is no progress of its thread
+      // (a loop storing the same value and re-reading can still be a
+      // spin), but it wakes the others: whether a store changes memory
+      // depends on the interleaving, and waking a spinner costs only a
+      // re-read. Other threads cannot see a buffered store: its flush wakes
+      // them; its own thread sees it at once.
+      if (e.flags & shm::kUnchanged)
+        model.memory_written(e.addr, e.size, kNoThread, !(e.flags & shm::kBuffered));
+      else
+        model.memory_written(e.addr, e.size, me, !(e.flags & shm::kBuffered));
       break;
     case OpKind::Flush:
       model.memory_written(e.addr, e.size, kNoThread);

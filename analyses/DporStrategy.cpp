@@ -316,7 +316,7 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) 
   std::array<std::vector<std::pair<int64_t, int64_t>>, shm::kMaxThreads> flushes;
   // Condition waits: what each thread waits on, and the signal or broadcast
   // that woke it (a signal logs the thread it woke).
-  enabler_.assign(n, -1);
+  enablers_.assign(n, {});
   std::array<uint64_t, shm::kMaxThreads> waiting_on{};
   std::array<int64_t, shm::kMaxThreads> woken_by;
   woken_by.fill(-1);
@@ -380,6 +380,7 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) 
     // that store; anything that waits for an empty buffer (all but plain
     // loads and buffered stores) comes after the last flush of each of its
     // thread's buffers.
+    size_t buffered_from = hb_only.size();
     if (OpKind(e.kind) == OpKind::Flush) {
       if (e.aux < k) {
         hb_only.push_back(int64_t(e.aux));
@@ -403,6 +404,8 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) 
       sfence_before_[k] = last_sfence[p];
       if (store_fence(e)) last_sfence[p] = int64_t(k);
     }
+    // Those orders can never be reversed (a flush cannot precede its store).
+    enablers_[k].assign(hb_only.begin() + int64_t(buffered_from), hb_only.end());
 
     // The event's clock: its thread's, joined with every conflicting event
     // it comes after. Races are judged against the clock before the join,
@@ -456,7 +459,7 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) 
           if (waiting_on[t] == e.addr && woken_by[t] < 0) woken_by[t] = int64_t(k);
         break;
       case OpKind::CondReacquire:
-        if (!timed_wait[p]) enabler_[k] = woken_by[p];
+        if (!timed_wait[p] && woken_by[p] >= 0) enablers_[k].push_back(woken_by[p]);
         waiting_on[p] = 0;
         break;
       default:
@@ -744,12 +747,16 @@ DporStrategy::Answer DporStrategy::weak_initial(Step& step, Sequence& v, bool se
 
 DporStrategy::Move DporStrategy::movable(const shm::Event* events, uint64_t n, uint64_t i, uint64_t j) const {
   // Every step of notdep(e_i) keeps what made it possible; e_j may lose it.
-  // A wake-up needs its signal (unless the wait is timed: it times out).
-  if (enabler_[j] >= 0 && (uint64_t(enabler_[j]) == i || happens_before(i, uint64_t(enabler_[j])))) return Move::Never;
-  // The agent does not run a thread about to re-read, at the same site, a
-  // location it read while nothing it read since has been written (await,
-  // agent/ExecutionModel.h), unless no thread could run otherwise (probe).
+  // A wake-up needs its signal (unless the wait is timed: it times out), a
+  // flush its store, a drain the flushes before it.
+  for (int64_t f : enablers_[j])
+    if (uint64_t(f) == i || happens_before(i, uint64_t(f))) return Move::Never;
+  // The agent does not run a thread about to re-read, at the same site and
+  // in the same state (kSameState), a location it read while nothing it read
+  // since has been written (await, agent/ExecutionModel.h), unless no
+  // thread could run otherwise (probe).
   const shm::Event& ej = events[j];
+  if (!(ej.flags & shm::kSameState)) return Move::Yes;
   switch (OpKind(ej.kind)) {
     case OpKind::Load:
     case OpKind::AtomicLoad:
@@ -774,8 +781,8 @@ DporStrategy::Move DporStrategy::movable(const shm::Event* events, uint64_t n, u
     if (k == OpKind::Load || k == OpKind::AtomicLoad || (is_rmw(e) && unchanged)) {
       reads.push_back(m);
       if ((match = e.site == ej.site && e.addr == ej.addr)) break;
-    } else if (is_rmw(e) || ((k == OpKind::Store || k == OpKind::AtomicStore) && !(e.flags & shm::kBuffered))) {
-      break;  // it wrote: what it read before has changed
+    } else if (is_rmw(e) || ((k == OpKind::Store || k == OpKind::AtomicStore) && !(e.flags & shm::kUnchanged))) {
+      break;  // it wrote (into memory or its buffer): what it read before has changed
     }
   }
   if (!match) return Move::Yes;

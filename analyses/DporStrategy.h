@@ -165,8 +165,9 @@ class DporStrategy final : public Strategy {
   std::vector<uint32_t> seq_;
   std::vector<uint32_t> thread_;
   std::vector<uint64_t> history_;  // optimal mode: Step::history of each event
-  // Per event: the event that woke it (a condition wait's signal; -1: none).
-  std::vector<int64_t> enabler_;
+  // Per event: the events it cannot run without (the signal that woke a
+  // condition wait, a flush's store, the flushes before a drain).
+  std::vector<std::vector<int64_t>> enablers_;
   // Per event: its thread's latest sfence before it (-1: none).
   std::vector<int64_t> sfence_before_;
   // The thread whose buffer each flush actor is (learnt from its flushes;

@@ -110,7 +110,7 @@ ExplorationReport Explorer::run() {
   if (auto early = session_.start()) {
     // The program never created a thread: its one execution is all there is.
     account(*early);
-    report.exhaustive = !report.interrupted;
+    report.exhaustive = !report.interrupted && report.bounded == 0;
     report.elapsed = elapsed();
     return report;
   }
@@ -120,7 +120,9 @@ ExplorationReport Explorer::run() {
   while (index < options_.max_executions) {
     auto plan = strategy->next();
     if (!plan) {
-      report.exhaustive = strategy->exhaustive();
+      // An execution cut by --max-steps left the rest of its schedules
+      // unexplored (a livelock, or a bound too small for the program).
+      report.exhaustive = strategy->exhaustive() && report.bounded == 0;
       break;
     }
     ExecutionResult r = session_.run(*plan, index);

@@ -42,7 +42,7 @@ struct ExplorationReport {
   uint64_t blocked = 0;    // executions a strategy abandoned (none for random/round-robin)
   uint64_t bounded = 0;    // executions cut by --max-steps
   uint64_t total = 0;
-  bool exhaustive = false;
+  bool exhaustive = false;  // every schedule ran, none cut by --max-steps
   bool interrupted = false;
   int preemption_bound = -1;            // as asked
   int preemption_bound_completed = -1;  // the largest bound fully explored

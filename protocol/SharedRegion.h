@@ -27,7 +27,7 @@
 namespace ctrl::shm {
 
 inline constexpr uint32_t kMagic = 0x4c525443;  // "CTRL"
-inline constexpr uint32_t kVersion = 6;
+inline constexpr uint32_t kVersion = 7;
 inline constexpr uint32_t kMaxThreads = 64;
 // Under x86-TSO each thread t has a flush actor, scheduled as thread
 // kFlushActorBase + t; so at most kFlushActorBase threads there.
@@ -109,6 +109,11 @@ enum EventFlag : uint8_t {
   kInstruction = 8,  // a trapped instruction site (site = its address)
   kBuffered = 16,    // TSO: the store went into its thread's buffer
   kForwarded = 32,   // TSO: the load read (part of) its thread's own buffer
+  // An instruction read repeating the thread's latest read at the same site
+  // and location in the same register and stack state (agent/LoopState.h).
+  kSameState = 64,
+  // A plain store of the value its bytes already held, as its thread saw them.
+  kUnchanged = 128,
 };
 
 enum class ThreadStatus : uint32_t { Unused = 0, Runnable, Blocked, Finished };

@@ -172,6 +172,96 @@ TEST_F(ModelTest, HandlesFindThreads) {
   EXPECT_EQ(m.find_by_handle(0xdef), kNoThread);
 }
 
+// Spin detection: a thread performs the read it is pending at (as the agent
+// does: the pending operation, then memory_loaded).
+class SpinTest : public ModelTest {
+ protected:
+  static constexpr uint64_t kSite = 0x401000, kSite2 = 0x401010, kX = 0x7000, kBound = 0x7100;
+  void at_read(uint32_t t, uint64_t site, uint64_t addr, uint64_t state) {
+    PendingOp op = memory_op(OpKind::Load, addr, 4, site);
+    op.state = state;
+    m.set_pending(t, op);
+  }
+  void read(uint32_t t, uint64_t site, uint64_t addr, uint64_t state) {
+    at_read(t, site, addr, state);
+    m.memory_loaded(t, site, addr, 4);
+  }
+};
+
+TEST_F(SpinTest, ARereadInTheSameStateWaitsForAWrite) {
+  read(t1, kSite, kX, 0x11);
+  at_read(t1, kSite, kX, 0x11);
+  EXPECT_TRUE(m.awaiting(t1));
+  EXPECT_TRUE(m.same_state_repeat(t1));
+  EXPECT_FALSE(m.enabled(t1));
+  m.memory_written(kX + 2, 1, t2);  // overlaps
+  EXPECT_FALSE(m.awaiting(t1));
+  EXPECT_TRUE(m.same_state_repeat(t1)) << "the flag for DPOR ignores writes";
+}
+
+TEST_F(SpinTest, ALoopWhoseProgressIsInRegistersIsNoSpin) {
+  // for (i = 0; i < bound; ++i) sum += a[i]: the bound is re-read unchanged,
+  // but the counter (a register) differs at each visit.
+  read(t1, kSite, kBound, 0x21);
+  read(t1, kSite2, kX, 0x22);
+  at_read(t1, kSite, kBound, 0x23);
+  EXPECT_FALSE(m.awaiting(t1));
+  EXPECT_FALSE(m.same_state_repeat(t1));
+  EXPECT_TRUE(m.enabled(t1));
+}
+
+TEST_F(SpinTest, AnUnknownStateIsNeverASpin) {
+  read(t1, kSite, kX, 0);
+  at_read(t1, kSite, kX, 0);
+  EXPECT_FALSE(m.awaiting(t1));
+  EXPECT_FALSE(m.same_state_repeat(t1));
+}
+
+TEST_F(SpinTest, OnlyTheLatestVisitOfTheReadCounts) {
+  // As DPOR's mirror of the rule assumes (DporStrategy::movable).
+  read(t1, kSite, kX, 0x31);
+  read(t1, kSite, kX, 0x32);
+  at_read(t1, kSite, kX, 0x31);
+  EXPECT_FALSE(m.awaiting(t1));
+  EXPECT_FALSE(m.same_state_repeat(t1));
+}
+
+TEST_F(SpinTest, ItsOwnWriteIsProgressAStoreOfTheSameValueIsNot) {
+  read(t1, kSite, kX, 0x41);
+  m.memory_written(kBound, 4, kNoThread);  // t1 stored what was there (kUnchanged)
+  at_read(t1, kSite, kX, 0x41);
+  EXPECT_TRUE(m.awaiting(t1));
+  m.memory_written(kBound, 4, t1);  // t1 changed memory elsewhere
+  EXPECT_FALSE(m.awaiting(t1));
+}
+
+TEST_F(SpinTest, ABufferedStoreIsProgressForItsThreadOnly) {
+  read(t1, kSite, kX, 0x51);
+  read(t2, kSite, kX, 0x52);
+  at_read(t1, kSite, kX, 0x51);
+  at_read(t2, kSite, kX, 0x52);
+  m.memory_written(kX, 4, t1, /*visible=*/false);
+  EXPECT_FALSE(m.awaiting(t1)) << "t1 reads its own buffered store";
+  EXPECT_TRUE(m.awaiting(t2)) << "t2 sees it only when it is flushed";
+  m.memory_written(kX, 4, kNoThread);  // the flush
+  EXPECT_FALSE(m.awaiting(t2));
+}
+
+TEST_F(SpinTest, TheProbeLetsAllAwaitingThreadsRunAndConfirmsASpin) {
+  read(t1, kSite, kX, 0x61);
+  at_read(t1, kSite, kX, 0x61);
+  ASSERT_TRUE(m.awaiting(t1));
+  EXPECT_TRUE(m.start_spin_probe());
+  EXPECT_FALSE(m.awaiting(t1));
+  for (uint32_t k = 0; k < ExecutionModel::kSpinProbe; ++k) {
+    m.memory_loaded(t1, kSite, kX, 4);
+    m.check_probe(t1);
+  }
+  EXPECT_EQ(m.confirmed_spinner(), t1);
+  EXPECT_TRUE(m.awaiting(t1));
+  EXPECT_FALSE(m.start_spin_probe()) << "a confirmed spin is not probed again";
+}
+
 TEST(ModelLimits, SixtyFourThreadsAtMost) {
   ExecutionModel m;
   for (uint32_t i = 0; i < shm::kMaxThreads; ++i) EXPECT_EQ(m.add_thread(), i);

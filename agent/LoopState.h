@@ -1,0 +1,39 @@
+// A fingerprint of the state a thread keeps where ctrl cannot see it change:
+// its general registers and arithmetic flags, its SSE registers, and the top
+// of its stack (accesses addressed by rsp are not instruction sites).
+//
+// Spin detection compares the fingerprints of two visits to the same load
+// (agent/ExecutionModel.h): when they are equal, every location the thread
+// read in between still holds what it read and the thread changed no memory,
+// the thread is about to run the very same instructions on the very same
+// values again -- a spin, not a loop whose progress lives in a register
+// (a counter, a pointer walking an array). Without the registers, a loop
+// that re-reads a global bound at every iteration looked like a spin, and
+// the interleavings where it runs on were never explored.
+//
+// Invariants:
+//  - loop_state() never returns 0: 0 means "not known" (events that come
+//    through a function call, whose caller's registers are gone), and an
+//    unknown state never equals another, so such a read is never a spin.
+//  - It reads only the thread's own stack between its rsp and the top
+//    recorded for the thread (set_stack_top), at most kStackBytes of it.
+#pragma once
+
+#include <sys/ucontext.h>
+
+#include <cstdint>
+
+namespace ctrl::agent {
+
+inline constexpr uint64_t kStackBytes = 512;
+
+// `uc`: the registers at the instruction (rip excluded: the site is compared
+// separately). `xsave`: an XSAVE image of the thread's extended state, or
+// nullptr when there is none.
+uint64_t loop_state(const ucontext_t& uc, const void* xsave);
+
+// The highest stack address the calling thread may read up to (its start
+// routine's frame, or the initial stack's end for the main thread).
+void set_stack_top(uint64_t top);
+
+}  // namespace ctrl::agent
