@@ -1,5 +1,6 @@
 #include "LoopState.h"
 
+#include <cstddef>
 #include <cstring>
 #include <initializer_list>
 
@@ -13,12 +14,39 @@ thread_local uint64_t t_stack_top __attribute__((tls_model("initial-exec"))) = 0
 // on another stack (sigaltstack, a coroutine's): its top is unknown.
 constexpr uint64_t kMaxStack = uint64_t(1) << 30;
 
+constexpr uint64_t kMul = 0x9e3779b97f4a7c15ull;
+
+inline uint64_t mix(uint64_t h, uint64_t v) { return (h ^ v) * kMul; }
+
+// Four independent multiply chains, in registers: the hash is on the path of
+// every read, and one chain's latency would dominate its cost.
 struct Hasher {
-  uint64_t h = 0x243f6a8885a308d3ull;
-  void add(uint64_t v) {
-    h ^= v;
-    h *= 0x9e3779b97f4a7c15ull;
-    h ^= h >> 29;
+  uint64_t h0 = 0x243f6a8885a308d3ull, h1 = 0x13198a2e03707344ull, h2 = 0xa4093822299f31d0ull,
+           h3 = 0x082efa98ec4e6c89ull;
+  // `words` 8-byte words at p (any alignment).
+  void add_words(const uint8_t* p, size_t words) {
+    const uint8_t* end = p + 8 * words;
+    for (; p + 32 <= end; p += 32) {
+      uint64_t v[4];
+      memcpy(v, p, 32);
+      h0 = mix(h0, v[0]);
+      h1 = mix(h1, v[1]);
+      h2 = mix(h2, v[2]);
+      h3 = mix(h3, v[3]);
+    }
+    for (; p < end; p += 8) {
+      uint64_t v;
+      memcpy(&v, p, 8);
+      h0 = mix(h0, v);
+    }
+  }
+  uint64_t finish() const {
+    uint64_t h = 0;
+    for (uint64_t l : {h0, h1, h2, h3}) {
+      h = (h ^ l) * 0xff51afd7ed558ccdull;
+      h ^= h >> 33;
+    }
+    return h;
   }
 };
 
@@ -29,36 +57,28 @@ void set_stack_top(uint64_t top) { t_stack_top = top; }
 uint64_t loop_state(const ucontext_t& uc, const void* xsave) {
   Hasher s;
   const greg_t* g = uc.uc_mcontext.gregs;
-  for (int r : {REG_R8, REG_R9, REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15, REG_RDI, REG_RSI, REG_RBP,
-                REG_RBX, REG_RDX, REG_RAX, REG_RCX, REG_RSP})
-    s.add(uint64_t(g[r]));
+  // REG_R8 .. REG_RCX are consecutive in gregs (sys/ucontext.h): r8-r15,
+  // rdi, rsi, rbp, rbx, rdx, rax, rcx, rsp.
+  static_assert(REG_RSP - REG_R8 == 15);
+  s.add_words(reinterpret_cast<const uint8_t*>(g + REG_R8), 16);
   // CF PF AF ZF SF DF OF: a conditional jump's inputs (not TF or RF, which
   // the trap itself may change).
-  s.add(uint64_t(g[REG_EFL]) & 0xdd5);
+  s.h1 = mix(s.h1, uint64_t(g[REG_EFL]) & 0xdd5);
   // SSE registers, when XSAVE wrote them (XSTATE_BV bit 1; in their initial
   // state they are zero and the image holds stale bytes).
   if (xsave) {
     const auto* image = static_cast<const uint8_t*>(xsave);
     uint64_t xstate_bv;
     memcpy(&xstate_bv, image + 512, 8);
-    if (xstate_bv & 2) {
-      for (int i = 0; i < 32; ++i) {
-        uint64_t v;
-        memcpy(&v, image + 160 + 8 * i, 8);
-        s.add(v);
-      }
-    }
+    if (xstate_bv & 2) s.add_words(image + 160, 32);
   }
   uint64_t rsp = uint64_t(g[REG_RSP]), top = t_stack_top;
   if (top > rsp && top - rsp < kMaxStack) {
-    uint64_t end = top - rsp < kStackBytes ? top : rsp + kStackBytes;
-    for (uint64_t a = rsp & ~uint64_t(7); a + 8 <= end; a += 8) {
-      uint64_t v;
-      memcpy(&v, reinterpret_cast<const void*>(a), 8);
-      s.add(v);
-    }
+    uint64_t from = rsp & ~uint64_t(7);
+    uint64_t end = top - from < kStackBytes ? top : from + kStackBytes;
+    s.add_words(reinterpret_cast<const uint8_t*>(from), (end - from) / 8);
   }
-  return s.h | 1;
+  return s.finish() | 1;
 }
 
 }  // namespace ctrl::agent

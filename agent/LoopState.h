@@ -25,7 +25,9 @@
 
 namespace ctrl::agent {
 
-inline constexpr uint64_t kStackBytes = 512;
+// Enough for the spill slots of a loop's own frame at -O2 (locals addressed
+// off rbp, as at -O0, are sites: their writes are seen).
+inline constexpr uint64_t kStackBytes = 256;
 
 // `uc`: the registers at the instruction (rip excluded: the site is compared
 // separately). `xsave`: an XSAVE image of the thread's extended state, or
