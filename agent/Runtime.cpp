@@ -220,7 +220,15 @@ void Runtime::wake_sleepers(const shm::Event& e) {
   // same relation on both sides, or sleepers would wake too early.
   for (uint64_t m = sleep_; m; m &= m - 1) {
     uint32_t t = uint32_t(__builtin_ctzll(m));
-    if (conflicts(done, from_record(region.header->sleepers[t]))) sleep_ &= ~(uint64_t(1) << t);
+    Access next = from_record(region.header->sleepers[t]);
+    // A flush commutes with its own thread's next step, and with a load
+    // forwarded whole from the sleeper's buffer (as DporStrategy::completed
+    // keeps sleepers).
+    if (OpKind(e.kind) == OpKind::Flush &&
+        (e.owner == t || (next.read_size && !next.write_size && !next.object && !next.everything &&
+                          !next.read2_size && buffers.forwards_whole(t, next.read_addr, uint32_t(next.read_size)))))
+      continue;
+    if (conflicts(done, next)) sleep_ &= ~(uint64_t(1) << t);
   }
 }
 

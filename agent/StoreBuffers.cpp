@@ -49,6 +49,12 @@ bool StoreBuffers::overlaps(uint32_t t, uint64_t addr, uint32_t size) const {
   return false;
 }
 
+bool StoreBuffers::forwards_whole(uint32_t t, uint64_t addr, uint32_t size) const {
+  for (auto it = buffers_[t].rbegin(); it != buffers_[t].rend(); ++it)
+    if (addr < it->addr + it->size && it->addr < addr + size) return it->addr <= addr && addr + size <= it->addr + it->size;
+  return false;
+}
+
 bool StoreBuffers::record(uint32_t t, uint64_t addr, uint32_t size, uint64_t step) {
   capture(t);
   uint32_t actor = t;

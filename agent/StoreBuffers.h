@@ -64,6 +64,9 @@ class StoreBuffers {
   uint64_t flushable_actors() const;
   // Whether [addr, addr+size) touches bytes of t's buffer.
   bool overlaps(uint32_t t, uint64_t addr, uint32_t size) const;
+  // Whether t's newest buffered store touching [addr, addr+size) covers it
+  // whole: a load there reads that store alone, whatever memory holds.
+  bool forwards_whole(uint32_t t, uint64_t addr, uint32_t size) const;
 
   // The running thread `t` is about to store: remember what the store
   // replaces. False when PSO has no flush actor left for a new location.

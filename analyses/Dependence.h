@@ -114,10 +114,10 @@ inline Access access_of(OpKind kind, uint64_t addr, uint32_t size, uint64_t aux,
 //
 // Under TSO/PSO a buffered store touches nothing others can see until its
 // flush (the flush is the write). A load forwarded from the thread's own
-// buffer still reads the location: whether it is forwarded depends on where
-// it runs relative to its own store's flush, and once that flush is done it
-// reads whatever other threads' flushes left there, so it must race with
-// both (a forwarded load with no access missed those outcomes).
+// buffer still reads the location here (sleep sets in the agent use this
+// relation); DporStrategy refines it along an execution: a load forwarded
+// whole conflicts with nothing until its store's flush exposes it, and a
+// thread's reads never conflict with its own flushes.
 inline Access access_of(const shm::Event& e) {
   auto kind = OpKind(e.kind);
   if (kind == OpKind::Flush) {

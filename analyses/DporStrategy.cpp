@@ -11,6 +11,66 @@ namespace {
 uint64_t bit(uint32_t t) { return uint64_t(1) << t; }
 
 // Whether an event had to wait for its thread's store buffer to drain.
+bool is_write_kind(const shm::Event& e);
+
+// The stores in each thread's buffers along an execution (TSO/PSO), as its
+// events show them: a buffered store enters, its flush (aux = the store)
+// leaves.
+class BufferedStores {
+ public:
+  void note(const shm::Event& e, int64_t k);
+  // The step of t's newest buffered store overlapping [addr, addr+size) if
+  // it covers those bytes whole (a load there reads that store alone), else -1.
+  int64_t forwarding_store(uint32_t t, uint64_t addr, uint64_t size) const {
+    if (t >= shm::kFlushActorBase) return -1;
+    for (auto it = stores_[t].rbegin(); it != stores_[t].rend(); ++it) {
+      if (!ranges_overlap(it->addr, it->size, addr, size)) continue;
+      return it->addr <= addr && addr + size <= it->addr + it->size ? it->store : -1;
+    }
+    return -1;
+  }
+
+ private:
+  struct Store {
+    int64_t store;
+    uint64_t addr, size;
+  };
+  std::array<std::vector<Store>, shm::kFlushActorBase> stores_;
+};
+
+// A store or read-modify-write (what a buffer may hold).
+bool is_write_kind(const shm::Event& e) {
+  switch (OpKind(e.kind)) {
+    case OpKind::Store:
+    case OpKind::AtomicStore:
+    case OpKind::Rmw:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void BufferedStores::note(const shm::Event& e, int64_t k) {
+  if (OpKind(e.kind) == OpKind::Flush) {
+    if (e.owner >= shm::kFlushActorBase) return;
+    auto& pending = stores_[e.owner];
+    for (auto it = pending.begin(); it != pending.end(); ++it)
+      if (it->store == int64_t(e.aux)) {
+        pending.erase(it);
+        return;
+      }
+  } else if (e.thread < shm::kFlushActorBase && (e.flags & shm::kBuffered) && is_write_kind(e)) {
+    stores_[e.thread].push_back(Store{k, e.addr, e.size});
+  }
+}
+
+// A sleeping thread whose next step is a load forwarded whole from its own
+// buffer reads its own store whatever other threads' flushes do.
+bool forwarded_sleeper(const BufferedStores& buffers, uint32_t t, const Access& next) {
+  return next.read_size && !next.write_size && !next.object && !next.everything && !next.read2_size &&
+         buffers.forwarding_store(t, next.read_addr, next.read_size) >= 0;
+}
+
 bool drains(const shm::Event& e) {
   switch (OpKind(e.kind)) {
     case OpKind::Load:
@@ -217,7 +277,10 @@ void DporStrategy::completed(const ExecutionSummary& summary) {
     }
     stack_.resize(from + 1);
   }
+  BufferedStores buffered;
+  for (uint64_t k = 0; k + 1 < stack_.size() && k < n; ++k) buffered.note(events[k], int64_t(k));
   for (uint64_t k = stack_.size(); k < n; ++k) {
+    if (k > 0) buffered.note(events[k - 1], int64_t(k - 1));
     Position pos;
     pos.event = events[k];
     pos.enabled = events[k].enabled;
@@ -228,8 +291,17 @@ void DporStrategy::completed(const ExecutionSummary& summary) {
       // tried there before) whose next step commutes with step k-1.
       const Position& prev = stack_[k - 1];
       Access ran = access_of(events[k - 1]);
+      // A thread's own flush commutes with whatever it does next (its loads
+      // read its own bytes before and after it; a step waiting for the
+      // drain was not enabled when it was put to sleep), and other threads'
+      // flushes with a load forwarded whole from its buffer. (The agent's
+      // Runtime::wake_sleepers applies the same rules.)
+      bool flush = OpKind(events[k - 1].kind) == OpKind::Flush;
       auto keep = [&](const Sleeper& s) {
-        if (s.thread != events[k - 1].thread && !conflicts(s.next, ran)) pos.sleep.push_back(s);
+        if (s.thread == events[k - 1].thread) return;
+        if ((flush && (events[k - 1].owner == s.thread || forwarded_sleeper(buffered, s.thread, s.next))) ||
+            !conflicts(s.next, ran))
+          pos.sleep.push_back(s);
       };
       for (const auto& s : prev.sleep) keep(s);
       if (k - 1 == from)
@@ -321,6 +393,11 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) 
   std::array<int64_t, shm::kMaxThreads> woken_by;
   woken_by.fill(-1);
   std::array<bool, shm::kMaxThreads> timed_wait{};
+  // Chronological traces (Abdulla et al., TSO/PSO): each thread's buffered
+  // stores not yet flushed, and the loads forwarded wholly from each store,
+  // which only its flush exposes to later writes.
+  BufferedStores buffered;
+  std::unordered_map<int64_t, std::vector<int64_t>> exposed_by_flush;
 
   for (uint64_t k = 0; k < n; ++k) {
     const shm::Event& e = events[k];
@@ -332,6 +409,20 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) 
       for (uint32_t t = 0; t < shm::kMaxThreads; ++t) c[t] = std::max(c[t], cc[t]);
     }
     Access a = access_of(e);
+    // A load forwarded wholly from one of its thread's buffered stores reads
+    // that store whatever other threads do, as long as the store is not
+    // flushed: no race and no order with them until the flush, which
+    // exposes it (below). And a thread's read never races with its own
+    // flushes: before or after one, it reads the same bytes (its own).
+    bool real = p < shm::kFlushActorBase;
+    if (real && (e.flags & shm::kForwarded) && a.read_size && !a.write_size && !a.object && !a.everything &&
+        !a.read2_size) {
+      int64_t store = buffered.forwarding_store(p, a.read_addr, a.read_size);
+      if (store >= 0) {
+        exposed_by_flush[store].push_back(int64_t(k));
+        a = Access{};
+      }
+    }
 
     // The conflicting events this one is ordered after: the latest per object
     // and, per byte, the latest write (and for writes the reads since).
@@ -361,15 +452,20 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) 
     auto each_byte = [](uint64_t addr, uint64_t size, auto&& f) {
       for (uint64_t b = addr; b < addr + size; ++b) f(b);
     };
+    bool flush = OpKind(e.kind) == OpKind::Flush;
     each_byte(a.write_addr, a.write_size, [&](uint64_t b) {
       auto it = bytes.find(b);
       if (it == bytes.end()) return;
       if (it->second.write >= 0) cands.push_back(it->second.write);
-      for (int64_t r : it->second.reads) cands.push_back(r);
+      for (int64_t r : it->second.reads)
+        if (!flush || thread_[r] != e.owner) cands.push_back(r);
     });
+    auto own_flush = [&](int64_t w) {
+      return real && OpKind(events[w].kind) == OpKind::Flush && events[w].owner == p;
+    };
     auto reads = [&](uint64_t b) {
       auto it = bytes.find(b);
-      if (it != bytes.end() && it->second.write >= 0) cands.push_back(it->second.write);
+      if (it != bytes.end() && it->second.write >= 0 && !own_flush(it->second.write)) cands.push_back(it->second.write);
     };
     each_byte(a.read_addr, a.read_size, reads);
     each_byte(a.read2_addr, a.read2_size, reads);
@@ -489,6 +585,25 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) 
     };
     each_byte(a.read_addr, a.read_size, note_read);
     each_byte(a.read2_addr, a.read2_size, note_read);
+    buffered.note(e, int64_t(k));
+    if (flush) {
+      // The loads forwarded from the store now read memory as this flush
+      // left it: later writes there conflict with them.
+      auto exposed = exposed_by_flush.find(int64_t(e.aux));
+      if (exposed != exposed_by_flush.end()) {
+        for (int64_t l : exposed->second)
+          each_byte(events[l].addr, events[l].size, [&](uint64_t b) {
+            Byte& s = bytes[b];
+            for (auto& r : s.reads)
+              if (thread_[r] == thread_[l]) {
+                r = l;
+                return;
+              }
+            s.reads.push_back(l);
+          });
+        exposed_by_flush.erase(exposed);
+      }
+    }
   }
   // Optimal mode: a reversal takes in events after e_j, so it needs every
   // clock of the execution.

@@ -12,6 +12,15 @@
 // execution branches at the deepest state with a backtrack thread that was
 // neither tried there nor asleep.
 //
+// Under TSO/PSO the dependence is that of chronological traces (Abdulla et
+// al., TACAS'15): a flush is the store's write; a load forwarded whole from
+// one of its thread's buffered stores has no conflict until that store's
+// flush exposes it (then later flushes there conflict with it); a thread's
+// reads never conflict with its own flushes (before or after one, it reads
+// its own bytes), nor does a flush wake its own thread's sleeper or a
+// sleeper about to load wholly from its buffer. So a trace with forwarding
+// runs once.
+//
 // Invariants: the stack holds one Position per step of the latest execution;
 // positions below the branch point are shared with every later execution;
 // complete executions are pairwise non-equivalent (sleep sets), and every

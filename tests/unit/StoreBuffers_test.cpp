@@ -38,6 +38,23 @@ TEST(StoreBuffers, TsoThreadSeesItsOwnStoresOthersTheCommittedOnes) {
   EXPECT_EQ(b.nonempty_threads(), 0u);
 }
 
+TEST(StoreBuffers, ALoadIsForwardedWholeOnlyFromTheNewestStoreThereCoveringIt) {
+  alignas(8) static uint8_t m[16] = {};
+  auto at = [](int i) { return reinterpret_cast<uint64_t>(&m[i]); };
+  StoreBuffers b;
+  b.reset(StoreBuffers::Mode::TSO);
+  ASSERT_TRUE(b.record(1, at(0), 8, 0));
+  EXPECT_TRUE(b.forwards_whole(1, at(0), 8));
+  EXPECT_TRUE(b.forwards_whole(1, at(2), 4));
+  EXPECT_FALSE(b.forwards_whole(1, at(4), 8)) << "half of it is in memory";
+  EXPECT_FALSE(b.forwards_whole(1, at(8), 4)) << "not buffered at all";
+  EXPECT_FALSE(b.forwards_whole(2, at(0), 8)) << "another thread's buffer";
+  ASSERT_TRUE(b.record(1, at(2), 1, 1));
+  EXPECT_TRUE(b.forwards_whole(1, at(2), 1));
+  EXPECT_FALSE(b.forwards_whole(1, at(0), 8)) << "the newest store there covers one byte";
+  b.switch_out(1);
+}
+
 TEST(StoreBuffers, TsoFlushesInProgramOrderAndForwardsPartialOverlaps) {
   alignas(8) static uint8_t m[16] = {};
   StoreBuffers b;
