@@ -18,11 +18,27 @@ void join(Clock& into, const Clock& from) {
   for (size_t i = 0; i < into.size(); ++i) into[i] = std::max(into[i], from[i]);
 }
 
-bool leq(const Clock& a, const Clock& b) {
-  for (size_t i = 0; i < a.size(); ++i)
+bool leq(const uint32_t* a, const Clock& b) {
+  for (size_t i = 0; i < b.size(); ++i)
     if (a[i] > b[i]) return false;
   return true;
 }
+
+// The clocks kept per write and per buffered store, back to back: one
+// allocation per execution instead of one per byte written (the monitor runs
+// between executions, on the exploration's critical path).
+class ClockArena {
+ public:
+  uint32_t keep(const Clock& c) {
+    auto at = uint32_t(data_.size());
+    data_.insert(data_.end(), c.begin(), c.end());
+    return at;
+  }
+  const uint32_t* at(uint32_t offset) const { return data_.data() + offset; }
+
+ private:
+  std::vector<uint32_t> data_;
+};
 
 // Per-thread locations for fences and the process exit: never shared, so an
 // il there orders only the thread's own events (a full fence).
@@ -34,15 +50,10 @@ struct MemoryOp {
   uint64_t location;
 };
 
-// The paper's operations an event performs, in order, one per byte: the
-// paper has one coherence order per location, and bytes are what accesses of
-// different sizes share exactly (a coarser key would join neighbours).
-void accesses_of(const shm::Event& e, std::vector<MemoryOp>& out) {
-  out.clear();
-  auto range = [&](Op op, uint64_t addr, uint64_t size) {
-    if (size == 0) size = 1;
-    for (uint64_t b = addr; b < addr + size; ++b) out.push_back({op, b});
-  };
+// The paper's operations an event performs, in order: range(op, addr, size)
+// for memory, object(op, location) for the rest.
+template <class Range, class Object>
+void operations_of(const shm::Event& e, Range&& range, Object&& object) {
   auto kind = OpKind(e.kind);
   bool locked = e.flags & shm::kLocked;
   switch (kind) {
@@ -72,17 +83,17 @@ void accesses_of(const shm::Event& e, std::vector<MemoryOp>& out) {
     case OpKind::Fence:
       // mfence, the locked fence idiom and seq_cst fences order stores before
       // loads; lfence, sfence and weaker fences do not on x86.
-      if (MemOrder(e.order) == MemOrder::SeqCst) out.push_back({Op::Il, private_location(e.thread)});
+      if (MemOrder(e.order) == MemOrder::SeqCst) object(Op::Il, private_location(e.thread));
       break;
     case OpKind::ThreadCreate:
-      out.push_back({Op::Il, thread_object(uint32_t(e.aux))});
+      object(Op::Il, thread_object(uint32_t(e.aux)));
       break;
     case OpKind::ThreadStart:
     case OpKind::ThreadExit:
-      out.push_back({Op::Il, thread_object(e.thread)});
+      object(Op::Il, thread_object(e.thread));
       break;
     case OpKind::ThreadJoin:
-      out.push_back({Op::Il, thread_object(uint32_t(e.aux))});
+      object(Op::Il, thread_object(uint32_t(e.aux)));
       break;
     case OpKind::ProcessExit:
     case OpKind::Yield:
@@ -93,19 +104,64 @@ void accesses_of(const shm::Event& e, std::vector<MemoryOp>& out) {
     case OpKind::CondWait:
     case OpKind::CondTimedWait:
     case OpKind::CondReacquire:
-      out.push_back({Op::Il, e.addr});
-      if (e.aux) out.push_back({Op::Il, e.aux});
+      object(Op::Il, e.addr);
+      if (e.aux) object(Op::Il, e.aux);
       break;
     default:  // the other synchronisation calls, on their object
-      out.push_back({Op::Il, e.addr});
+      object(Op::Il, e.addr);
       break;
   }
+}
+
+// Locations are bytes: accesses of different sizes share exactly those (a
+// coarser key would join neighbours). But an access whose bytes no access
+// of another address or size touches in the execution is one location:
+// every one of its bytes would have the same history. Decided per aligned
+// 8-byte word; an access across words is always split into bytes.
+class Shapes {
+ public:
+  void note(uint64_t addr, uint64_t size) {
+    if (size == 0) size = 1;
+    uint64_t first = addr >> 3, last = (addr + size - 1) >> 3;
+    if (first != last) {
+      for (uint64_t w = first; w <= last; ++w) words_[w] = kMixed;
+      return;
+    }
+    auto [it, inserted] = words_.try_emplace(first, shape(addr, size));
+    if (!inserted && it->second != shape(addr, size)) it->second = kMixed;
+  }
+  bool whole(uint64_t addr, uint64_t size) const {
+    if (size == 0) size = 1;
+    if (addr >> 3 != (addr + size - 1) >> 3) return false;
+    auto it = words_.find(addr >> 3);
+    return it != words_.end() && it->second == shape(addr, size);
+  }
+
+ private:
+  static constexpr uint64_t kMixed = ~uint64_t(0);
+  static uint64_t shape(uint64_t addr, uint64_t size) { return addr << 8 | size; }
+  std::unordered_map<uint64_t, uint64_t> words_;
+};
+
+void accesses_of(const shm::Event& e, const Shapes& shapes, std::vector<MemoryOp>& out) {
+  out.clear();
+  operations_of(
+      e,
+      [&](Op op, uint64_t addr, uint64_t size) {
+        if (shapes.whole(addr, size)) {
+          out.push_back({op, addr});
+          return;
+        }
+        if (size == 0) size = 1;
+        for (uint64_t b = addr; b < addr + size; ++b) out.push_back({op, b});
+      },
+      [&](Op op, uint64_t location) { out.push_back({op, location}); });
 }
 
 struct Write {
   uint32_t thread;
   uint32_t epoch;   // the writer's own happens-before component at the write
-  Clock relaxed;    // its relaxed happens-before timestamp (2N wide)
+  uint32_t relaxed;  // its relaxed happens-before timestamp (2N wide, in the arena)
   uint64_t event;
 };
 
@@ -131,9 +187,16 @@ std::optional<Borderline> find_borderline(const shm::Event* events, uint64_t n) 
   // The thread's stores since its last locked operation or fence (what
   // drains a store buffer), with their clocks: candidates for the store a
   // buffer could still hold when the load runs.
-  std::vector<std::vector<std::pair<uint64_t, Clock>>> recent_stores(N);
+  // (event, its happens-before clock: N wide, in the arena)
+  std::vector<std::vector<std::pair<uint64_t, uint32_t>>> recent_stores(N);
   std::unordered_map<uint64_t, Location> locations;
+  locations.reserve(256);
   std::vector<MemoryOp> accesses;
+  Shapes shapes;
+  for (uint64_t k = 0; k < n; ++k)
+    operations_of(events[k], [&](Op, uint64_t addr, uint64_t size) { shapes.note(addr, size); }, [](Op, uint64_t) {});
+  ClockArena arena;
+  Clock ts(2 * N, 0);
 
   auto location = [&](uint64_t a) -> Location& {
     auto [it, inserted] = locations.try_emplace(a);
@@ -149,7 +212,7 @@ std::optional<Borderline> find_borderline(const shm::Event* events, uint64_t n) 
   for (uint64_t k = 0; k < n; ++k) {
     const shm::Event& e = events[k];
     const uint32_t p = e.thread;
-    accesses_of(e, accesses);
+    accesses_of(e, shapes, accesses);
     for (const MemoryOp& acc : accesses) {
       Location& loc = location(acc.location);
       if (acc.op == Op::Ld) {
@@ -157,11 +220,11 @@ std::optional<Borderline> find_borderline(const shm::Event* events, uint64_t n) 
         for (size_t c = loc.writes.size(); c > 0; --c) {
           const Write& w = loc.writes[c - 1];
           if (w.thread == p) break;               // forwarding: never older than its own store
-          if (leq(w.relaxed, lc[p])) break;       // even TSO orders it before the last read
+          if (leq(arena.at(w.relaxed), lc[p])) break;  // even TSO orders it before the last read
           if (w.epoch <= hb[p][w.thread]) {       // SC orders it before the thread's last event
             uint64_t delayed = UINT64_MAX;
             for (const auto& [index, clock] : recent_stores[p])
-              if (w.epoch <= clock[w.thread]) {
+              if (w.epoch <= arena.at(clock)[w.thread]) {
                 delayed = index;
                 break;
               }
@@ -179,7 +242,6 @@ std::optional<Borderline> find_borderline(const shm::Event* events, uint64_t n) 
 
       // Relaxed happens-before (Fig. 3): a store is not ordered before the
       // same thread's later loads.
-      Clock ts(2 * N, 0);
       switch (acc.op) {
         case Op::Ld: {
           ts = lc[p];
@@ -205,7 +267,7 @@ std::optional<Borderline> find_borderline(const shm::Event* events, uint64_t n) 
             if (q != p) join(loc.mc1[q], ts);
           join(loc.mc2, ts);
           join(sc[p], ts);
-          recent_stores[p].emplace_back(k, mine);
+          recent_stores[p].emplace_back(k, arena.keep(mine));
           break;
         case Op::Il:
           ts = sc[p];
@@ -220,7 +282,7 @@ std::optional<Borderline> find_borderline(const shm::Event* events, uint64_t n) 
           recent_stores[p].clear();  // a locked operation drains the buffer
           break;
       }
-      if (acc.op != Op::Ld) loc.writes.push_back(Write{p, mine[p], ts, k});
+      if (acc.op != Op::Ld) loc.writes.push_back(Write{p, mine[p], arena.keep(ts), k});
     }
   }
   return std::nullopt;

@@ -19,7 +19,9 @@
 // and every synchronisation call (on its object: glibc implements them with
 // locked instructions). An unlocked read-modify-write is a load then a store.
 // Locations are bytes: an access of n bytes is n accesses (mixed sizes are
-// then exact for coherence, an approximation of x86 for atomicity).
+// then exact for coherence, an approximation of x86 for atomicity), except
+// that an access no access of another shape overlaps in the execution is
+// one location (the same result, n times cheaper).
 #pragma once
 
 #include <cstdint>

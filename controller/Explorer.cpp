@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "BackgroundMonitor.h"
 #include "ExitStatus.h"
 #include "Shrinker.h"
 #include "TsoSafety.h"
@@ -115,6 +116,19 @@ ExplorationReport Explorer::run() {
     return report;
   }
 
+  // --monitor sober: each execution is checked while the next one runs.
+  std::optional<BackgroundMonitor> monitor;
+  if (options_.sober) monitor.emplace();
+  ExecutionResult monitored;  // the execution being checked (already counted)
+  auto take_verdict = [&]() -> bool {  // true: stop exploring
+    if (!monitor || !monitor->busy()) return false;
+    std::optional<Borderline> b = monitor->wait();
+    if (!b) return false;
+    report_borderline(monitored, *b, session_.symbolizer());
+    record_bug(report, std::move(monitored));
+    return !options_.keep_going;
+  };
+
   uint64_t index = 0;
   double last_progress = 0;
   while (index < options_.max_executions) {
@@ -136,9 +150,13 @@ ExplorationReport Explorer::run() {
     strategy->completed(summary);
     ++index;
     size_t depth = r.events.size();
-    if (options_.sober && r.end != ExecutionResult::End::Bug && r.end != ExecutionResult::End::Interrupted)
-      check_tso_safety(r, session_.symbolizer());
-    if (account(r)) break;
+    bool stop = take_verdict();
+    if (!stop && monitor && r.end != ExecutionResult::End::Bug && r.end != ExecutionResult::End::Interrupted &&
+        r.end != ExecutionResult::End::Diverged && r.end != ExecutionResult::End::Unsupported) {
+      monitor->submit(r.events);
+      monitored = r;
+    }
+    if (account(r) || stop) break;
     if (options_.progress) {
       // A live line on a terminal, refreshed a few times a second.
       double t = elapsed();
@@ -149,6 +167,7 @@ ExplorationReport Explorer::run() {
       }
     }
   }
+  take_verdict();
   if (options_.progress) fmt::print(stderr, "\r\033[K");
   report.preemption_bound_completed = strategy->completed_bound();
   report.elapsed = elapsed();

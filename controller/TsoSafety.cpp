@@ -10,6 +10,12 @@ namespace ctrl {
 bool check_tso_safety(ExecutionResult& r, Symbolizer& symbols) {
   auto b = find_borderline(r.events.data(), r.events.size());
   if (!b) return false;
+  report_borderline(r, *b, symbols);
+  return true;
+}
+
+void report_borderline(ExecutionResult& r, const Borderline& found, Symbolizer& symbols) {
+  const Borderline* b = &found;
   const shm::Event& load = r.events[b->load];
   const shm::Event& write = r.events[b->missed_write];
   std::string message = fmt::format(
@@ -35,7 +41,6 @@ bool check_tso_safety(ExecutionResult& r, Symbolizer& symbols) {
   r.message = message;
   // The interleaving up to the load is the witness.
   r.events.resize(b->load + 1);
-  return true;
 }
 
 }  // namespace ctrl

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "ExecutionResult.h"
+#include "SoberMonitor.h"
 
 namespace ctrl {
 
@@ -13,5 +14,8 @@ class Symbolizer;
 // Turns `r` (an execution without another bug) into a tso-unsafe bug when it
 // is borderline. Returns whether it did.
 bool check_tso_safety(ExecutionResult& r, Symbolizer& symbols);
+
+// Turns `r` into the tso-unsafe bug `b` (find_borderline on r's events).
+void report_borderline(ExecutionResult& r, const Borderline& b, Symbolizer& symbols);
 
 }  // namespace ctrl
