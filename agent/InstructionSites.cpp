@@ -359,7 +359,7 @@ void visible_site(const InstructionSites::Entry& e, ucontext_t* uc, const void* 
   bool bufferable = writes && !locked && s.kind != SiteKind::StringOp && ea >= 4096 && rt.buffers.bufferable(ea, size);
   PendingOp op = memory_op(kind, ea, size, e.address, aux);
   // What a read repeats is judged on the thread's state (spin detection).
-  if (kind == OpKind::Load || kind == OpKind::Rmw) op.state = loop_state(*uc, xsave);
+  if (kind == OpKind::Load || kind == OpKind::Rmw) op.state = loop_state(*uc, xsave, s.dead);
   op.drains = locked || s.op == SiteOp::Mfence || (writes && !bufferable) ||
               (rt.buffering && bufferable && rt.buffers.full(me));
   rt.begin(me, op);

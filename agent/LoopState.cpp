@@ -1,5 +1,7 @@
 #include "LoopState.h"
 
+#include "SiteTable.h"
+
 #include <cstddef>
 #include <cstring>
 #include <initializer_list>
@@ -54,16 +56,25 @@ struct Hasher {
 
 void set_stack_top(uint64_t top) { t_stack_top = top; }
 
-uint64_t loop_state(const ucontext_t& uc, const void* xsave) {
+uint64_t loop_state(const ucontext_t& uc, const void* xsave, uint16_t dead) {
   Hasher s;
   const greg_t* g = uc.uc_mcontext.gregs;
   // REG_R8 .. REG_RCX are consecutive in gregs (sys/ucontext.h): r8-r15,
   // rdi, rsi, rbp, rbx, rdx, rax, rcx, rsp.
   static_assert(REG_RSP - REG_R8 == 15);
-  s.add_words(reinterpret_cast<const uint8_t*>(g + REG_R8), 16);
+  uint64_t regs[16];
+  memcpy(regs, g + REG_R8, sizeof regs);
+  if (dead) {
+    // Site::dead bits 0..14: rax rcx rdx rbx rbp rsi rdi r8..r15.
+    static constexpr int kGreg[15] = {REG_RAX, REG_RCX, REG_RDX, REG_RBX, REG_RBP, REG_RSI, REG_RDI, REG_R8,
+                                      REG_R9,  REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15};
+    for (int b = 0; b < 15; ++b)
+      if (dead >> b & 1) regs[kGreg[b] - REG_R8] = 0;
+  }
+  s.add_words(reinterpret_cast<const uint8_t*>(regs), 16);
   // CF PF AF ZF SF DF OF: a conditional jump's inputs (not TF or RF, which
-  // the trap itself may change).
-  s.h1 = mix(s.h1, uint64_t(g[REG_EFL]) & 0xdd5);
+  // the trap itself may change); DF alone when the arithmetic ones are dead.
+  s.h1 = mix(s.h1, uint64_t(g[REG_EFL]) & (dead & kDeadFlags ? 0x400 : 0xdd5));
   // SSE registers, when XSAVE wrote them (XSTATE_BV bit 1; in their initial
   // state they are zero and the image holds stale bytes).
   if (xsave) {

@@ -31,8 +31,10 @@ inline constexpr uint64_t kStackBytes = 256;
 
 // `uc`: the registers at the instruction (rip excluded: the site is compared
 // separately). `xsave`: an XSAVE image of the thread's extended state, or
-// nullptr when there is none.
-uint64_t loop_state(const ucontext_t& uc, const void* xsave);
+// nullptr when there is none. `dead`: Site::dead, registers the code defines
+// before it reads them (left out: a loop's first re-read would otherwise
+// differ from the second only in what the loop is about to overwrite).
+uint64_t loop_state(const ucontext_t& uc, const void* xsave, uint16_t dead = 0);
 
 // The highest stack address the calling thread may read up to (its start
 // routine's frame, or the initial stack's end for the main thread).

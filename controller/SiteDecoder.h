@@ -113,4 +113,9 @@ enum class Classification : uint8_t {
 // register form is applied only for bts/btr/btc (SiteMath.h).
 Classification classify(const uint8_t* bytes, size_t n, uint64_t addr, Site& out);
 
+// Site::dead of the instruction at bytes[0, n) (at `addr`) and the
+// straight-line code after it: the registers defined whole before they are
+// read. decode_sites() fills it in for every site.
+uint16_t dead_registers(const uint8_t* bytes, size_t n, uint64_t addr);
+
 }  // namespace ctrl

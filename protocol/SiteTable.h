@@ -48,6 +48,9 @@ enum SiteFlag : uint8_t {
 
 enum class SiteSegment : uint8_t { None = 0, Fs = 1, Gs = 2 };
 
+// Site::dead: the arithmetic flags (CF PF AF ZF SF OF).
+inline constexpr uint16_t kDeadFlags = uint16_t(1) << 15;
+
 struct Site {
   uint64_t offset;    // link-time virtual address in its module (load bias added at run time)
   int64_t disp;       // memory operand displacement
@@ -66,7 +69,11 @@ struct Site {
   uint8_t flags;      // SiteFlag bits
   SiteSegment segment;
   uint8_t module;     // index into SiteTableHeader::modules
-  uint8_t pad[2];
+  // Registers the code from here on defines before it reads them (bits:
+  // kDeadFlags and rax rcx rdx rbx rbp rsi rdi r8..r15 as 0..14): their values
+  // at the site cannot matter, so spin detection leaves them out of the
+  // thread's state (agent/LoopState.h). Conservative: 0 is always right.
+  uint16_t dead;
 };
 static_assert(sizeof(Site) == 64);
 
@@ -85,7 +92,7 @@ struct SitePatch {
 static_assert(sizeof(SitePatch) == 64);
 
 inline constexpr uint32_t kSiteTableMagic = 0x53545243;  // "CRTS"
-inline constexpr uint32_t kSiteTableVersion = 2;
+inline constexpr uint32_t kSiteTableVersion = 3;
 inline constexpr uint32_t kMaxSiteModules = 16;
 
 struct SiteModule {

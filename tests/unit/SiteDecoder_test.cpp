@@ -15,6 +15,8 @@
 
 #include <gtest/gtest.h>
 
+#include <initializer_list>
+
 #include "ExitStatus.h"
 
 namespace ctrl {
@@ -311,6 +313,46 @@ TEST(SiteClassifyTest, DecodesOnlyTheFirstInstruction) {
   EXPECT_EQ(s.kind, SiteKind::Load);
   EXPECT_EQ(s.length, 2);
   EXPECT_EQ(s.insn_id, X86_INS_MOV);
+}
+
+// Spin detection leaves out of a thread's state what the code overwrites
+// before it reads it (Site::dead).
+uint16_t dead_of(std::initializer_list<uint8_t> code) {
+  std::vector<uint8_t> v(code);
+  return dead_registers(v.data(), v.size(), 0x1000);
+}
+constexpr uint16_t kRax = 1, kRdx = 4, kRbx = 8, kRdi = 64;
+
+TEST(SiteDeadRegistersTest, ALoadIntoARegisterTestedAndBranchedOn) {
+  // mov edx, [rip+16]; test edx, edx; je back: edx and the flags are dead.
+  EXPECT_EQ(dead_of({0x8b, 0x15, 0x10, 0, 0, 0, 0x85, 0xd2, 0x74, 0xf8}), kRdx | kDeadFlags);
+}
+
+TEST(SiteDeadRegistersTest, APartialWriteKeepsTheRegister) {
+  // mov dl, [rip+16]; test dl, dl; je back: the rest of rdx is kept.
+  EXPECT_EQ(dead_of({0x8a, 0x15, 0x10, 0, 0, 0, 0x84, 0xd2, 0x74, 0xf8}), kDeadFlags);
+}
+
+TEST(SiteDeadRegistersTest, ACompareWithMemoryDefinesTheFlags) {
+  // cmp dword [rip+16], 0; jne back
+  EXPECT_EQ(dead_of({0x83, 0x3d, 0x10, 0, 0, 0, 0x00, 0x75, 0xf7}), kDeadFlags);
+}
+
+TEST(SiteDeadRegistersTest, IncrementKeepsTheCarryFlag) {
+  // inc dword [rip+16]; jc back: inc leaves CF, which jc reads.
+  EXPECT_EQ(dead_of({0xff, 0x05, 0x10, 0, 0, 0, 0x72, 0xf8}), 0);
+}
+
+TEST(SiteDeadRegistersTest, AddressAndSourceRegistersAreLive) {
+  // mov rax, [rdi]; add eax, ebx; ret: rax is defined first (the add reads
+  // what the load wrote); rdi and rbx are read; the scan stops at ret.
+  uint16_t dead = dead_of({0x48, 0x8b, 0x07, 0x01, 0xd8, 0xc3});
+  EXPECT_EQ(dead & (kRax | kRdi | kRbx), kRax);
+}
+
+TEST(SiteDeadRegistersTest, NothingIsDeadPastABranch) {
+  // jmp +0; mov edx, 1: the branch ends the scan before edx is defined.
+  EXPECT_EQ(dead_of({0xeb, 0x00, 0xba, 1, 0, 0, 0}), 0);
 }
 
 TEST(SiteClassifyTest, TruncatedInstructionIsUndecodable) {
@@ -874,7 +916,9 @@ TEST(SitePatchPlanTest, CoveredBytesAreTheSiteAndItsRecordedNeighbours) {
       ++with_neighbours;
       const auto* code = reinterpret_cast<const uint8_t*>(bias + s.offset);
       ASSERT_EQ(std::memcmp(code + s.length, p.extra, p.extra_len), 0) << "at 0x" << std::hex << s.offset;
-      if (i + 1 < m.sites.size()) EXPECT_GE(m.sites[i + 1].offset, s.offset + p.length) << "covers another site";
+      if (i + 1 < m.sites.size()) {
+        EXPECT_GE(m.sites[i + 1].offset, s.offset + p.length) << "covers another site";
+      }
       for (uint8_t f = 0; f < p.fixup_count; ++f) EXPECT_LE(p.fixups[f] + 4, p.extra_len);
     }
     EXPECT_GT(with_neighbours, 100u) << path << ": short sites should usually find room";
