@@ -5,6 +5,7 @@
 // stays inert and every interposer forwards to libc.
 #include <gnu/libc-version.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <climits>
@@ -96,7 +97,15 @@ __attribute__((constructor)) void agent_init() {
   rt.model.thread(main_thread).handle = uint64_t(pthread_self());
   rt.model.thread(main_thread).pending.kind = OpKind::None;
   t_me = main_thread;
-  set_stack_top(reinterpret_cast<uint64_t>(__libc_stack_end));
+  {
+    // The main stack grows down from its end, at most RLIMIT_STACK (the
+    // kernel keeps mappings out of that range).
+    uint64_t top = reinterpret_cast<uint64_t>(__libc_stack_end), size = uint64_t(1) << 30;
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_STACK, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < size)
+      size = limit.rlim_cur;
+    set_stack(top > size ? top - size : 0, top);
+  }
   Runtime::find_tid_word();
   rt.enabled = true;
 }

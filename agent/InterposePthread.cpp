@@ -50,9 +50,21 @@ StartInfo start_infos[shm::kMaxThreads];
 void* thread_trampoline(void* p) {
   StartInfo info = *static_cast<StartInfo*>(p);
   t_me = info.index;
-  // The start routine's frames are below this one.
-  set_stack_top(reinterpret_cast<uint64_t>(__builtin_frame_address(0)));
   rt.first_turn(info.index);
+  // The start routine's frames are below this one. (Its stack's bounds come
+  // from the heap-using pthread_getattr_np: only now that it is this
+  // thread's turn.)
+  {
+    uint64_t top = reinterpret_cast<uint64_t>(__builtin_frame_address(0)), low = top;
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+      void* stack = nullptr;
+      size_t size = 0;
+      if (pthread_attr_getstack(&attr, &stack, &size) == 0) low = reinterpret_cast<uint64_t>(stack);
+      pthread_attr_destroy(&attr);
+    }
+    set_stack(low, top);
+  }
   void* result = info.fn(info.arg);
   rt.thread_exit(info.index, reinterpret_cast<uint64_t>(info.fn));
   t_me = kNoThread;

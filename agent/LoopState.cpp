@@ -10,11 +10,8 @@ namespace ctrl::agent {
 
 namespace {
 
+thread_local uint64_t t_stack_low __attribute__((tls_model("initial-exec"))) = 0;
 thread_local uint64_t t_stack_top __attribute__((tls_model("initial-exec"))) = 0;
-
-// A thread's stack is far smaller than this; a larger distance means rsp is
-// on another stack (sigaltstack, a coroutine's): its top is unknown.
-constexpr uint64_t kMaxStack = uint64_t(1) << 30;
 
 constexpr uint64_t kMul = 0x9e3779b97f4a7c15ull;
 
@@ -54,7 +51,10 @@ struct Hasher {
 
 }  // namespace
 
-void set_stack_top(uint64_t top) { t_stack_top = top; }
+void set_stack(uint64_t low, uint64_t top) {
+  t_stack_low = low;
+  t_stack_top = top;
+}
 
 uint64_t loop_state(const ucontext_t& uc, const void* xsave, uint16_t dead) {
   Hasher s;
@@ -84,7 +84,7 @@ uint64_t loop_state(const ucontext_t& uc, const void* xsave, uint16_t dead) {
     if (xstate_bv & 2) s.add_words(image + 160, 32);
   }
   uint64_t rsp = uint64_t(g[REG_RSP]), top = t_stack_top;
-  if (top > rsp && top - rsp < kMaxStack) {
+  if (t_stack_low <= rsp && rsp < top) {
     uint64_t from = rsp & ~uint64_t(7);
     uint64_t end = top - from < kStackBytes ? top : from + kStackBytes;
     s.add_words(reinterpret_cast<const uint8_t*>(from), (end - from) / 8);

@@ -16,7 +16,7 @@
 //    through a function call, whose caller's registers are gone), and an
 //    unknown state never equals another, so such a read is never a spin.
 //  - It reads only the thread's own stack between its rsp and the top
-//    recorded for the thread (set_stack_top), at most kStackBytes of it.
+//    recorded for the thread (set_stack), at most kStackBytes of it.
 #pragma once
 
 #include <sys/ucontext.h>
@@ -36,8 +36,11 @@ inline constexpr uint64_t kStackBytes = 256;
 // differ from the second only in what the loop is about to overwrite).
 uint64_t loop_state(const ucontext_t& uc, const void* xsave, uint16_t dead = 0);
 
-// The highest stack address the calling thread may read up to (its start
-// routine's frame, or the initial stack's end for the main thread).
-void set_stack_top(uint64_t top);
+// The calling thread's stack: `top`, the highest address it may read up to
+// (its start routine's frame, or the initial stack's end for the main
+// thread), and `low`, at or below the lowest address of its stack. An rsp
+// outside [low, top) is on another stack (sigaltstack, a coroutine's) whose
+// end is unknown: its bytes are left out (and a spill there goes unseen).
+void set_stack(uint64_t low, uint64_t top);
 
 }  // namespace ctrl::agent
