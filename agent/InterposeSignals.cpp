@@ -1,6 +1,10 @@
-// sigaction/signal/sigprocmask/pthread_sigmask for the managed signals, and
-// the handler that turns a fatal one into a `crash` report.
+// sigaction/signal/sigprocmask/pthread_sigmask for the managed signals (and
+// the raw rt_sigaction/rt_sigprocmask through libc's syscall()), and the
+// handler that turns a fatal one into a `crash` report.
+#include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <sys/syscall.h>
 #include <sys/mman.h>
 #include <ucontext.h>
 
@@ -23,6 +27,16 @@ struct ProgramAction {
 
 ProgramAction program_actions[NSIG];
 bool handlers_installed = false;
+
+// The kernel's struct sigaction (x86-64) and signal set, for the raw calls.
+struct KernelSigaction {
+  void* handler;
+  unsigned long flags;
+  void (*restorer)();
+  uint64_t mask;
+};
+constexpr size_t kKernelSigsetSize = sizeof(uint64_t);
+constexpr unsigned long kSaRestorer = 0x04000000;  // SA_RESTORER (asm/signal.h), not in libc's headers
 
 void remove_managed(sigset_t& set) {
   for (int sig = 1; sig < NSIG; ++sig)
@@ -178,6 +192,56 @@ int pthread_sigmask(int how, const sigset_t* set, sigset_t* old) {
   sigset_t copy = *set;
   remove_managed(copy);
   return real.pthread_sigmask(how, &copy, old);
+}
+
+// The raw system calls, made through libc's syscall(): the same rules as
+// the libc functions, on the kernel's layouts. (An inline `syscall`
+// instruction in the program's own code is not seen.)
+long syscall(long number, ...) {
+  va_list ap;
+  va_start(ap, number);
+  long a[6];
+  for (long& v : a) v = va_arg(ap, long);  // as libc's syscall(): six registers, whatever was passed
+  va_end(ap);
+  ensure_real();
+  if (number == SYS_rt_sigaction && rt.enabled) {
+    auto* kact = reinterpret_cast<const KernelSigaction*>(a[1]);
+    auto* kold = reinterpret_cast<KernelSigaction*>(a[2]);
+    if (size_t(a[3]) != kKernelSigsetSize) {
+      errno = EINVAL;
+      return -1;
+    }
+    struct sigaction act {}, old{};
+    if (kact) {
+      act.sa_sigaction = reinterpret_cast<void (*)(int, siginfo_t*, void*)>(kact->handler);
+      act.sa_flags = int(kact->flags & ~kSaRestorer);  // libc supplies its own restorer
+      sigemptyset(&act.sa_mask);
+      memcpy(&act.sa_mask, &kact->mask, kKernelSigsetSize);
+    }
+    int r = sigaction(int(a[0]), kact ? &act : nullptr, kold ? &old : nullptr);
+    if (r == 0 && kold) {
+      kold->handler = reinterpret_cast<void*>(old.sa_sigaction);
+      kold->flags = unsigned(old.sa_flags);
+      kold->restorer = old.sa_restorer;
+      memcpy(&kold->mask, &old.sa_mask, kKernelSigsetSize);
+    }
+    return r;
+  }
+  if (number == SYS_rt_sigprocmask && rt.enabled) {
+    auto* kset = reinterpret_cast<const uint64_t*>(a[1]);
+    auto* kold = reinterpret_cast<uint64_t*>(a[2]);
+    if (size_t(a[3]) != kKernelSigsetSize) {
+      errno = EINVAL;
+      return -1;
+    }
+    sigset_t set, old;
+    sigemptyset(&set);
+    if (kset) memcpy(&set, kset, kKernelSigsetSize);
+    int r = sigprocmask(int(a[0]), kset ? &set : nullptr, kold ? &old : nullptr);
+    if (r == 0 && kold) memcpy(kold, &old, kKernelSigsetSize);
+    return r;
+  }
+  return real.syscall(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 
 }  // extern "C"

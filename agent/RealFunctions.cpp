@@ -62,6 +62,7 @@ const char* resolve_real_functions() {
   CTRL_RESOLVE(fork, "fork")
   CTRL_RESOLVE(sigaction, "sigaction")
   CTRL_RESOLVE(sigprocmask, "sigprocmask")
+  CTRL_RESOLVE(syscall, "syscall")
   CTRL_RESOLVE(pthread_sigmask, "pthread_sigmask")
   CTRL_RESOLVE(execve, "execve")
   CTRL_RESOLVE(execv, "execv")

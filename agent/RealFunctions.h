@@ -56,6 +56,7 @@ struct RealFunctions {
   int (*sigaction)(int, const struct sigaction*, struct sigaction*);
   int (*sigprocmask)(int, const sigset_t*, sigset_t*);
   int (*pthread_sigmask)(int, const sigset_t*, sigset_t*);
+  long (*syscall)(long, ...);
   int (*execve)(const char*, char* const[], char* const[]);
   int (*execv)(const char*, char* const[]);
   int (*execvp)(const char*, char* const[]);
