@@ -8,9 +8,16 @@
 // built-ins. Nothing here may itself call libatomic (it would call back into
 // this file), so 16-byte and odd-sized operations are done by hand: with
 // cmpxchg16b, or under a lock when the thread is not serialised by ctrl.
+//
+// Each exported symbol is a few instructions of assembly (CTRL_CALL_STUB)
+// that record the caller's callee-saved registers and stack pointer, then
+// jump to the C++ implementation: what a loop around the call keeps from one
+// call to the next, for spin detection (agent/LoopState.h). The caller-saved
+// registers cannot hold anything across the call.
 #include <cstdint>
 #include <cstring>
 
+#include "LoopState.h"
 #include "Runtime.h"
 
 using namespace ctrl;
@@ -19,6 +26,39 @@ using namespace ctrl::agent;
 using u128 = unsigned __int128;
 
 #define SITE() reinterpret_cast<uint64_t>(__builtin_return_address(0))
+
+// rbx rbp r12 r13 r14 r15, the caller's rsp after the call, and 1 when a stub
+// wrote them since an implementation last took them.
+extern "C" __thread uint64_t ctrl_caller_state[8] __attribute__((tls_model("initial-exec"), visibility("hidden")));
+__thread uint64_t ctrl_caller_state[8];
+
+// The exported `sym`: saves the caller's state, then runs ctrl_impl_<sym>
+// (a tail jump: the return address, SITE(), stays the caller's). rax and r11
+// are scratch at a call.
+#define CTRL_CALL_STUB(sym)                                      \
+  __asm__(".text\n"                                              \
+          ".globl " sym "\n"                                     \
+          ".type " sym ", @function\n" sym ":\n"                 \
+          "  movq ctrl_caller_state@gottpoff(%rip), %rax\n"      \
+          "  movq %rbx, %fs:0(%rax)\n"                           \
+          "  movq %rbp, %fs:8(%rax)\n"                           \
+          "  movq %r12, %fs:16(%rax)\n"                          \
+          "  movq %r13, %fs:24(%rax)\n"                          \
+          "  movq %r14, %fs:32(%rax)\n"                          \
+          "  movq %r15, %fs:40(%rax)\n"                          \
+          "  leaq 8(%rsp), %r11\n"                               \
+          "  movq %r11, %fs:48(%rax)\n"                          \
+          "  movq $1, %fs:56(%rax)\n"                            \
+          "  jmp ctrl_impl_" sym "\n"                            \
+          ".size " sym ", .-" sym "\n");
+
+// The caller's state for spin detection, once per call (0: not known, as
+// when the call did not come through a stub).
+uint64_t take_caller_state() {
+  if (ctrl_caller_state[7] != 1) return 0;
+  ctrl_caller_state[7] = 0;
+  return call_state(ctrl_caller_state, ctrl_caller_state[6]);
+}
 
 namespace {
 
@@ -94,11 +134,14 @@ T atomic_load(T* p, int order, uint64_t site) {
   if (!rt.controlled()) return hw_load(p);
   uint32_t me = t_me;
   uint64_t a = reinterpret_cast<uint64_t>(p);
-  rt.begin(me, memory_op(OpKind::AtomicLoad, a, sizeof(T), site));
+  PendingOp pending = memory_op(OpKind::AtomicLoad, a, sizeof(T), site);
+  pending.state = take_caller_state();
+  rt.begin(me, pending);
   T v = hw_load(p);
   bool forwarded = rt.buffering && rt.buffers.overlaps(me, a, sizeof(T));
-  rt.log(me, OpKind::AtomicLoad, a, site, low_bits(v), 0, 0, sizeof(T), order_of(order), RmwOp::None,
-         forwarded ? uint8_t(shm::kForwarded) : 0);
+  uint8_t flags = forwarded ? uint8_t(shm::kForwarded) : 0;
+  if (pending.state && rt.model.same_state_repeat(me)) flags |= shm::kSameState;
+  rt.log(me, OpKind::AtomicLoad, a, site, low_bits(v), 0, 0, sizeof(T), order_of(order), RmwOp::None, flags);
   return v;
 }
 
@@ -112,10 +155,12 @@ T atomic_rmw(T* p, T operand, RmwOp op, int order, uint64_t site, bool return_ne
   uint64_t a = reinterpret_cast<uint64_t>(p);
   PendingOp pending = memory_op(OpKind::AtomicRmw, a, sizeof(T), site);
   pending.drains = true;  // a locked instruction
+  pending.state = take_caller_state();
   rt.begin(me, pending);
   T old = hw_rmw(p, [&](T o) { return apply(op, o, operand); });
   T now = apply(op, old, operand);
-  rt.log(me, OpKind::AtomicRmw, a, site, low_bits(old), low_bits(now), 0, sizeof(T), order_of(order), op);
+  uint8_t flags = pending.state && rt.model.same_state_repeat(me) ? uint8_t(shm::kSameState) : 0;
+  rt.log(me, OpKind::AtomicRmw, a, site, low_bits(old), low_bits(now), 0, sizeof(T), order_of(order), op, flags);
   return return_new ? now : old;
 }
 
@@ -152,13 +197,16 @@ bool atomic_cas(T* p, T* expected, T desired, int success, int failure, uint64_t
   uint64_t a = reinterpret_cast<uint64_t>(p);
   PendingOp op = memory_op(OpKind::AtomicCas, a, sizeof(T), site);
   op.drains = true;  // a locked instruction
+  op.state = take_caller_state();
   rt.begin(me, op);
   T seen = *expected;
   bool ok = hw_cas(p, seen, desired);
   T read = ok ? *expected : seen;
   if (!ok) *expected = seen;
+  uint8_t flags = (ok ? 0 : uint8_t(shm::kFailed)) |
+                  (op.state && rt.model.same_state_repeat(me) ? uint8_t(shm::kSameState) : 0);
   rt.log(me, OpKind::AtomicCas, a, site, low_bits(read), ok ? low_bits(desired) : 0, 0, sizeof(T),
-         order_of(ok ? success : failure), RmwOp::None, ok ? 0 : uint8_t(shm::kFailed));
+         order_of(ok ? success : failure), RmwOp::None, flags);
   return ok;
 }
 
@@ -189,13 +237,17 @@ void odd_event(OpKind kind, void* p, size_t n, int order, uint64_t site, bool fa
 }  // namespace
 
 #define CTRL_ATOMIC_SIZED(N, T)                                                                               \
-  extern "C" T ctrl_load_##N(T* p, int o) __asm__("__atomic_load_" #N);                                      \
+  extern "C" T ctrl_load_##N(T* p, int o) __asm__("ctrl_impl___atomic_load_" #N) __attribute__((visibility("hidden")));                                      \
   T ctrl_load_##N(T* p, int o) { return atomic_load<T>(p, o, SITE()); }                                      \
-  extern "C" void ctrl_store_##N(T* p, T v, int o) __asm__("__atomic_store_" #N);                            \
+  CTRL_CALL_STUB("__atomic_load_" #N)                                                                         \
+  CTRL_CALL_STUB("__atomic_store_" #N)                                                                        \
+  CTRL_CALL_STUB("__atomic_exchange_" #N)                                                                     \
+  CTRL_CALL_STUB("__atomic_compare_exchange_" #N)                                      \
+  extern "C" void ctrl_store_##N(T* p, T v, int o) __asm__("ctrl_impl___atomic_store_" #N) __attribute__((visibility("hidden")));                            \
   void ctrl_store_##N(T* p, T v, int o) { atomic_store<T>(p, v, o, SITE()); }                                \
-  extern "C" T ctrl_exchange_##N(T* p, T v, int o) __asm__("__atomic_exchange_" #N);                         \
+  extern "C" T ctrl_exchange_##N(T* p, T v, int o) __asm__("ctrl_impl___atomic_exchange_" #N) __attribute__((visibility("hidden")));                         \
   T ctrl_exchange_##N(T* p, T v, int o) { return atomic_rmw<T>(p, v, RmwOp::Xchg, o, SITE(), false); }       \
-  extern "C" bool ctrl_cas_##N(T* p, T* e, T d, int s, int f) __asm__("__atomic_compare_exchange_" #N);      \
+  extern "C" bool ctrl_cas_##N(T* p, T* e, T d, int s, int f) __asm__("ctrl_impl___atomic_compare_exchange_" #N) __attribute__((visibility("hidden")));      \
   bool ctrl_cas_##N(T* p, T* e, T d, int s, int f) { return atomic_cas<T>(p, e, d, s, f, SITE()); }          \
   CTRL_ATOMIC_OP(N, T, add, Add)                                                                              \
   CTRL_ATOMIC_OP(N, T, sub, Sub)                                                                              \
@@ -205,16 +257,19 @@ void odd_event(OpKind kind, void* p, size_t n, int order, uint64_t site, bool fa
   CTRL_ATOMIC_OP(N, T, nand, Nand)
 
 #define CTRL_ATOMIC_OP(N, T, name, Op)                                                                        \
-  extern "C" T ctrl_fetch_##name##_##N(T* p, T v, int o) __asm__("__atomic_fetch_" #name "_" #N);            \
+  extern "C" T ctrl_fetch_##name##_##N(T* p, T v, int o) __asm__("ctrl_impl___atomic_fetch_" #name "_" #N) __attribute__((visibility("hidden")));            \
   T ctrl_fetch_##name##_##N(T* p, T v, int o) { return atomic_rmw<T>(p, v, RmwOp::Op, o, SITE(), false); }   \
-  extern "C" T ctrl_##name##_fetch_##N(T* p, T v, int o) __asm__("__atomic_" #name "_fetch_" #N);            \
+  CTRL_CALL_STUB("__atomic_fetch_" #name "_" #N)                                                              \
+  CTRL_CALL_STUB("__atomic_" #name "_fetch_" #N)                                                              \
+  extern "C" T ctrl_##name##_fetch_##N(T* p, T v, int o) __asm__("ctrl_impl___atomic_" #name "_fetch_" #N) __attribute__((visibility("hidden")));            \
   T ctrl_##name##_fetch_##N(T* p, T v, int o) { return atomic_rmw<T>(p, v, RmwOp::Op, o, SITE(), true); }
 
 #define CTRL_TEST_AND_SET(N)                                                                                  \
-  extern "C" bool ctrl_tas_##N(void* p, int o) __asm__("__atomic_test_and_set_" #N);                         \
+  extern "C" bool ctrl_tas_##N(void* p, int o) __asm__("ctrl_impl___atomic_test_and_set_" #N) __attribute__((visibility("hidden")));                         \
   bool ctrl_tas_##N(void* p, int o) {                                                                         \
     return atomic_rmw<uint8_t>(static_cast<uint8_t*>(p), 1, RmwOp::Xchg, o, SITE(), false) != 0;             \
-  }
+  }                                                                                                           \
+  CTRL_CALL_STUB("__atomic_test_and_set_" #N)
 
 CTRL_ATOMIC_SIZED(1, uint8_t)
 CTRL_ATOMIC_SIZED(2, uint16_t)
@@ -228,7 +283,8 @@ CTRL_TEST_AND_SET(8)
 
 // Generic entry points: sizes 1..16 that are powers of two go to the sized
 // implementations; others are copied.
-extern "C" void ctrl_load_any(size_t n, void* p, void* ret, int o) __asm__("__atomic_load");
+extern "C" void ctrl_load_any(size_t n, void* p, void* ret, int o) __asm__("ctrl_impl___atomic_load") __attribute__((visibility("hidden")));
+CTRL_CALL_STUB("__atomic_load")
 void ctrl_load_any(size_t n, void* p, void* ret, int o) {
   uint64_t site = SITE();
   switch (n) {
@@ -247,7 +303,8 @@ void ctrl_load_any(size_t n, void* p, void* ret, int o) {
   memcpy(ret, p, n);
 }
 
-extern "C" void ctrl_store_any(size_t n, void* p, void* val, int o) __asm__("__atomic_store");
+extern "C" void ctrl_store_any(size_t n, void* p, void* val, int o) __asm__("ctrl_impl___atomic_store") __attribute__((visibility("hidden")));
+CTRL_CALL_STUB("__atomic_store")
 void ctrl_store_any(size_t n, void* p, void* val, int o) {
   uint64_t site = SITE();
   switch (n) {
@@ -267,7 +324,8 @@ void ctrl_store_any(size_t n, void* p, void* val, int o) {
   memcpy(p, val, n);
 }
 
-extern "C" void ctrl_exchange_any(size_t n, void* p, void* val, void* ret, int o) __asm__("__atomic_exchange");
+extern "C" void ctrl_exchange_any(size_t n, void* p, void* val, void* ret, int o) __asm__("ctrl_impl___atomic_exchange") __attribute__((visibility("hidden")));
+CTRL_CALL_STUB("__atomic_exchange")
 void ctrl_exchange_any(size_t n, void* p, void* val, void* ret, int o) {
   uint64_t site = SITE();
 #define CTRL_XCHG_CASE(N, T)                                                                 \
@@ -292,7 +350,8 @@ void ctrl_exchange_any(size_t n, void* p, void* val, void* ret, int o) {
   memcpy(p, val, n);
 }
 
-extern "C" bool ctrl_cas_any(size_t n, void* p, void* e, void* d, int s, int f) __asm__("__atomic_compare_exchange");
+extern "C" bool ctrl_cas_any(size_t n, void* p, void* e, void* d, int s, int f) __asm__("ctrl_impl___atomic_compare_exchange") __attribute__((visibility("hidden")));
+CTRL_CALL_STUB("__atomic_compare_exchange")
 bool ctrl_cas_any(size_t n, void* p, void* e, void* d, int s, int f) {
   uint64_t site = SITE();
 #define CTRL_CAS_CASE(N, T)                                                      \

@@ -49,6 +49,16 @@ struct Hasher {
   }
 };
 
+// The top of the stack from rsp, within the thread's own stack.
+void add_stack(Hasher& s, uint64_t rsp) {
+  uint64_t top = t_stack_top;
+  if (t_stack_low <= rsp && rsp < top) {
+    uint64_t from = rsp & ~uint64_t(7);
+    uint64_t end = top - from < kStackBytes ? top : from + kStackBytes;
+    s.add_words(reinterpret_cast<const uint8_t*>(from), (end - from) / 8);
+  }
+}
+
 }  // namespace
 
 void set_stack(uint64_t low, uint64_t top) {
@@ -83,12 +93,15 @@ uint64_t loop_state(const ucontext_t& uc, const void* xsave, uint16_t dead) {
     memcpy(&xstate_bv, image + 512, 8);
     if (xstate_bv & 2) s.add_words(image + 160, 32);
   }
-  uint64_t rsp = uint64_t(g[REG_RSP]), top = t_stack_top;
-  if (t_stack_low <= rsp && rsp < top) {
-    uint64_t from = rsp & ~uint64_t(7);
-    uint64_t end = top - from < kStackBytes ? top : from + kStackBytes;
-    s.add_words(reinterpret_cast<const uint8_t*>(from), (end - from) / 8);
-  }
+  add_stack(s, uint64_t(g[REG_RSP]));
+  return s.finish() | 1;
+}
+
+uint64_t call_state(const uint64_t saved[6], uint64_t rsp) {
+  Hasher s;
+  s.add_words(reinterpret_cast<const uint8_t*>(saved), 6);
+  s.h2 = mix(s.h2, rsp);
+  add_stack(s, rsp);
   return s.finish() | 1;
 }
 

@@ -12,9 +12,9 @@
 // the interleavings where it runs on were never explored.
 //
 // Invariants:
-//  - loop_state() never returns 0: 0 means "not known" (events that come
-//    through a function call, whose caller's registers are gone), and an
-//    unknown state never equals another, so such a read is never a spin.
+//  - loop_state() and call_state() never return 0: 0 means "not known" (a
+//    call that did not come through an entry stub), and an unknown state
+//    never equals another, so such a read is never a spin.
 //  - It reads only the thread's own stack between its rsp and the top
 //    recorded for the thread (set_stack), at most kStackBytes of it.
 #pragma once
@@ -35,6 +35,11 @@ inline constexpr uint64_t kStackBytes = 256;
 // before it reads them (left out: a loop's first re-read would otherwise
 // differ from the second only in what the loop is about to overwrite).
 uint64_t loop_state(const ucontext_t& uc, const void* xsave, uint16_t dead = 0);
+
+// The same for a read through a call (libatomic): `saved` holds the caller's
+// rbx, rbp, r12-r15 (what a loop around the call keeps across it) and `rsp`
+// its stack pointer after the call.
+uint64_t call_state(const uint64_t saved[6], uint64_t rsp);
 
 // The calling thread's stack: `top`, the highest address it may read up to
 // (its start routine's frame, or the initial stack's end for the main
