@@ -1,10 +1,10 @@
 #include "LoopState.h"
 
-#include "SiteTable.h"
-
 #include <cstddef>
 #include <cstring>
 #include <initializer_list>
+
+#include "SiteTable.h"
 
 namespace ctrl::agent {
 
