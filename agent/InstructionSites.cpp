@@ -408,6 +408,12 @@ extern "C" void ctrl_site_hook(const InstructionSites::Entry* entry, const uint6
   for (int i = 0; i < 16; ++i) g[kOrder[i]] = greg_t(saved[i]);
   g[REG_RSP] = greg_t(reinterpret_cast<uint64_t>(saved + 16) + 128);
   g[REG_RIP] = greg_t(entry->address);
+  // XSAVE leaves out a component in its initial state (XSTATE_BV bit clear):
+  // for SSE that means xmm0-15 are zero, and the image holds stale bytes.
+  auto* image = static_cast<uint8_t*>(xsave);
+  uint64_t xstate_bv;
+  memcpy(&xstate_bv, image + 512, 8);
+  if (!(xstate_bv & 2)) memset(image + 160, 0, 256);
   uc.uc_mcontext.fpregs = static_cast<fpregset_t>(xsave);
   visible_site(*entry, &uc, xsave);
 }
