@@ -233,26 +233,30 @@ int ExecutionModel::repeated_read(uint32_t t) const {
     default:
       return -1;
   }
-  // Newest first: every entry from the match to the newest must be
-  // unchanged, and the match must be in the same state.
+  bool unchanged = false;
+  int at = latest_visit(t, unchanged);
+  return at >= 0 && unchanged && op.state != 0 && th.reads[at].state == op.state ? at : -1;
+}
+
+int ExecutionModel::latest_visit(uint32_t t, bool& unchanged) const {
+  // Newest first, back to the entry of the pending operation's site and
+  // location; `unchanged`: no entry from there to the newest was written.
+  const ThreadModel& th = threads_[t];
+  unchanged = true;
   for (uint32_t back = 1; back <= ThreadModel::kWindow; ++back) {
     uint32_t at = (th.next_read + ThreadModel::kWindow - back) % ThreadModel::kWindow;
     const auto& r = th.reads[at];
-    if (!r.unchanged) return -1;
-    if (r.site == op.site && r.addr == op.addr) return op.state != 0 && r.state == op.state ? int(at) : -1;
+    unchanged = unchanged && r.unchanged;
+    if (r.site == th.pending.site && r.addr == th.pending.addr) return int(at);
   }
   return -1;
 }
 
 bool ExecutionModel::same_state_repeat(uint32_t t) const {
   const ThreadModel& th = threads_[t];
-  const PendingOp& op = th.pending;
-  if (op.state == 0) return false;
-  for (uint32_t back = 1; back <= ThreadModel::kWindow; ++back) {
-    const auto& r = th.reads[(th.next_read + ThreadModel::kWindow - back) % ThreadModel::kWindow];
-    if (r.site == op.site && r.addr == op.addr) return r.state == op.state;
-  }
-  return false;
+  bool unchanged = false;
+  int at = latest_visit(t, unchanged);
+  return at >= 0 && th.pending.state != 0 && th.reads[at].state == th.pending.state;
 }
 
 void ExecutionModel::memory_loaded(uint32_t t, uint64_t site, uint64_t addr, uint32_t size) {

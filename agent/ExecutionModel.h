@@ -191,6 +191,11 @@ class ExecutionModel {
     uint64_t phase = 0;
   };
 
+  // The window entry of the latest read at the pending operation's site and
+  // location (-1: none in the window); `unchanged`: nothing it or any newer
+  // entry read has been written since.
+  int latest_visit(uint32_t t, bool& unchanged) const;
+
   ThreadModel threads_[shm::kMaxThreads];
   uint32_t count_ = 0;
   uint64_t next_wait_seq_ = 1;

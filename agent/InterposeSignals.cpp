@@ -204,13 +204,15 @@ long syscall(long number, ...) {
   for (long& v : a) v = va_arg(ap, long);  // as libc's syscall(): six registers, whatever was passed
   va_end(ap);
   ensure_real();
-  if (number == SYS_rt_sigaction && rt.enabled) {
+  bool signal_call = (number == SYS_rt_sigaction || number == SYS_rt_sigprocmask) && rt.enabled;
+  if (!signal_call) return real.syscall(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+  if (size_t(a[3]) != kKernelSigsetSize) {  // both take the set's size last
+    errno = EINVAL;
+    return -1;
+  }
+  if (number == SYS_rt_sigaction) {
     auto* kact = reinterpret_cast<const KernelSigaction*>(a[1]);
     auto* kold = reinterpret_cast<KernelSigaction*>(a[2]);
-    if (size_t(a[3]) != kKernelSigsetSize) {
-      errno = EINVAL;
-      return -1;
-    }
     struct sigaction act {}, old{};
     if (kact) {
       act.sa_sigaction = reinterpret_cast<void (*)(int, siginfo_t*, void*)>(kact->handler);
@@ -227,21 +229,14 @@ long syscall(long number, ...) {
     }
     return r;
   }
-  if (number == SYS_rt_sigprocmask && rt.enabled) {
-    auto* kset = reinterpret_cast<const uint64_t*>(a[1]);
-    auto* kold = reinterpret_cast<uint64_t*>(a[2]);
-    if (size_t(a[3]) != kKernelSigsetSize) {
-      errno = EINVAL;
-      return -1;
-    }
-    sigset_t set, old;
-    sigemptyset(&set);
-    if (kset) memcpy(&set, kset, kKernelSigsetSize);
-    int r = sigprocmask(int(a[0]), kset ? &set : nullptr, kold ? &old : nullptr);
-    if (r == 0 && kold) memcpy(kold, &old, kKernelSigsetSize);
-    return r;
-  }
-  return real.syscall(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+  auto* kset = reinterpret_cast<const uint64_t*>(a[1]);  // rt_sigprocmask
+  auto* kold = reinterpret_cast<uint64_t*>(a[2]);
+  sigset_t set, old;
+  sigemptyset(&set);
+  if (kset) memcpy(&set, kset, kKernelSigsetSize);
+  int r = sigprocmask(int(a[0]), kset ? &set : nullptr, kold ? &old : nullptr);
+  if (r == 0 && kold) memcpy(kold, &old, kKernelSigsetSize);
+  return r;
 }
 
 }  // extern "C"

@@ -225,8 +225,7 @@ void Runtime::wake_sleepers(const shm::Event& e) {
     // forwarded whole from the sleeper's buffer (as DporStrategy::completed
     // keeps sleepers).
     if (OpKind(e.kind) == OpKind::Flush &&
-        (e.owner == t || (next.read_size && !next.write_size && !next.object && !next.everything &&
-                          !next.read2_size && buffers.forwards_whole(t, next.read_addr, uint32_t(next.read_size)))))
+        (e.owner == t || (only_reads(next) && buffers.forwards_whole(t, next.read_addr, uint32_t(next.read_size)))))
       continue;
     if (conflicts(done, next)) sleep_ &= ~(uint64_t(1) << t);
   }
@@ -262,10 +261,8 @@ void Runtime::note_memory(uint32_t me, const shm::Event& e) {
       // depends on the interleaving, and waking a spinner costs only a
       // re-read. Other threads cannot see a buffered store: its flush wakes
       // them; its own thread sees it at once.
-      if (e.flags & shm::kUnchanged)
-        model.memory_written(e.addr, e.size, kNoThread, !(e.flags & shm::kBuffered));
-      else
-        model.memory_written(e.addr, e.size, me, !(e.flags & shm::kBuffered));
+      model.memory_written(e.addr, e.size, (e.flags & shm::kUnchanged) ? kNoThread : me,
+                           !(e.flags & shm::kBuffered));
       break;
     case OpKind::Flush:
       model.memory_written(e.addr, e.size, kNoThread);

@@ -118,6 +118,12 @@ inline Access access_of(OpKind kind, uint64_t addr, uint32_t size, uint64_t aux,
 // relation); DporStrategy refines it along an execution: a load forwarded
 // whole conflicts with nothing until its store's flush exposes it, and a
 // thread's reads never conflict with its own flushes.
+// Only reads one range of memory (a load's access, where a buffer may
+// forward the bytes).
+inline bool only_reads(const Access& a) {
+  return a.read_size && !a.write_size && !a.read2_size && !a.object && !a.object2 && !a.everything;
+}
+
 inline Access access_of(const shm::Event& e) {
   auto kind = OpKind(e.kind);
   if (kind == OpKind::Flush) {

@@ -10,8 +10,17 @@ namespace {
 
 uint64_t bit(uint32_t t) { return uint64_t(1) << t; }
 
-// Whether an event had to wait for its thread's store buffer to drain.
-bool is_write_kind(const shm::Event& e);
+// A store or read-modify-write (what a buffer may hold).
+bool is_write_kind(const shm::Event& e) {
+  switch (OpKind(e.kind)) {
+    case OpKind::Store:
+    case OpKind::AtomicStore:
+    case OpKind::Rmw:
+      return true;
+    default:
+      return false;
+  }
+}
 
 // The stores in each thread's buffers along an execution (TSO/PSO), as its
 // events show them: a buffered store enters, its flush (aux = the store)
@@ -38,18 +47,6 @@ class BufferedStores {
   std::array<std::vector<Store>, shm::kFlushActorBase> stores_;
 };
 
-// A store or read-modify-write (what a buffer may hold).
-bool is_write_kind(const shm::Event& e) {
-  switch (OpKind(e.kind)) {
-    case OpKind::Store:
-    case OpKind::AtomicStore:
-    case OpKind::Rmw:
-      return true;
-    default:
-      return false;
-  }
-}
-
 void BufferedStores::note(const shm::Event& e, int64_t k) {
   if (OpKind(e.kind) == OpKind::Flush) {
     if (e.owner >= shm::kFlushActorBase) return;
@@ -67,10 +64,10 @@ void BufferedStores::note(const shm::Event& e, int64_t k) {
 // A sleeping thread whose next step is a load forwarded whole from its own
 // buffer reads its own store whatever other threads' flushes do.
 bool forwarded_sleeper(const BufferedStores& buffers, uint32_t t, const Access& next) {
-  return next.read_size && !next.write_size && !next.object && !next.everything && !next.read2_size &&
-         buffers.forwarding_store(t, next.read_addr, next.read_size) >= 0;
+  return only_reads(next) && buffers.forwarding_store(t, next.read_addr, next.read_size) >= 0;
 }
 
+// Whether an event had to wait for its thread's store buffer to drain.
 bool drains(const shm::Event& e) {
   switch (OpKind(e.kind)) {
     case OpKind::Load:
@@ -415,8 +412,7 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) 
     // exposes it (below). And a thread's read never races with its own
     // flushes: before or after one, it reads the same bytes (its own).
     bool real = p < shm::kFlushActorBase;
-    if (real && (e.flags & shm::kForwarded) && a.read_size && !a.write_size && !a.object && !a.everything &&
-        !a.read2_size) {
+    if (real && (e.flags & shm::kForwarded) && only_reads(a)) {
       int64_t store = buffered.forwarding_store(p, a.read_addr, a.read_size);
       if (store >= 0) {
         exposed_by_flush[store].push_back(int64_t(k));
