@@ -18,9 +18,12 @@
 # could rewind). ctrl's stdout is its header lines ("ctrl: ..."), then the
 # program's output (what the program wrote before its first pthread_create,
 # once, then each execution's in turn), then a blank line and the summary.
-# With no bug and every execution complete (none blocked, none cut by
-# --max-steps: their output would be partial), the middle part must be the
-# native output repeated once per execution, byte for byte.
+# With no bug, the middle part must be the native output once per complete
+# execution, byte for byte, with at most a prefix of it from each execution
+# that did not finish (blocked, or stopped by --time-limit). Executions cut
+# by --max-steps fail the test: their output is partial and they ran short.
+# (A ctrl option writing each execution's output to its own file would make
+# this exact; see the suite's CMakeLists.txt.)
 #
 # Exit status: 0 pass, 1 fail (with everything ctrl printed), 77 skip (a
 # tool is missing).
@@ -115,7 +118,6 @@ case $ctrl_rc in
   *) fail "ctrl exited with $ctrl_rc" ;;
 esac
 [ -n "$total" ] && [ "$total" -gt 0 ] || fail "no execution in the report"
-[ "$blocked" -eq 0 ] || fail "$blocked executions ended blocked: their output is partial, the check below cannot tell them apart"
 case "$summary" in
   *"cut by --max-steps"*) fail "executions were cut by --max-steps: their output is partial" ;;
 esac
@@ -134,38 +136,54 @@ body=$((all - header - tail_bytes))
 [ $body -ge 0 ] || fail "ctrl's stdout is shorter than its own header and summary"
 tail -c +$((header + 1)) ctrl.stdout | head -c $body >program.out
 
-: >expected.out
-for ((i = 0; i < total; ++i)); do cat native.out >>expected.out; done
-if ! cmp -s program.out expected.out; then
-  got=$(stat -c %s program.out)
-  want=$(stat -c %s native.out)
-  detail="the program's output under ctrl ($got bytes) is not the native output ($want bytes) repeated $total times ($((want * total)) bytes)"
-  if [ "$decompress" = "-" ]; then
-    echo "---- first difference (program.out vs expected.out):"
-    cmp program.out expected.out | head -n 1
-    diff <(head -c 200000 program.out) <(head -c 200000 expected.out) | head -n 20
+# Split the output into the executions' outputs. Each must be the native
+# output or, for an execution that did not run to its end (blocked: DPOR
+# abandoned it as redundant; or stopped by --time-limit), a prefix of it.
+# The outputs are not delimited: a segment is the longest common prefix of
+# the rest with the native output (an execution cut short whose output is
+# followed by one that starts like the rest of the native output would be
+# misread, and make the test fail, never pass).
+want=$(stat -c %s native.out)
+pos=0 full=0 partial=0
+while [ $pos -lt $body ]; do
+  left=$((body - pos))
+  n=$((left < want ? left : want))
+  if cmp -s -n $n -i $pos:0 program.out native.out; then
+    len=$n
   else
-    if $decompress <program.out >program.dec 2>decompress.err; then
-      : >expected.dec
-      for ((i = 0; i < total; ++i)); do cat input.txt >>expected.dec; done
-      if cmp -s program.dec expected.dec; then
-        detail="$detail; it decompresses to the input repeated $total times"
-      else
-        detail="$detail; it decompresses to $(stat -c %s program.dec) bytes, not the input repeated $total times"
-      fi
-    else
-      detail="$detail; '$decompress' fails on it: $(head -c 300 decompress.err)"
-    fi
+    diffat=$(cmp -n $n -i $pos:0 program.out native.out 2>&1 | sed -n 's/.*differ: .*byte \([0-9]*\).*/\1/p')
+    [ -n "$diffat" ] || fail "cannot compare the output at byte $pos with the native output"
+    len=$((diffat - 1))
   fi
-  fail "$detail"
-fi
+  if [ $len -eq $want ]; then
+    full=$((full + 1))
+  elif [ $len -gt 0 ]; then
+    partial=$((partial + 1))
+    echo "output of an execution cut short at byte $pos: $len of $want bytes"
+  else
+    echo "---- at byte $pos of the output under ctrl:"
+    tail -c +$((pos + 1)) program.out | head -c 300 | od -c | head -n 8
+    echo "---- the native output begins:"
+    head -c 300 native.out | od -c | head -n 8
+    fail "the output under ctrl at byte $pos ($((pos / want)) whole native outputs before it, $partial cut short) is not a prefix of the native output ($full whole copies so far)"
+  fi
+  pos=$((pos + len))
+done
+interrupted=$(sed -n 's/.*"interrupted": *\([a-z]*\).*/\1/p' report.json | head -n 1)
+echo "output: $full whole copies of the native output, $partial cut short; executions: $complete complete, $blocked blocked, interrupted: $interrupted"
+# Every complete execution printed the whole native output; executions that
+# were not complete may have too (blocked after the last write). One more
+# may have been cut by the time limit (it is not counted in the report).
+[ $full -ge "$complete" ] || fail "only $full whole copies of the native output for $complete complete executions"
+limit=$total
+[ "$interrupted" != "true" ] || limit=$((total + 1))
+[ $((full + partial)) -le $limit ] || fail "$((full + partial)) outputs for $total executions"
+[ $partial -le $((total - complete + limit - total)) ] || fail "$partial executions' outputs cut short, but only $((total - complete)) executions were not complete"
 if [ "$decompress" != "-" ]; then
-  # Implied by the byte comparison with the native output; checked anyway
-  # on the real tool, as the acceptance text asks.
-  $decompress <program.out >program.dec || fail "'$decompress' cannot read the output under ctrl"
-  : >expected.dec
-  for ((i = 0; i < total; ++i)); do cat input.txt >>expected.dec; done
-  cmp -s program.dec expected.dec || fail "the output under ctrl does not decompress to the input"
+  # Implied by the comparison with the native output, which decompresses
+  # to the input; checked on a copy from under ctrl all the same.
+  head -c "$want" program.out | $decompress >program.dec || fail "'$decompress' cannot read the output under ctrl"
+  cmp -s program.dec input.txt || fail "the output of the first execution under ctrl does not decompress to the input"
 fi
-echo "PASS: $total executions ($complete complete), each printed the native output ($(stat -c %s native.out) bytes)"
+echo "PASS: $total executions ($complete complete, $blocked blocked), $full printed the whole native output ($want bytes), $partial a prefix of it"
 exit 0
