@@ -151,7 +151,7 @@ while [ $pos -lt $body ]; do
   if cmp -s -n $n -i $pos:0 program.out native.out; then
     len=$n
   else
-    diffat=$(cmp -n $n -i $pos:0 program.out native.out 2>&1 | sed -n 's/.*differ: .*byte \([0-9]*\).*/\1/p')
+    diffat=$(cmp -n $n -i $pos:0 program.out native.out 2>&1 | sed -n 's/.*differ: [a-z]* \([0-9]*\).*/\1/p')
     [ -n "$diffat" ] || fail "cannot compare the output at byte $pos with the native output"
     len=$((diffat - 1))
   fi
