@@ -87,22 +87,27 @@ int main(int argc, char** argv) {
     std::perror(argv[1]);
     return 2;
   }
-  BoundedQueue queue(4);
-  std::vector<std::thread> workers;
-  for (int i = 0; i < 2; ++i) workers.emplace_back(work, std::ref(queue));
-  // Chunks of 64 lines.
+  // Chunks of 64 lines, read before the threads start: this program tests
+  // the threads' synchronisation, the compressors test reading a file while
+  // threads run.
+  std::vector<std::string> chunks;
   std::string line, chunk;
   int in_chunk = 0;
   while (std::getline(in, line)) {
     chunk += line;
     chunk += '\n';
     if (++in_chunk == 64) {
-      queue.push(std::move(chunk));
+      chunks.push_back(std::move(chunk));
       chunk.clear();
       in_chunk = 0;
     }
   }
-  if (!chunk.empty()) queue.push(std::move(chunk));
+  if (!chunk.empty()) chunks.push_back(std::move(chunk));
+
+  BoundedQueue queue(4);
+  std::vector<std::thread> workers;
+  for (int i = 0; i < 2; ++i) workers.emplace_back(work, std::ref(queue));
+  for (auto& c : chunks) queue.push(std::move(c));
   queue.close();
   for (auto& t : workers) t.join();
 
