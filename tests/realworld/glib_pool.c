@@ -45,10 +45,10 @@ int main(int argc, char** argv) {
     fprintf(stderr, "%s\n", error->message);
     return 2;
   }
-  // Blocks of about 16 KiB, cut after a newline.
+  // Blocks of about 4 KiB, cut after a newline.
   GArray* blocks = g_array_new(FALSE, TRUE, sizeof(Block));
   for (gsize at = 0; at < n;) {
-    gsize end = at + 16384 < n ? at + 16384 : n;
+    gsize end = at + 4096 < n ? at + 4096 : n;
     while (end < n && text[end - 1] != '\n') ++end;
     Block b = {text + at, end - at, 0, 0};
     g_array_append_val(blocks, b);
