@@ -28,8 +28,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   // A small vocabulary repeated often (compressible) mixed with random words.
-  static const char* common[] = {"the", "of", "thread", "mutex", "lock", "and", "wait", "signal",
-                                 "queue", "to", "a", "schedule", "in", "atomic", "is", "data"};
+  static const char* common[] = {"the",   "of", "thread", "mutex",    "lock", "and",    "wait", "signal",
+                                 "queue", "to", "a",      "schedule", "in",   "atomic", "is",   "data"};
   long written = 0;
   int in_line = 0;
   while (written < size) {
