@@ -241,6 +241,9 @@ int replay_command(const std::string& trace_path, const std::string& json_path, 
     fmt::print("\nreplay reproduced the {} bug\n", out.result.kind);
   }
   json.write(report_json(report, config.program, trace.options().model()));
+  if (!out.reproduced && session.interrupted())  // the user's stop, not a divergence
+    throw UsageError(fmt::format("replay interrupted by {} before the end of the trace: nothing was checked",
+                                 session.stop_reason()));
   if (!out.reproduced) {
     fmt::print(stderr, "ctrl: {}\n", out.divergence);
     return kExitInternal;
