@@ -44,7 +44,7 @@ struct ExplorationReport {
   uint64_t total = 0;
   bool exhaustive = false;  // every schedule ran, none cut by --max-steps
   bool interrupted = false;
-  std::string stopped_by;   // when interrupted: "the time limit", "SIGINT" or "SIGTERM"
+  std::string stopped_by;  // when interrupted: "the time limit", "SIGINT" or "SIGTERM"
   int preemption_bound = -1;            // as asked
   int preemption_bound_completed = -1;  // the largest bound fully explored
   double elapsed = 0;

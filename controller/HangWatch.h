@@ -24,9 +24,9 @@ namespace ctrl {
 
 // One reading of a task's scheduling counters.
 struct TaskTimes {
-  char state = '?';           // R, S, D, T, t, Z, ... (proc(5))
-  double cpu = 0;             // seconds on a CPU
-  double waited = 0;          // seconds runnable, waiting for a CPU (0 if the kernel does not say)
+  char state = '?';   // R, S, D, T, t, Z, ... (proc(5))
+  double cpu = 0;     // seconds on a CPU
+  double waited = 0;  // seconds runnable, waiting for a CPU (0 if the kernel does not say)
 };
 
 // Reads /proc/PID/task/TID; nothing when the task is gone.
