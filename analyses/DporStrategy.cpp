@@ -277,6 +277,7 @@ void DporStrategy::completed(const ExecutionSummary& summary) {
   BufferedStores buffered;
   for (uint64_t k = 0; k + 1 < stack_.size() && k < n; ++k) buffered.note(events[k], int64_t(k));
   for (uint64_t k = stack_.size(); k < n; ++k) {
+    if (stop_requested()) return;
     if (k > 0) buffered.note(events[k - 1], int64_t(k - 1));
     Position pos;
     pos.event = events[k];
@@ -397,6 +398,7 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) 
   std::unordered_map<int64_t, std::vector<int64_t>> exposed_by_flush;
 
   for (uint64_t k = 0; k < n; ++k) {
+    if (stop_requested()) return;
     const shm::Event& e = events[k];
     uint32_t p = e.thread;
     thread_[k] = p;
@@ -603,7 +605,10 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) 
   }
   // Optimal mode: a reversal takes in events after e_j, so it needs every
   // clock of the execution.
-  for (const auto& [i, j] : races) race_sequence(events, n, i, j);
+  for (const auto& [i, j] : races) {
+    if (stop_requested()) return;
+    race_sequence(events, n, i, j);
+  }
 }
 
 void DporStrategy::add_backtrack(const shm::Event* events, uint64_t i, uint64_t j) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -41,11 +42,26 @@ class Strategy {
   virtual std::string name() const = 0;
   // The plan of the next execution, or nothing when the strategy is done.
   virtual std::optional<ExecutionPlan> next() = 0;
+  // May return early when the stop check (below) says so; the strategy is
+  // then not asked for another plan.
   virtual void completed(const ExecutionSummary&) {}
   // True when next() returned nothing because the whole space was covered.
   virtual bool exhaustive() const { return false; }
   // For bounded searches: the largest bound fully explored (-1: none, or no bound).
   virtual int completed_bound() const { return -1; }
+  // Ctrl-C or the time limit: a long analysis polls this and gives up.
+  void set_stop_check(std::function<bool()> check) { stop_check_ = std::move(check); }
+
+ protected:
+  // Cheap enough for every step: asks the check once every 4096 calls.
+  bool stop_requested() {
+    if (!stop_check_ || (++stop_polls_ & 4095) != 0) return false;
+    return stop_check_();
+  }
+
+ private:
+  std::function<bool()> stop_check_;
+  uint64_t stop_polls_ = 0;
 };
 
 // Throws std::invalid_argument for an unknown name.

@@ -3,7 +3,12 @@
 #include <limits.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include <CLI/CLI.hpp>
@@ -58,8 +63,40 @@ std::string current_dir() {
   return ec ? "" : p.string();
 }
 
+// Numbers on the command line are taken as text and converted here: CLI11
+// would let "-5" wrap round to a huge seed, take "nan" for a time, and print
+// a 300-digit bound in its range message.
+std::string shown(const std::string& text) { return text.size() > 24 ? text.substr(0, 20) + "..." : text; }
+
+uint64_t whole_number(const std::string& option, const std::string& text, uint64_t min, uint64_t max) {
+  uint64_t v = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  bool digits = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (!digits || ptr != end || ec != std::errc() || v < min || v > max)
+    throw UsageError(fmt::format("{}: '{}' is not a whole number from {} to {}", option, shown(text), min, max));
+  return v;
+}
+
+double seconds(const std::string& option, const std::string& text, bool zero_allowed, double max) {
+  char* end = nullptr;
+  errno = 0;
+  double v = text.empty() ? 0 : std::strtod(text.c_str(), &end);
+  bool number = !text.empty() && end == text.c_str() + text.size() && std::isfinite(v) && errno == 0;
+  if (!number || v < 0 || (v == 0 && !zero_allowed) || v > max)
+    throw UsageError(fmt::format("{}: '{}' is not a number of seconds ({} 0, at most {:g})", option, shown(text),
+                                 zero_allowed ? "at least" : "more than", max));
+  return v;
+}
+
 struct AttachArgs {
   std::string strategy = "dpor";
+  std::string seed_text = "1";
+  std::string max_executions_text = "100000";
+  std::string time_limit_text = "0";
+  std::string max_steps_text = "100000";
+  std::string hang_timeout_text = "5";
+  std::string preemption_bound_text;
   uint64_t seed = 1;
   uint64_t max_executions = 100000;
   double time_limit = 0;
@@ -77,6 +114,17 @@ struct AttachArgs {
   std::string visible = "all";
   std::vector<std::string> instrument;
   std::vector<std::string> command;
+
+  void convert() {
+    seed = whole_number("--seed", seed_text, 0, UINT64_MAX);
+    max_executions = whole_number("--max-executions", max_executions_text, 1, UINT64_MAX);
+    max_steps = whole_number("--max-steps", max_steps_text, 1, 50000000);
+    // The trace keeps the hang timeout in milliseconds (32 bits).
+    time_limit = seconds("--time-limit", time_limit_text, true, 1e8);
+    hang_timeout = seconds("--hang-timeout", hang_timeout_text, false, 1e6);
+    if (!preemption_bound_text.empty())
+      preemption_bound = int(whole_number("--preemption-bound", preemption_bound_text, 0, 64));
+  }
 };
 
 int attach(AttachArgs a) {
@@ -88,6 +136,7 @@ int attach(AttachArgs a) {
       throw UsageError("--dpor optimal is not available yet (it can still miss classes); use --dpor source");
     a.strategy = "dpor-optimal";
   }
+  JsonReport json(a.json);  // refused now rather than after the exploration
   ProgramFacts facts = inspect_program(a.command.front());
   try {
     make_strategy(a.strategy, a.seed, a.preemption_bound);  // rejects bad combinations before anything runs
@@ -144,22 +193,30 @@ int attach(AttachArgs a) {
   options.progress = isatty(2);
 
   Session session(config);
+  Explorer explorer(session, options, trace);  // makes the trace directory
   fmt::print("ctrl: {} under strategy {}{}, memory model {}\n", facts.path, a.strategy,
              a.strategy == "random" ? fmt::format(" (seed {})", a.seed) : "", a.model);
   fmt::print("ctrl: {}\n", instrumentation.summary());
   if (a.visible == "atomics")
     fmt::print("ctrl: --visible=atomics: plain memory accesses are not scheduling points; races made of them may be missed\n");
   std::fflush(stdout);
-  Explorer explorer(session, options, trace);
   ExplorationReport report = explorer.run();
   int n = 0;
   for (const auto& bug : report.bugs) print_bug(stdout, bug, ++n, session.symbolizer());
   print_summary(stdout, report);
-  if (!a.json.empty()) write_json(a.json, report_json(report, facts.path, a.model));
+  json.write(report_json(report, facts.path, a.model));
+  if (nothing_checked(report)) {
+    // Not a clean run: nothing is known about the program. The stop came
+    // from the user (a time limit too short for one execution, Ctrl-C).
+    std::fflush(stdout);
+    if (!report.interrupted) throw InternalError("no execution completed: nothing was checked");
+    throw UsageError(fmt::format("no execution completed before {}: nothing was checked", report.stopped_by));
+  }
   return report.bugs.empty() ? kExitNoBug : kExitBugFound;
 }
 
-int replay_command(const std::string& trace_path, const std::string& json, bool show_output) {
+int replay_command(const std::string& trace_path, const std::string& json_path, bool show_output) {
+  JsonReport json(json_path);
   proto::Trace trace = load_trace(trace_path);
   SessionConfig config = replay_config(trace, find_agent(), show_output);
   InstrumentationOptions iopts;
@@ -183,7 +240,10 @@ int replay_command(const std::string& trace_path, const std::string& json, bool 
     print_bug(stdout, report.bugs.back(), 1, session.symbolizer());
     fmt::print("\nreplay reproduced the {} bug\n", out.result.kind);
   }
-  if (!json.empty()) write_json(json, report_json(report, config.program, trace.options().model()));
+  json.write(report_json(report, config.program, trace.options().model()));
+  if (!out.reproduced && session.interrupted())  // the user's stop, not a divergence
+    throw UsageError(fmt::format("replay interrupted by {} before the end of the trace: nothing was checked",
+                                 session.stop_reason()));
   if (!out.reproduced) {
     fmt::print(stderr, "ctrl: {}\n", out.divergence);
     return kExitInternal;
@@ -200,10 +260,13 @@ int run_cli(int argc, char** argv) {
 
   AttachArgs a;
   auto* attach_cmd = app.add_subcommand("attach", "run PROGRAM under ctrl and explore its interleavings");
+  attach_cmd->footer(
+      "ctrl attach [OPTIONS] [--] PROGRAM [ARGS...]: options of ctrl go before PROGRAM; everything from PROGRAM on "
+      "is passed to it unchanged (as with gdb --args).");
   attach_cmd->add_option("--strategy", a.strategy, "exploration strategy")
       ->check(CLI::IsMember({"dpor", "random", "round-robin"}))
       ->capture_default_str();
-  attach_cmd->add_option("--seed", a.seed, "seed of the random strategy")->capture_default_str();
+  attach_cmd->add_option("--seed", a.seed_text, "seed of the random strategy")->type_name("N")->capture_default_str();
   attach_cmd->add_option("--dpor", a.dpor,
                          "source: source sets and sleep sets (may run some redundant, blocked executions); "
                          "optimal: wakeup trees, never a redundant execution")
@@ -220,21 +283,23 @@ int run_cli(int argc, char** argv) {
                          "sober: check every SC execution for a load x86-TSO could make read a stale value "
                          "(bug kind tso-unsafe)")
       ->check(CLI::IsMember({"sober"}));
-  attach_cmd->add_option("--preemption-bound", a.preemption_bound,
+  attach_cmd->add_option("--preemption-bound", a.preemption_bound_text,
                          "iterative context bounding: every schedule with at most 0, 1, ... N preemptions "
-                         "(no partial-order reduction within the bound)")
-      ->check(CLI::Range(0, 64));
-  attach_cmd->add_option("--max-executions", a.max_executions, "stop after N executions")
-      ->check(CLI::PositiveNumber)
+                         "(no partial-order reduction within the bound; N from 0 to 64)")
+      ->type_name("N");
+  attach_cmd->add_option("--max-executions", a.max_executions_text, "stop after N executions")
+      ->type_name("N")
       ->capture_default_str();
-  attach_cmd->add_option("--time-limit", a.time_limit, "stop after SECONDS (0: no limit)")
-      ->check(CLI::NonNegativeNumber);
-  attach_cmd->add_option("--max-steps", a.max_steps, "visible operations per execution before it is cut")
-      ->check(CLI::Range(uint64_t(1), uint64_t(50000000)))
+  attach_cmd->add_option("--time-limit", a.time_limit_text, "stop after SECONDS (0: no limit)")
+      ->type_name("SECONDS")
       ->capture_default_str();
-  attach_cmd->add_option("--hang-timeout", a.hang_timeout,
-                         "seconds a thread may run without a visible operation before it is a hang")
-      ->check(CLI::PositiveNumber)
+  attach_cmd->add_option("--max-steps", a.max_steps_text, "visible operations per execution before it is cut")
+      ->type_name("N")
+      ->capture_default_str();
+  attach_cmd->add_option("--hang-timeout", a.hang_timeout_text,
+                         "a thread that uses SECONDS of CPU time, or sleeps SECONDS in a system call, without a "
+                         "visible operation is a hang")
+      ->type_name("SECONDS")
       ->capture_default_str();
   attach_cmd->add_option("--json", a.json, "write a JSON report to FILE");
   attach_cmd->add_option("--trace-dir", a.trace_dir, "where bug traces are saved")->capture_default_str();
@@ -249,8 +314,6 @@ int run_cli(int argc, char** argv) {
   attach_cmd->add_option("--instrument", a.instrument, "also make LIB's instructions visible (repeatable)")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  attach_cmd->add_option("command", a.command, "PROGRAM [ARGS...]")->required();
-  attach_cmd->prefix_command();  // everything after PROGRAM belongs to it
 
   std::string trace_path, replay_json;
   bool replay_output = false;
@@ -259,23 +322,35 @@ int run_cli(int argc, char** argv) {
   replay_cmd->add_option("--json", replay_json, "write a JSON report to FILE");
   replay_cmd->add_flag("--show-output", replay_output, "let the program's stdout/stderr through");
 
-  // With prefix_command() CLI11 would take an unknown option before PROGRAM
-  // for the start of the program's own arguments: refuse it here instead.
-  for (int i = 1; i + 1 < argc && std::string_view(argv[i]) != "replay"; ++i) {
-    if (std::string_view(argv[i]) != "attach") continue;
-    for (int j = i + 1; j < argc; ++j) {
-      std::string arg = argv[j];
-      if (arg.empty() || arg[0] != '-') break;
-      if (arg == "--") break;
+  // `attach`'s own arguments end at PROGRAM (or at "--"): everything from
+  // PROGRAM on is the program's, unchanged and in order, whatever it looks
+  // like. CLI11 only sees ctrl's part, so it can neither reorder the
+  // program's arguments nor take "--help" or "--seed 3" after PROGRAM for
+  // its own.
+  std::vector<std::string> args(argv, argv + argc);
+  if (argc >= 2 && args[1] == "attach") {
+    size_t j = 2;
+    for (; j < args.size(); ++j) {
+      const std::string& arg = args[j];
+      if (arg == "--") {
+        a.command.assign(args.begin() + long(j) + 1, args.end());
+        break;
+      }
+      if (arg.size() < 2 || arg[0] != '-') {
+        a.command.assign(args.begin() + long(j), args.end());
+        break;
+      }
       std::string name = arg.substr(0, arg.find('='));
       const CLI::Option* opt = attach_cmd->get_option_no_throw(name);
-      if (!opt) throw UsageError(fmt::format("attach: unknown option {}", name));
-      if (opt->get_type_size() != 0 && arg.find('=') == std::string::npos) ++j;
+      if (!opt) throw UsageError(fmt::format("attach: unknown option {} (ctrl's options go before PROGRAM)", name));
+      if (opt->get_items_expected_min() > 0 && arg.find('=') == std::string::npos) ++j;  // its value
     }
-    break;
+    args.resize(std::min(j, args.size()));
   }
+  std::vector<char*> cli_argv;
+  for (auto& arg : args) cli_argv.push_back(arg.data());
   try {
-    app.parse(argc, argv);
+    app.parse(int(cli_argv.size()), cli_argv.data());
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
@@ -286,10 +361,8 @@ int run_cli(int argc, char** argv) {
     throw UsageError(e.what());
   }
   if (attach_cmd->parsed()) {
-    if (attach_cmd->remaining_size() > 0) {
-      auto rest = attach_cmd->remaining();
-      a.command.insert(a.command.end(), rest.begin(), rest.end());
-    }
+    if (a.command.empty()) throw UsageError("attach: no PROGRAM given (ctrl attach [OPTIONS] [--] PROGRAM [ARGS...])");
+    a.convert();
     return attach(a);
   }
   return replay_command(trace_path, replay_json, replay_output);

@@ -224,12 +224,17 @@ ProgramFacts inspect_program(const std::string& name) {
     throw malformed("program headers out of bounds");
 
   bool has_interp = false;
-  for (uint64_t i = 0; i < phnum && !has_interp; ++i) {
+  for (uint64_t i = 0; i < phnum; ++i) {
     Elf64_Phdr ph;
     got = read_at(fd.get(), &ph, sizeof ph, eh.e_phoff + i * eh.e_phentsize);
     if (!got) throw read_error();
     if (*got < sizeof ph) throw malformed("program headers out of bounds");
-    has_interp = ph.p_type == PT_INTERP;
+    has_interp = has_interp || ph.p_type == PT_INTERP;
+    // The kernel would kill the process half-way through execve.
+    if ((ph.p_type == PT_LOAD || ph.p_type == PT_INTERP) &&
+        (ph.p_offset > file_size || file_size - ph.p_offset < ph.p_filesz))
+      throw malformed(fmt::format("truncated: a segment ends at byte {}, the file has {}", ph.p_offset + ph.p_filesz,
+                                  file_size));
   }
   if (!has_interp) {
     // A shared object without an entry point is a library; with one (and no

@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -39,8 +41,45 @@ proto::Trace make_trace(const proto::Trace& trace_template, const ExecutionResul
   return t;
 }
 
+TraceDir::TraceDir(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path dir = fs::absolute(path.empty() ? "." : path, ec);
+  if (ec) throw UsageError(fmt::format("--trace-dir: cannot use {}: {}", path, ec.message()));
+  path_ = dir.string();
+  // Which directories are missing, outermost last, so they can go again.
+  for (fs::path p = dir; !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
+    made_.push_back(p.string());
+    if (p == p.parent_path()) break;
+  }
+  fs::create_directories(dir, ec);
+  if (ec) {
+    made_.clear();
+    throw UsageError(fmt::format("--trace-dir: cannot create {}: {}", path, ec.message()));
+  }
+  if (!fs::is_directory(dir, ec))
+    throw UsageError(fmt::format("--trace-dir: {} is not a directory", path));
+  if (::access(path_.c_str(), W_OK | X_OK) != 0)
+    throw UsageError(fmt::format("--trace-dir: cannot write in {}: {}", path, std::strerror(errno)));
+}
+
+TraceDir::~TraceDir() {
+  if (used_) return;
+  std::error_code ec;
+  for (const auto& p : made_)
+    if (!std::filesystem::remove(p, ec)) break;  // not empty (or gone): leave it and its parents
+}
+
 Explorer::Explorer(Session& session, ExploreOptions options, proto::Trace trace_template)
-    : session_(session), options_(std::move(options)), template_(std::move(trace_template)) {}
+    : session_(session),
+      options_(std::move(options)),
+      trace_dir_(options_.trace_dir),
+      template_(std::move(trace_template)) {}
+
+void Explorer::mark_interrupted(ExplorationReport& report) {
+  report.interrupted = true;
+  report.stopped_by = session_.stop_reason();
+}
 
 bool Explorer::record_bug(ExplorationReport& report, ExecutionResult result) {
   for (auto& b : report.bugs) {
@@ -55,10 +94,10 @@ bool Explorer::record_bug(ExplorationReport& report, ExecutionResult result) {
     ShrinkStats st = shrink(session_, result);
     found.preemptions = st.after;
   }
-  std::filesystem::create_directories(options_.trace_dir);
   std::string name = fmt::format("{}-{}-exec{}.ctrltrace", std::filesystem::path(template_.program().path()).filename().string(),
                                  result.kind, result.execution);
-  std::string path = (std::filesystem::absolute(options_.trace_dir) / name).string();
+  std::string path = (std::filesystem::path(trace_dir_.path()) / name).string();
+  trace_dir_.used();
   save_trace(path, make_trace(template_, result));
   found.result = std::move(result);
   found.trace_path = path;
@@ -71,6 +110,9 @@ ExplorationReport Explorer::run() {
   auto started = clock::now();
   ExplorationReport report;
   auto strategy = make_strategy(options_.strategy, options_.seed, options_.preemption_bound);
+  // A long execution's analysis can take seconds: Ctrl-C and the time limit
+  // cut it short.
+  strategy->set_stop_check([this] { return session_.should_stop(); });
   report.strategy = strategy->name();
   report.preemption_bound = options_.preemption_bound;
   if (options_.time_limit > 0)
@@ -81,7 +123,7 @@ ExplorationReport Explorer::run() {
   auto account = [&](ExecutionResult& r) -> bool {  // true: stop exploring
     switch (r.end) {
       case ExecutionResult::End::Interrupted:
-        report.interrupted = true;
+        mark_interrupted(report);
         return true;
       case ExecutionResult::End::Unsupported:
         throw UsageError(r.message);
@@ -140,6 +182,13 @@ ExplorationReport Explorer::run() {
       break;
     }
     ExecutionResult r = session_.run(*plan, index);
+    if (r.end == ExecutionResult::End::Interrupted) {
+      // An execution stopped half-way teaches the strategy nothing, and its
+      // analysis (a long execution's could take many seconds) would only
+      // delay the stop.
+      account(r);
+      break;
+    }
     ExecutionSummary summary;
     summary.index = index;
     summary.events = r.events.data();
@@ -149,6 +198,13 @@ ExplorationReport Explorer::run() {
     // The strategy learns from the execution as it ran, before any shrinking.
     strategy->completed(summary);
     ++index;
+    if (session_.should_stop()) {
+      // The analysis may have been cut short: the strategy is not asked for
+      // another plan.
+      account(r);
+      mark_interrupted(report);
+      break;
+    }
     size_t depth = r.events.size();
     bool stop = take_verdict();
     if (!stop && monitor && r.end != ExecutionResult::End::Bug && r.end != ExecutionResult::End::Interrupted &&
@@ -167,7 +223,7 @@ ExplorationReport Explorer::run() {
       }
     }
   }
-  take_verdict();
+  if (!report.interrupted) take_verdict();
   if (options_.progress) fmt::print(stderr, "\r\033[K");
   report.preemption_bound_completed = strategy->completed_bound();
   report.elapsed = elapsed();

@@ -44,25 +44,52 @@ struct ExplorationReport {
   uint64_t total = 0;
   bool exhaustive = false;  // every schedule ran, none cut by --max-steps
   bool interrupted = false;
+  std::string stopped_by;  // when interrupted: "the time limit", "SIGINT" or "SIGTERM"
   int preemption_bound = -1;            // as asked
   int preemption_bound_completed = -1;  // the largest bound fully explored
   double elapsed = 0;
   std::vector<FoundBug> bugs;
 };
 
+// No execution ran to any end (complete, blocked or cut): no verdict at all.
+inline bool nothing_checked(const ExplorationReport& r) { return r.total == 0; }
+
+// The trace directory, made (with its missing parents) before anything
+// runs, so that one that cannot be made is refused at once (exit 2). What it
+// made is removed again if no trace was saved in it.
+class TraceDir {
+ public:
+  explicit TraceDir(const std::string& path);  // throws UsageError
+  ~TraceDir();
+  TraceDir(const TraceDir&) = delete;
+  TraceDir& operator=(const TraceDir&) = delete;
+  const std::string& path() const { return path_; }
+  void used() { used_ = true; }
+
+ private:
+  std::string path_;
+  std::vector<std::string> made_;  // innermost first
+  bool used_ = false;
+};
+
 class Explorer {
  public:
   // `trace_template` holds the program, options and environment of every
-  // trace this exploration saves; the explorer fills in the rest.
+  // trace this exploration saves; the explorer fills in the rest. Makes the
+  // trace directory.
   Explorer(Session& session, ExploreOptions options, proto::Trace trace_template);
   ExplorationReport run();
 
  private:
+  // Stops the report as interrupted (Ctrl-C, SIGTERM or the time limit).
+  void mark_interrupted(ExplorationReport& report);
+
   // False when it is a bug already reported (same kind and place).
   bool record_bug(ExplorationReport& report, ExecutionResult result);
 
   Session& session_;
   ExploreOptions options_;
+  TraceDir trace_dir_;
   proto::Trace template_;
 };
 

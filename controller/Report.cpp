@@ -1,6 +1,10 @@
 #include "Report.h"
 
-#include <fstream>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -130,8 +134,12 @@ void print_bug(std::FILE* out, const FoundBug& bug, int number, Symbolizer& symb
       // Further out, the agent's thread and main wrappers are hidden too.
       auto ip_of = [&](size_t i) { return bt.frames[i] & ~Backtracer::kExactIp; };
       auto in_agent = [&](size_t i) { return symbols.in_module(ip_of(i), "libctrl-agent"); };
+      // Only libc's frames (the futex call) count as that: a thread running
+      // its own code right under the agent's main wrapper (a hang in main)
+      // keeps them.
+      auto in_libc = [&](size_t i) { return symbols.in_module(ip_of(i), "libc.so"); };
       size_t first = 0;
-      while (first < bt.frames.size() && first < 4 && !in_agent(first)) ++first;
+      while (first < bt.frames.size() && first < 4 && !in_agent(first) && in_libc(first)) ++first;
       if (first < bt.frames.size() && in_agent(first)) {
         while (first < bt.frames.size() && in_agent(first)) ++first;
       } else {
@@ -150,6 +158,12 @@ void print_bug(std::FILE* out, const FoundBug& bug, int number, Symbolizer& symb
 }
 
 void print_summary(std::FILE* out, const ExplorationReport& report) {
+  std::string why = report.interrupted ? fmt::format(" (interrupted by {})", report.stopped_by) : "";
+  if (nothing_checked(report)) {
+    // Not "0 bugs": no execution got anywhere, so nothing is known.
+    fmt::print(out, "\nno execution completed: nothing was checked, {:.2f} s{}\n", report.elapsed, why);
+    return;
+  }
   std::string bound;
   if (report.preemption_bound >= 0)
     bound = report.preemption_bound_completed >= 0
@@ -159,8 +173,7 @@ void print_summary(std::FILE* out, const ExplorationReport& report) {
   fmt::print(out, "\n{} executions ({} complete, {} blocked{}), {} bug{}, exhaustive: {}{}, {:.2f} s{}\n",
              report.total, report.complete, report.blocked,
              report.bounded ? fmt::format(", {} cut by --max-steps", report.bounded) : "", report.bugs.size(),
-             report.bugs.size() == 1 ? "" : "s", report.exhaustive ? "yes" : "no", bound, report.elapsed,
-             report.interrupted ? " (interrupted)" : "");
+             report.bugs.size() == 1 ? "" : "s", report.exhaustive ? "yes" : "no", bound, report.elapsed, why);
 }
 
 nlohmann::json report_json(const ExplorationReport& report, const std::string& program, const std::string& model) {
@@ -181,15 +194,42 @@ nlohmann::json report_json(const ExplorationReport& report, const std::string& p
           {"exhaustive", report.exhaustive},
           {"elapsed_seconds", report.elapsed},
           {"interrupted", report.interrupted},
+          {"stopped_by", report.interrupted ? nlohmann::json(report.stopped_by) : nlohmann::json(nullptr)},
+          // false: no execution ran to any end, the report says nothing.
+          {"checked", !nothing_checked(report)},
           {"preemption_bound", report.preemption_bound},
           {"preemption_bound_completed", report.preemption_bound_completed},
           {"bugs", bugs}};
 }
 
-void write_json(const std::string& path, const nlohmann::json& j) {
-  std::ofstream out(path);
-  if (!out) throw UsageError("cannot write " + path);
-  out << j.dump(2) << "\n";
+JsonReport::JsonReport(const std::string& path) : path_(path) {
+  if (path.empty()) return;
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd_ < 0 && errno == ENOENT) {
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    created_ = fd_ >= 0;
+  }
+  if (fd_ < 0) throw UsageError(fmt::format("--json: cannot write {}: {}", path, std::strerror(errno)));
+}
+
+JsonReport::~JsonReport() {
+  if (fd_ < 0) return;
+  ::close(fd_);
+  if (created_ && !written_) ::unlink(path_.c_str());
+}
+
+void JsonReport::write(const nlohmann::json& j) {
+  if (fd_ < 0) return;
+  std::string text = j.dump(2) + "\n";
+  if (::ftruncate(fd_, 0) != 0) throw UsageError(fmt::format("--json: cannot write {}: {}", path_, std::strerror(errno)));
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::pwrite(fd_, text.data() + done, text.size() - done, off_t(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw UsageError(fmt::format("--json: cannot write {}: {}", path_, std::strerror(errno)));
+    done += size_t(n);
+  }
+  written_ = true;
 }
 
 }  // namespace ctrl

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -18,6 +19,26 @@ std::string describe_event(const shm::Event& e, Symbolizer& symbols);
 void print_bug(std::FILE* out, const FoundBug& bug, int number, Symbolizer& symbols);
 void print_summary(std::FILE* out, const ExplorationReport& report);
 nlohmann::json report_json(const ExplorationReport& report, const std::string& program, const std::string& model);
-void write_json(const std::string& path, const nlohmann::json& j);
+
+// The --json file, opened before anything runs, so that a path that cannot
+// be written is refused at once (exit 2) rather than after the exploration,
+// where it would hide the verdict. If nothing gets written, a file it
+// created is removed again.
+class JsonReport {
+ public:
+  JsonReport() = default;
+  explicit JsonReport(const std::string& path);  // throws UsageError
+  ~JsonReport();
+  JsonReport(const JsonReport&) = delete;
+  JsonReport& operator=(const JsonReport&) = delete;
+  // No file asked for: does nothing.
+  void write(const nlohmann::json& j);
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  bool created_ = false;
+  bool written_ = false;
+};
 
 }  // namespace ctrl

@@ -18,6 +18,7 @@
 #include "Backtracer.h"
 #include "ExitStatus.h"
 #include "Framing.h"
+#include "HangWatch.h"
 #include "Symbolizer.h"
 #include "control.pb.h"
 
@@ -234,6 +235,9 @@ uint32_t Session::thread_index(pid_t tid) const {
   const shm::Header& h = region_.header();
   for (uint32_t t = 0; t < std::min(h.nthreads, shm::kMaxThreads); ++t)
     if (h.threads[t].tid == tid) return t;
+  // The main thread is T0, also before the checkpoint, when no tid is
+  // published yet.
+  if (tid == current_pid_) return 0;
   return UINT32_MAX;
 }
 
@@ -289,7 +293,9 @@ void Session::collect_backtraces(ExecutionResult& r, pid_t stopped_tid) {
     auto s = tracer_.wait_for(t);
     if (!s || s->exited()) continue;
   }
-  if (symbolizer_) symbolizer_->snapshot_regions(pid);
+  // Before the checkpoint (a crash or hang in start-up) there is no
+  // symbolizer yet: the template is the process to describe.
+  symbolizer().snapshot_regions(pid);
   for (pid_t t : tids) {
     ThreadBacktrace bt;
     bt.tid = t;
@@ -433,8 +439,13 @@ ExecutionResult Session::outcome_from_agent(pid_t tid) {
   return r;
 }
 
-bool Session::should_stop() const {
-  return tracer_.interrupted() || (deadline_ && std::chrono::steady_clock::now() >= *deadline_);
+bool Session::should_stop() {
+  return tracer_.poll_signals() || (deadline_ && std::chrono::steady_clock::now() >= *deadline_);
+}
+
+std::string Session::stop_reason() const {
+  if (tracer_.interrupted()) return signal_name(tracer_.interrupted_by());
+  return "the time limit";
 }
 
 ExecutionResult Session::interrupted_result() {
@@ -447,11 +458,25 @@ ExecutionResult Session::interrupted_result() {
 }
 
 ExecutionResult Session::supervise_startup(bool& checkpointed) {
+  using clock = std::chrono::steady_clock;
   const shm::Header& h = region_.header();
+  // Before the checkpoint the program runs natively, single-threaded (its
+  // first pthread_create is the checkpoint): no visible operation, so no
+  // --max-steps, but the same hang rule as in executions, on its main
+  // thread, and the same stops.
+  HangWatch watch(config_.hang_timeout);
+  auto last_check = clock::time_point{};
   for (;;) {
+    // Checked here, where no stop waits to be resumed, and not only when
+    // the wait times out: a program that keeps stopping (signals, forks)
+    // must not keep the checks away.
+    if (clock::now() - last_check >= std::chrono::milliseconds(100)) {
+      last_check = clock::now();
+      if (should_stop()) return interrupted_result();
+      if (auto hang = watch.check(template_pid_, 0, template_pid_, 0)) return hang_result(*hang, 0);
+    }
     auto stop = tracer_.wait(100, control_fd_);
     if (!stop) {
-      if (should_stop()) return interrupted_result();
       while (auto m = read_message()) {
         handle_startup_message(*m, checkpointed);
         if (checkpointed) return {};
@@ -498,11 +523,8 @@ ExecutionResult Session::supervise_startup(bool& checkpointed) {
 }
 
 ExecutionResult Session::supervise_execution() {
-  using clock = std::chrono::steady_clock;
   const shm::Header& h = region_.header();
-  uint64_t last_steps = 0;
-  auto last_progress = clock::now();
-  auto hang_limit = std::chrono::duration<double>(config_.hang_timeout);
+  HangWatch watch(config_.hang_timeout);
 
   for (;;) {
     auto stop = tracer_.wait(100, control_fd_);
@@ -545,22 +567,24 @@ ExecutionResult Session::supervise_execution() {
       }
     }
     if (should_stop()) return interrupted_result();
-    uint64_t steps = h.steps.load();
-    if (steps != last_steps) {
-      last_steps = steps;
-      last_progress = clock::now();
-    } else if (current_pid_ > 0 && clock::now() - last_progress > hang_limit) {
-      ExecutionResult r;
-      r.kind = "hang";
-      r.thread = h.current;
-      r.message = fmt::format("T{} ran for {:g} s without reaching a visible operation", h.current,
-                              config_.hang_timeout);
-      r = finish_with_bug(std::move(r), 0);
-      for (const auto& bt : r.backtraces)
-        if (bt.thread == r.thread && !bt.frames.empty()) r.site = bt.frames.front() & ~Backtracer::kExactIp;
-      return r;
-    }
+    if (current_pid_ <= 0) continue;
+    // The thread holding the token is the one that must make progress.
+    uint32_t current = h.current;
+    pid_t tid = current < shm::kMaxThreads ? h.threads[current].tid : 0;
+    if (tid <= 0) tid = current_pid_;
+    if (auto hang = watch.check(current_pid_, current, tid, h.steps.load())) return hang_result(*hang, current);
   }
+}
+
+ExecutionResult Session::hang_result(const std::string& message, uint32_t thread) {
+  ExecutionResult r;
+  r.kind = "hang";
+  r.thread = thread;
+  r.message = message;
+  r = finish_with_bug(std::move(r), 0);
+  for (const auto& bt : r.backtraces)
+    if (bt.thread == r.thread && !bt.frames.empty()) r.site = bt.frames.front() & ~Backtracer::kExactIp;
+  return r;
 }
 
 }  // namespace ctrl

@@ -53,6 +53,10 @@ class Session {
   bool interrupted() const { return tracer_.interrupted(); }
   // Ask the next supervision to stop as soon as possible (time limit).
   void set_deadline(std::chrono::steady_clock::time_point deadline) { deadline_ = deadline; }
+  // Ctrl-C, SIGTERM or the deadline (reads the signals that arrived).
+  bool should_stop();
+  // Why should_stop() said so: "SIGINT", "SIGTERM" or "the time limit".
+  std::string stop_reason() const;
 
  private:
   // Before the checkpoint the target is traced and its stops tell everything.
@@ -77,7 +81,8 @@ class Session {
   std::string thread_state(uint32_t t) const;
   ExecutionResult outcome_from_agent(pid_t tid);
   ExecutionResult interrupted_result();
-  bool should_stop() const;
+  // A hang of `thread` (HangWatch's message), with every thread's backtrace.
+  ExecutionResult hang_result(const std::string& message, uint32_t thread);
 
   SessionConfig config_;
   Tracer tracer_;

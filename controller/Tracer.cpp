@@ -114,6 +114,11 @@ pid_t Tracer::launch(const LaunchSpec& spec) {
       bool got = read(error_pipe[0], &e, sizeof e) == ssize_t(sizeof e);
       close(error_pipe[0]);
       if (got) throw UsageError("cannot execute '" + spec.path + "': " + strerror(e));
+      // Killed past exec's point of no return: the kernel could not map the
+      // program (a truncated or corrupt file).
+      if (WIFSIGNALED(stop->status))
+        throw UsageError("cannot execute '" + spec.path + "': the kernel could not load it (killed by " +
+                         sigabbrev_np(WTERMSIG(stop->status)) + " in execve)");
       throw InternalError("the target exited while starting");
     }
     if (stop->event() == PTRACE_EVENT_EXEC) {
@@ -144,14 +149,26 @@ std::optional<Stop> Tracer::wait(int timeout_ms, int also_fd) {
     int n = poll(fds, also_fd >= 0 ? 2 : 1, left);
     if (n < 0 && errno != EINTR) throw InternalError(std::string("poll: ") + strerror(errno));
     if (n > 0 && (fds[0].revents & POLLIN)) {
-      signalfd_siginfo si;
-      while (read(signal_fd_, &si, sizeof si) == ssize_t(sizeof si)) {
-        if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM) interrupted_ = true;
-      }
-      if (interrupted_) return std::nullopt;
+      read_signals();
+      if (interrupted()) return std::nullopt;
     }
     if (n > 0 && also_fd >= 0 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) return std::nullopt;
   }
+}
+
+void Tracer::read_signals() {
+  signalfd_siginfo si;
+  while (read(signal_fd_, &si, sizeof si) == ssize_t(sizeof si)) {
+    if ((si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM) && interrupted_signal_ == 0)
+      interrupted_signal_ = int(si.ssi_signo);
+  }
+}
+
+bool Tracer::poll_signals() {
+  // Only SIGINT and SIGTERM matter here; a SIGCHLD read along the way loses
+  // nothing (wait() asks waitpid before it sleeps on the descriptor).
+  read_signals();
+  return interrupted();
 }
 
 std::optional<Stop> Tracer::wait_for(pid_t tid) {

@@ -50,7 +50,12 @@ class Tracer {
   std::optional<Stop> wait(int timeout_ms, int also_fd = -1);
   // Blocking wait for a stop of `tid` only.
   std::optional<Stop> wait_for(pid_t tid);
-  bool interrupted() const { return interrupted_; }
+  bool interrupted() const { return interrupted_signal_ != 0; }
+  // SIGINT or SIGTERM once interrupted, else 0.
+  int interrupted_by() const { return interrupted_signal_; }
+  // Reads the signals that arrived, without waiting (for code that does not
+  // call wait() for a while). Returns interrupted().
+  bool poll_signals();
 
   void resume(pid_t tid, int signal = 0);
   bool interrupt(pid_t tid);
@@ -58,8 +63,10 @@ class Tracer {
   bool siginfo(pid_t tid, siginfo_t& info);
 
  private:
+  void read_signals();
+
   int signal_fd_ = -1;
-  bool interrupted_ = false;
+  int interrupted_signal_ = 0;
 };
 
 // Threads of a process, from /proc.

@@ -17,6 +17,20 @@
 #                      found in PROGRAM, which must have one; TOOL)
 #   modified-program   a bug is found in a copy of PROGRAM, a byte is then
 #                      appended to the copy, and ctrl replay of that trace
+#   truncated-elf      ctrl attach on the first half of PROGRAM (TOOL): its
+#                      last segment lies past the end of the file
+#   bad-trace-dir      --trace-dir under a regular file, on a buggy PROGRAM:
+#                      refused before anything runs
+#   bad-json           --json in a missing directory, then on a directory,
+#                      on a buggy PROGRAM: refused before anything runs (it
+#                      used to turn the bug's exit 1 into 2 at the end)
+#   bad-numbers        --seed -5, --time-limit nan/inf/-1/1e300, an
+#                      overflowing --max-executions, --max-executions -1,
+#                      --hang-timeout 0, --max-steps 1e300, --preemption-bound
+#                      65: each refused in one short line
+#   option-before-program
+#                      an unknown option before PROGRAM is refused; after
+#                      "--" it is PROGRAM (echo_args), with its arguments
 
 cmake_minimum_required(VERSION 3.20)
 include("${CMAKE_CURRENT_LIST_DIR}/e2e_common.cmake")
@@ -36,6 +50,26 @@ e2e_fresh_workdir()
 function(expect_refused what)
   e2e_exec(run "${CTRL}" ${ARGN})
   e2e_expect_bad_input(run "${what}")
+  set(run_err "${run_err}" PARENT_SCOPE)
+  set(run_out "${run_out}" PARENT_SCOPE)
+endfunction()
+
+# The same, before anything ran: nothing on stdout, and a short message.
+function(expect_refused_at_once what)
+  expect_refused("${what}" ${ARGN})
+  string(STRIP "${run_out}" out)
+  if(NOT out STREQUAL "")
+    e2e_fail("${what}: refused only after running the program (stdout: ${out})")
+  endif()
+  # (Paths aside: they are as long as they are.)
+  string(REPLACE "${WORKDIR}" "" err "${run_err}")
+  if(DEFINED PROGRAM)
+    string(REPLACE "${PROGRAM}" "" err "${err}")
+  endif()
+  string(LENGTH "${err}" n)
+  if(n GREATER 160)
+    e2e_fail("${what}: a ${n}-character message (expected a short one)")
+  endif()
 endfunction()
 
 # Runs ctrl attach on `program` until it finds a bug; sets `var` to its trace.
@@ -125,6 +159,52 @@ elseif(CASE STREQUAL "modified-program")
   e2e_expect_exit("${check_rc}" 1 "setup: replay of the trace before the program changed")
   file(APPEND "${copy}" "x")
   expect_refused("replay of a trace after its program changed" replay "${trace}")
+
+elseif(CASE STREQUAL "truncated-elf")
+  require(PROGRAM)
+  require(TOOL)
+  copy_file("${PROGRAM}" "${WORKDIR}/half-program")
+  e2e_exec(cut "${TOOL}" truncate "${WORKDIR}/half-program")
+  if(NOT cut_rc EQUAL 0)
+    e2e_fail("setup: could not truncate the program")
+  endif()
+  file(CHMOD "${WORKDIR}/half-program" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+  expect_refused_at_once("attach on a truncated ELF file" attach "${WORKDIR}/half-program")
+
+elseif(CASE STREQUAL "bad-trace-dir")
+  require(PROGRAM)
+  file(WRITE "${WORKDIR}/a-file" "not a directory\n")
+  expect_refused_at_once("a --trace-dir that cannot be made"
+    attach --trace-dir "${WORKDIR}/a-file/traces" "${PROGRAM}")
+
+elseif(CASE STREQUAL "bad-json")
+  require(PROGRAM)
+  expect_refused_at_once("a --json file in a missing directory"
+    attach --json "${WORKDIR}/no-such-dir/report.json" --trace-dir "${WORKDIR}/traces" "${PROGRAM}")
+  expect_refused_at_once("a --json path that is a directory"
+    attach --json "${WORKDIR}" --trace-dir "${WORKDIR}/traces" "${PROGRAM}")
+  if(EXISTS "${WORKDIR}/traces")
+    e2e_fail("the trace directory was made (and a bug looked for) before the --json path was refused")
+  endif()
+
+elseif(CASE STREQUAL "bad-numbers")
+  require(PROGRAM)
+  foreach(bad "--seed;-5" "--seed;1.5" "--time-limit;nan" "--time-limit;inf" "--time-limit;-1"
+          "--time-limit;1e300" "--max-executions;99999999999999999999999" "--max-executions;-1"
+          "--max-executions;0" "--hang-timeout;0" "--hang-timeout;nan" "--max-steps;1e300"
+          "--preemption-bound;65")
+    list(JOIN bad " " shown)
+    expect_refused_at_once("${shown}" attach ${bad} "${PROGRAM}")
+  endforeach()
+
+elseif(CASE STREQUAL "option-before-program")
+  require(PROGRAM)
+  expect_refused_at_once("an unknown option before PROGRAM" attach -T2 "${PROGRAM}")
+  e2e_exec(ok "${CTRL}" attach --show-output --trace-dir "${WORKDIR}/traces" -- "${PROGRAM}" -T2 --help)
+  e2e_expect_exit("${ok_rc}" 0 "-- PROGRAM -T2 --help")
+  if(NOT ok_out MATCHES "args: \\[-T2\\] \\[--help\\]\n")
+    e2e_fail("-- PROGRAM -T2 --help: the program did not get its two arguments")
+  endif()
 
 else()
   message(FATAL_ERROR "check_bad_input.cmake: unknown CASE '${CASE}'")
