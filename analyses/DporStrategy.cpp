@@ -118,7 +118,6 @@ ObjectRole object_role(const shm::Event& e, int which) {
     case OpKind::CondReacquire:  // the condition (0) woke it; the mutex (1) it takes
       return which == 0 ? ObjectRole::EnabledBy : ObjectRole::Acquire;
     case OpKind::ThreadJoin:
-    case OpKind::BarrierLeave:
       return ObjectRole::EnabledBy;
     default:
       return ObjectRole::Plain;
@@ -390,6 +389,9 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) 
   std::array<int64_t, shm::kMaxThreads> woken_by;
   woken_by.fill(-1);
   std::array<bool, shm::kMaxThreads> timed_wait{};
+  // Barriers: the arrival that opened each generation (it enables the others'
+  // leaving it; Dependence.h).
+  std::unordered_map<uint64_t, int64_t> opened_by;
   // Chronological traces (Abdulla et al., TSO/PSO): each thread's buffered
   // stores not yet flushed, and the loads forwarded wholly from each store,
   // which only its flush exposes to later writes.
@@ -496,7 +498,12 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) 
       sfence_before_[k] = last_sfence[p];
       if (store_fence(e)) last_sfence[p] = int64_t(k);
     }
-    // Those orders can never be reversed (a flush cannot precede its store).
+    if (OpKind(e.kind) == OpKind::BarrierLeave) {
+      auto it = opened_by.find(barrier_object(e.addr, e.value_read));
+      if (it != opened_by.end()) hb_only.push_back(it->second);
+    }
+    // Those orders can never be reversed (a flush cannot precede its store,
+    // nor a barrier leave the arrival that opened it).
     enablers_[k].assign(hb_only.begin() + int64_t(buffered_from), hb_only.end());
 
     // The event's clock: its thread's, joined with every conflicting event
@@ -553,6 +560,9 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) 
       case OpKind::CondReacquire:
         if (!timed_wait[p] && woken_by[p] >= 0) enablers_[k].push_back(woken_by[p]);
         waiting_on[p] = 0;
+        break;
+      case OpKind::BarrierWait:
+        if (e.aux) opened_by[barrier_object(e.addr, e.value_read)] = int64_t(k);
         break;
       default:
         break;
@@ -633,10 +643,12 @@ namespace {
 // Whether event b must follow event a (a before b in one execution; `a_index`:
 // a's step there, `b_sfence`: for a flush b, the latest sfence of its thread
 // before the store it commits) for a reason other than their accesses: same
-// thread, thread creation, store buffer order.
+// thread, thread creation, a barrier's opening, store buffer order.
 bool ordered_apart(const shm::Event& ea, uint64_t a_index, const shm::Event& eb, int64_t b_sfence) {
   return ea.thread == eb.thread ||
          (OpKind(eb.kind) == OpKind::ThreadStart && OpKind(ea.kind) == OpKind::ThreadCreate && ea.aux == eb.thread) ||
+         (OpKind(eb.kind) == OpKind::BarrierLeave && OpKind(ea.kind) == OpKind::BarrierWait && ea.aux &&
+          ea.addr == eb.addr && ea.value_read == eb.value_read) ||
          (OpKind(eb.kind) == OpKind::Flush && eb.aux == a_index) ||
          (OpKind(ea.kind) == OpKind::Flush && eb.thread < shm::kFlushActorBase && ea.owner == eb.thread && drains(eb)) ||
          (OpKind(ea.kind) == OpKind::Flush && OpKind(eb.kind) == OpKind::Flush && ea.owner == eb.owner &&
