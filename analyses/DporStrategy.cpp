@@ -331,6 +331,7 @@ void DporStrategy::completed(const ExecutionSummary& summary) {
                          uint64_t(e.flags & (shm::kFailed | shm::kBuffered | shm::kForwarded))})
         t = mix(t, x);
     }
+    end_history_ = h;
     remember_natures(events, n);
     // Reversals waiting for a nature: this execution may have shown it
     // (the step they wait for ran). Older ones first, as they would have
@@ -340,7 +341,7 @@ void DporStrategy::completed(const ExecutionSummary& summary) {
     for (auto& p : waiting)
       if (p.at < stack_.size() && !insert(p.at, p.v, false)) pending_.push_back(std::move(p));
   }
-  analyse(events, n, from);
+  analyse(events, n, from, summary.pending, summary.npending);
 }
 
 void DporStrategy::add_sleepers(ExecutionPlan& plan, const Position& pos, uint32_t chosen) {
@@ -354,7 +355,8 @@ bool DporStrategy::happens_before(uint64_t a, uint64_t b) const {
   return clocks_[b][thread_[a]] >= seq_[a];
 }
 
-void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) {
+void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, const shm::Event* pending,
+                           uint64_t npending) {
   clocks_.assign(n, Clock{});
   seq_.assign(n, 0);
   thread_.assign(n, 0);
@@ -398,6 +400,61 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) 
   BufferedStores buffered;
   std::unordered_map<int64_t, std::vector<int64_t>> exposed_by_flush;
 
+  auto each_byte = [](uint64_t addr, uint64_t size, auto&& f) {
+    for (uint64_t b = addr; b < addr + size; ++b) f(b);
+  };
+  // The conflicting events an event (of thread p, access a) is ordered
+  // after: the latest per object and, per byte, the latest write (and for
+  // writes the reads since), in `cands` when they may race, in `hb_only`
+  // when they only order it.
+  auto collect = [&](const shm::Event& e, const Access& a, uint32_t p) {
+    bool real = p < shm::kFlushActorBase;
+    cands.clear();
+    hb_only.clear();
+    if (a.everything) {
+      for (uint32_t t = 0; t < shm::kMaxThreads; ++t)
+        if (t != p && last_of_thread[t] >= 0) cands.push_back(last_of_thread[t]);
+    }
+    // On a synchronisation object, an operation another one enabled (a
+    // join after the exit, a lock after the unlock, a wake-up after the
+    // signal) cannot be moved before it: that pair only orders. Acquisitions
+    // race with the previous acquisition instead.
+    for (int which = 0; which < 2; ++which) {
+      uint64_t o = which == 0 ? a.object : a.object2;
+      if (!o) continue;
+      auto it = objects.find(o);
+      if (it == objects.end()) continue;
+      ObjectRole role = object_role(e, which);
+      if (role == ObjectRole::Plain) {
+        cands.push_back(it->second.last);
+      } else {
+        hb_only.push_back(it->second.last);
+        if (role == ObjectRole::Acquire && it->second.last_acquire >= 0) cands.push_back(it->second.last_acquire);
+      }
+    }
+    bool flush = OpKind(e.kind) == OpKind::Flush;
+    each_byte(a.write_addr, a.write_size, [&](uint64_t b) {
+      auto it = bytes.find(b);
+      if (it == bytes.end()) return;
+      if (it->second.write >= 0) cands.push_back(it->second.write);
+      for (int64_t r : it->second.reads)
+        if (!flush || thread_[r] != e.owner) cands.push_back(r);
+    });
+    auto own_flush = [&](int64_t w) {
+      return real && OpKind(events[w].kind) == OpKind::Flush && events[w].owner == p;
+    };
+    auto reads = [&](uint64_t b) {
+      auto it = bytes.find(b);
+      if (it != bytes.end() && it->second.write >= 0 && !own_flush(it->second.write)) cands.push_back(it->second.write);
+    };
+    each_byte(a.read_addr, a.read_size, reads);
+    each_byte(a.read2_addr, a.read2_size, reads);
+    std::sort(cands.begin(), cands.end());
+    cands.erase(std::unique(cands.begin(), cands.end()), cands.end());
+  };
+  // The latest process exit (it conflicts with whatever comes after it).
+  int64_t last_exit = -1;
+
   for (uint64_t k = 0; k < n; ++k) {
     const shm::Event& e = events[k];
     uint32_t p = e.thread;
@@ -422,53 +479,8 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) 
       }
     }
 
-    // The conflicting events this one is ordered after: the latest per object
-    // and, per byte, the latest write (and for writes the reads since).
-    cands.clear();
-    hb_only.clear();
-    if (a.everything) {
-      for (uint32_t t = 0; t < shm::kMaxThreads; ++t)
-        if (t != p && last_of_thread[t] >= 0) cands.push_back(last_of_thread[t]);
-    }
-    // On a synchronisation object, an operation another one enabled (a
-    // join after the exit, a lock after the unlock, a wake-up after the
-    // signal) cannot be moved before it: that pair only orders. Acquisitions
-    // race with the previous acquisition instead.
-    for (int which = 0; which < 2; ++which) {
-      uint64_t o = which == 0 ? a.object : a.object2;
-      if (!o) continue;
-      auto it = objects.find(o);
-      if (it == objects.end()) continue;
-      ObjectRole role = object_role(e, which);
-      if (role == ObjectRole::Plain) {
-        cands.push_back(it->second.last);
-      } else {
-        hb_only.push_back(it->second.last);
-        if (role == ObjectRole::Acquire && it->second.last_acquire >= 0) cands.push_back(it->second.last_acquire);
-      }
-    }
-    auto each_byte = [](uint64_t addr, uint64_t size, auto&& f) {
-      for (uint64_t b = addr; b < addr + size; ++b) f(b);
-    };
     bool flush = OpKind(e.kind) == OpKind::Flush;
-    each_byte(a.write_addr, a.write_size, [&](uint64_t b) {
-      auto it = bytes.find(b);
-      if (it == bytes.end()) return;
-      if (it->second.write >= 0) cands.push_back(it->second.write);
-      for (int64_t r : it->second.reads)
-        if (!flush || thread_[r] != e.owner) cands.push_back(r);
-    });
-    auto own_flush = [&](int64_t w) {
-      return real && OpKind(events[w].kind) == OpKind::Flush && events[w].owner == p;
-    };
-    auto reads = [&](uint64_t b) {
-      auto it = bytes.find(b);
-      if (it != bytes.end() && it->second.write >= 0 && !own_flush(it->second.write)) cands.push_back(it->second.write);
-    };
-    each_byte(a.read_addr, a.read_size, reads);
-    each_byte(a.read2_addr, a.read2_size, reads);
-    std::sort(cands.begin(), cands.end());
-    cands.erase(std::unique(cands.begin(), cands.end()), cands.end());
+    collect(e, a, p);
     // Store buffers: a flush comes after the store it commits and (PSO)
     // after the flushes of its thread's stores that precede an sfence before
     // that store; anything that waits for an empty buffer (all but plain
@@ -541,6 +553,7 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) 
       }
     }
     last_of_thread[p] = int64_t(k);
+    if (a.everything) last_exit = int64_t(k);
     if (OpKind(e.kind) == OpKind::ThreadCreate && e.aux < shm::kMaxThreads && !(e.flags & shm::kFailed))
       created_by[e.aux] = int64_t(k);
     switch (OpKind(e.kind)) {
@@ -614,20 +627,59 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) 
   // Optimal mode: a reversal takes in events after e_j, so it needs every
   // clock of the execution.
   for (const auto& [i, j] : races) race_sequence(events, n, i, j);
+
+  // The execution ended (a process exit, a cut) with threads parked at an
+  // operation they never ran. Each could have come next: it races with the
+  // events it conflicts with, like one more event at the end (each alone:
+  // they are alternatives). The exit conflicts with everything, and a
+  // thread that never got a turn may do anything first; neither can be
+  // moved before the exit when it could not run there.
+  for (uint64_t q = 0; q < npending; ++q) {
+    const shm::Event& e = pending[q];
+    uint32_t p = e.thread;
+    if (p >= shm::kFlushActorBase) continue;
+    bool can_run = e.enabled & bit(p);
+    Clock c = now[p];
+    if (last_of_thread[p] < 0 && created_by[p] >= 0) c = clocks_[created_by[p]];
+    Virtual last{e, access_of(e), n};
+    if (OpKind(e.kind) == OpKind::ThreadStart) last.access = Access{.everything = true};
+    collect(e, last.access, p);
+    if (can_run && last_exit >= 0) cands.push_back(last_exit);
+    if (!can_run)
+      cands.erase(std::remove_if(cands.begin(), cands.end(),
+                                 [&](int64_t x) { return OpKind(events[x].kind) == OpKind::ProcessExit; }),
+                  cands.end());
+    // A blocked wake-up needs the signal it never got.
+    if (OpKind(e.kind) == OpKind::CondReacquire && !can_run && woken_by[p] < 0) continue;
+    racing.clear();
+    for (int64_t x : cands)
+      if (thread_[x] != p && c[thread_[x]] < seq_[x]) racing.push_back(x);
+    for (int64_t x : racing) {
+      bool covered = false;
+      for (int64_t y : racing)
+        if (y != x && happens_before(uint64_t(x), uint64_t(y))) covered = true;
+      if (covered) continue;
+      ++races_;
+      if (!optimal_)
+        add_backtrack(events, uint64_t(x), n, &last);
+      else if (can_run)  // a forced sequence must be able to run
+        race_sequence(events, n, uint64_t(x), n, &last);
+    }
+  }
 }
 
-void DporStrategy::add_backtrack(const shm::Event* events, uint64_t i, uint64_t j) {
+void DporStrategy::add_backtrack(const shm::Event* events, uint64_t i, uint64_t j, const Virtual* last) {
   // v = the events after e_i that do not happen after it, then e_j. Its
   // initials: threads whose first event in v has no predecessor in v.
   std::vector<uint64_t> v;
   for (uint64_t m = i + 1; m < j; ++m)
     if (!happens_before(i, m)) v.push_back(m);
   v.push_back(j);
-  uint64_t initials = initials_of(events, v);
+  uint64_t initials = initials_of(events, v, last);
 
   Position& pos = stack_[i];
   if (pos.backtrack & initials) return;
-  uint32_t p = thread_[j];
+  uint32_t p = last ? last->event.thread : thread_[j];
   uint64_t runnable = initials & pos.enabled;
   if (!runnable) {
     // No initial can run in that state (a blocking operation): trying every
@@ -661,15 +713,19 @@ int64_t DporStrategy::flush_bound(const shm::Event& e) const {
   return OpKind(e.kind) == OpKind::Flush && e.aux < sfence_before_.size() ? sfence_before_[e.aux] : -1;
 }
 
-std::vector<std::vector<bool>> DporStrategy::order_within(const shm::Event* events,
-                                                          const std::vector<uint64_t>& v) const {
+std::vector<std::vector<bool>> DporStrategy::order_within(const shm::Event* events, const std::vector<uint64_t>& v,
+                                                          const Virtual* last) const {
   std::vector<std::vector<bool>> before(v.size(), std::vector<bool>(v.size(), false));
   std::vector<Access> acc;
-  for (uint64_t m : v) acc.push_back(access_of(events[m]));
+  std::vector<const shm::Event*> ev;
+  for (uint64_t m : v) {
+    bool virt = last && m == last->index;
+    ev.push_back(virt ? &last->event : &events[m]);
+    acc.push_back(virt ? last->access : access_of(events[m]));
+  }
   for (size_t b = 0; b < v.size(); ++b) {
     for (size_t a = 0; a < b; ++a) {
-      if (!ordered_apart(events[v[a]], v[a], events[v[b]], flush_bound(events[v[b]])) && !conflicts(acc[a], acc[b]))
-        continue;
+      if (!ordered_apart(*ev[a], v[a], *ev[b], flush_bound(*ev[b])) && !conflicts(acc[a], acc[b])) continue;
       before[b][a] = true;
       for (size_t x = 0; x < a; ++x)
         if (before[a][x]) before[b][x] = true;
@@ -678,11 +734,12 @@ std::vector<std::vector<bool>> DporStrategy::order_within(const shm::Event* even
   return before;
 }
 
-uint64_t DporStrategy::initials_of(const shm::Event* events, const std::vector<uint64_t>& v) const {
-  auto before = order_within(events, v);
+uint64_t DporStrategy::initials_of(const shm::Event* events, const std::vector<uint64_t>& v,
+                                   const Virtual* last) const {
+  auto before = order_within(events, v, last);
   uint64_t initials = 0, seen = 0;
   for (size_t b = 0; b < v.size(); ++b) {
-    uint32_t t = thread_[v[b]];
+    uint32_t t = last && v[b] == last->index ? last->event.thread : thread_[v[b]];
     if (seen & bit(t)) continue;
     seen |= bit(t);
     bool first = true;
@@ -938,10 +995,11 @@ void DporStrategy::try_every_thread(uint64_t i) {
   }
 }
 
-void DporStrategy::race_sequence(const shm::Event* events, uint64_t n, uint64_t i, uint64_t j) {
+void DporStrategy::race_sequence(const shm::Event* events, uint64_t n, uint64_t i, uint64_t j, const Virtual* last) {
   // A race whose reversal cannot run is none (the paper reverses only
   // those). One that may run only as a spin probe: try what can run there.
-  switch (movable(events, n, i, j)) {
+  // (A pending operation that could run at the end runs after notdep(e_i).)
+  switch (last ? Move::Yes : movable(events, n, i, j)) {
     case Move::Never:
       return;
     case Move::Await:
@@ -961,6 +1019,14 @@ void DporStrategy::race_sequence(const shm::Event* events, uint64_t n, uint64_t 
   idx.push_back(j);
   Sequence v;
   for (uint64_t m : idx) {
+    if (last && m == last->index) {
+      // Never ran: taken as it would be logged (a read-modify-write writes).
+      Step& s = v.steps.emplace_back(step_of(last->event, last->access));
+      s.has_input = false;
+      s.history = end_history_[last->event.thread % shm::kMaxThreads];
+      s.index = m;
+      continue;
+    }
     Step& s = v.steps.emplace_back(step_of(events[m], access_of(events[m])));
     s.history = history_[m];
     s.index = m;
@@ -970,16 +1036,16 @@ void DporStrategy::race_sequence(const shm::Event* events, uint64_t n, uint64_t 
 
   // e_j now runs before e_i: where e_i wrote its bytes, it finds what was
   // there before e_i (known when e_i is a read-modify-write of them).
-  Step& last = v.steps.back();
-  Access ai = access_of(events[i]), aj = access_of(events[j]);
-  if (ranges_overlap(ai.write_addr, ai.write_size, aj.read_addr, aj.read_size) ||
-      ranges_overlap(ai.write_addr, ai.write_size, aj.read2_addr, aj.read2_size)) {
-    last.has_input = false;
+  Step& sj = v.steps.back();
+  Access ai = access_of(events[i]), aj = last ? last->access : access_of(events[j]);
+  if (!last && (ranges_overlap(ai.write_addr, ai.write_size, aj.read_addr, aj.read_size) ||
+                ranges_overlap(ai.write_addr, ai.write_size, aj.read2_addr, aj.read2_size))) {
+    sj.has_input = false;
     if (nature_varies(events[j])) {
-      last.unsure = true;
+      sj.unsure = true;
       auto before = value_found(events[i]);
       if (before && is_rmw(events[i]) && events[i].addr == events[j].addr && events[i].size == events[j].size)
-        resolve(last, *before, false);
+        resolve(sj, *before, false);
     }
   }
   if (!insert(i, v, false)) {
