@@ -12,6 +12,13 @@
 // execution branches at the deepest state with a backtrack thread that was
 // neither tried there nor asleep.
 //
+// An execution that ends with threads parked at an operation they never ran
+// (a process exit ends them, --max-steps cuts the execution) is analysed
+// with each such operation as one more event at its end (ExecutionSummary::
+// pending): a thread main never joined, or one that a cut kept from running,
+// races like any other. A thread that never got its first turn may do
+// anything first: its start conflicts with everything.
+//
 // Under TSO/PSO the dependence is that of chronological traces (Abdulla et
 // al., TACAS'15): a flush is the store's write; a load forwarded whole from
 // one of its thread's buffered stores has no conflict until that store's
@@ -146,8 +153,7 @@ class DporStrategy final : public Strategy {
   // out of v do not count): for each position, the positions before it.
   std::vector<std::vector<bool>> order_within(const shm::Event* events, const std::vector<uint64_t>& v,
                                               const Virtual* last = nullptr) const;
-  uint64_t initials_of(const shm::Event* events, const std::vector<uint64_t>& v,
-                       const Virtual* last = nullptr) const;
+  uint64_t initials_of(const shm::Event* events, const std::vector<uint64_t>& v, const Virtual* last = nullptr) const;
   bool happens_before(uint64_t a, uint64_t b) const;
   int64_t flush_bound(const shm::Event& e) const;
 
@@ -183,7 +189,7 @@ class DporStrategy final : public Strategy {
   std::vector<Clock> clocks_;
   std::vector<uint32_t> seq_;
   std::vector<uint32_t> thread_;
-  std::vector<uint64_t> history_;  // optimal mode: Step::history of each event
+  std::vector<uint64_t> history_;                         // optimal mode: Step::history of each event
   std::array<uint64_t, shm::kMaxThreads> end_history_{};  // and of each thread's next one
   // Per event: the events it cannot run without (the signal that woke a
   // condition wait, a flush's store, the flushes before a drain).

@@ -4,9 +4,11 @@
  * first step could come before the waiter's latest ones.
  *
  * Buggy: the stopper checks that it stopped the waiter early (fewer than 5
- * rounds), which fails whenever it runs late; with --max-steps 200 the first
- * execution is cut after about 100 rounds and the second one, the stopper
- * run just before the cut, finds the assertion. */
+ * rounds), which fails whenever it runs late. The first execution is cut
+ * with the waiter alone (about 100 rounds with --max-steps 200); the second
+ * runs the stopper's start as the last step before the cut (cut again); the
+ * third runs its store before the waiter's latest read of `stop`, and its
+ * check fails: 3 executions. */
 #include <assert.h>
 #include <pthread.h>
 #include <stdatomic.h>
