@@ -644,7 +644,8 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, 
     Virtual last{e, access_of(e), n};
     if (OpKind(e.kind) == OpKind::ThreadStart) last.access = Access{.everything = true};
     collect(e, last.access, p);
-    if (can_run && last_exit >= 0) cands.push_back(last_exit);
+    if (can_run && last_exit >= 0 && std::find(cands.begin(), cands.end(), last_exit) == cands.end())
+      cands.push_back(last_exit);
     if (!can_run)
       cands.erase(std::remove_if(cands.begin(), cands.end(),
                                  [&](int64_t x) { return OpKind(events[x].kind) == OpKind::ProcessExit; }),
