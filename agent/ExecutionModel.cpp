@@ -47,6 +47,11 @@ bool ExecutionModel::rw_can_write(uint64_t rw) const {
   return it == rwlocks_.end() || (it->second.writer < 0 && it->second.readers == 0);
 }
 
+uint64_t ExecutionModel::barrier_phase(uint64_t b) const {
+  auto it = barriers_.find(b);
+  return it == barriers_.end() ? 0 : it->second.phase;
+}
+
 bool ExecutionModel::barrier_open(uint64_t b, uint64_t phase) const {
   auto it = barriers_.find(b);
   return it != barriers_.end() && it->second.phase > phase;

@@ -136,6 +136,10 @@ class ExecutionModel {
   // otherwise the thread's pending operation becomes BarrierLeave.
   bool barrier_arrive(uint32_t t, uint64_t b, uint64_t site);
   bool barrier_open(uint64_t b, uint64_t phase) const;
+  // The generation a thread arriving at barrier `b` now joins (logged with
+  // barrier events: DPOR orders a leave after the arrival that opened its
+  // generation, and only arrivals of one generation conflict).
+  uint64_t barrier_phase(uint64_t b) const;
 
   bool sem_available(uint64_t s) const;
   void sem_acquired(uint64_t s);

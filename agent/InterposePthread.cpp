@@ -398,12 +398,14 @@ int pthread_barrier_wait(pthread_barrier_t* b) {
   if (!rt.controlled()) return real.pthread_barrier_wait(b);
   uint32_t me = t_me;
   rt.begin(me, PendingOp{OpKind::BarrierWait, addr_of(b), 0, site});
+  // Both events log the generation (value read): see Dependence.h.
+  uint64_t phase = rt.model.barrier_phase(addr_of(b));
   bool serial = rt.model.barrier_arrive(me, addr_of(b), site);
-  rt.log(me, OpKind::BarrierWait, addr_of(b), site, 0, 0, serial);
+  rt.log(me, OpKind::BarrierWait, addr_of(b), site, phase, 0, serial);
   if (serial) return PTHREAD_BARRIER_SERIAL_THREAD;
   PendingOp leave = rt.model.thread(me).pending;
   rt.begin(me, leave);
-  rt.log(me, OpKind::BarrierLeave, addr_of(b), site);
+  rt.log(me, OpKind::BarrierLeave, addr_of(b), site, phase);
   return 0;
 }
 

@@ -123,7 +123,11 @@ void Runtime::flush_step(uint32_t me, uint32_t actor) {
 
 uint32_t Runtime::choose(uint32_t me) {
   shm::Header* h = region.header;
-  if (step_ >= h->max_steps) end_execution(shm::Outcome::StepBound, me, model.thread(me).pending.site, "");
+  if (step_ >= h->max_steps) {
+    // Cut: nobody ran what they were about to do, and that still races.
+    record_pending(kNoThread);
+    end_execution(shm::Outcome::StepBound, me, model.thread(me).pending.site, "");
+  }
   uint64_t flushers = buffering ? buffers.flushable_actors() : 0;
   model.set_buffered(buffering ? buffers.nonempty_threads() : 0);
   uint64_t mask = model.enabled_mask() | (flushers << shm::kFlushActorBase);
@@ -292,10 +296,52 @@ void Runtime::thread_exit(uint32_t me, uint64_t site) {
   hand_to(next);
 }
 
+void Runtime::record_pending(uint32_t exiting) {
+  shm::Header* h = region.header;
+  uint32_t n = 0;
+  for (uint32_t t = 0; t < model.thread_count() && t < shm::kMaxThreads; ++t) {
+    const ThreadModel& th = model.thread(t);
+    if (!th.used || th.finished || t == exiting) continue;
+    const PendingOp& op = th.pending;
+    shm::Event& e = h->pending[n++];
+    e = shm::Event{};
+    e.step = uint32_t(step_);
+    e.thread = uint16_t(t);
+    e.kind = uint16_t(op.kind);
+    e.addr = op.addr;
+    e.site = op.site;
+    e.size = op.size;
+    e.enabled = model.enabled(t) ? uint64_t(1) << t : 0;
+    // The fields access_of reads, laid out as the event would be logged.
+    switch (op.kind) {
+      case OpKind::ThreadJoin:
+        e.aux = op.target;
+        break;
+      case OpKind::BarrierWait:
+        e.value_read = model.barrier_phase(op.addr);
+        break;
+      case OpKind::BarrierLeave:
+        e.value_read = op.phase;
+        break;
+      case OpKind::Store:  // a string move reads its source
+        e.aux = op.addr2;
+        if (op.addr2) e.flags = shm::kInstruction;
+        break;
+      default:
+        e.aux = op.addr2;
+        break;
+    }
+  }
+  h->npending = n;
+}
+
 void Runtime::process_exit(uint32_t me, int status, uint64_t site) {
   if (!active || ended) return;
   begin(me, PendingOp{OpKind::ProcessExit, 0, 0, site});
   log(me, OpKind::ProcessExit, 0, site, 0, uint64_t(status));
+  // The other threads end here, wherever they are: no more events. What
+  // each was about to do races with the exit (DporStrategy).
+  record_pending(me);
   region.header->exit_status = status;
   region.header->outcome = shm::Outcome::Complete;
   ended = true;

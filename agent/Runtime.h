@@ -103,6 +103,9 @@ class Runtime {
   void flush_step(uint32_t me, uint32_t actor);
   // DPOR: sleepers whose pending operation conflicts with `e` wake up.
   void wake_sleepers(const shm::Event& e);
+  // The execution ends with threads that never ran their pending operation
+  // (a process exit, a cut): records those operations (Header::pending).
+  void record_pending(uint32_t exiting);
   // Spin detection from the memory effect of an event.
   void note_memory(uint32_t me, const shm::Event& e);
   void hand_to(uint32_t next);

@@ -7,11 +7,17 @@
 //    compare-exchange only reads);
 //  * they act on the same synchronisation object (mutex, condition, rwlock,
 //    barrier, semaphore; a condition wait also acts on its mutex);
+//  * they arrive at the same barrier in the same generation (the last one
+//    to arrive opens it: PTHREAD_BARRIER_SERIAL_THREAD);
 //  * one joins a thread and the other is that thread's exit;
 //  * one is the process exit (it ends every thread).
 // Thread creation orders the child's start by happens-before, not by
-// conflict; yields, starts and fences (under sequential consistency) commute
-// with everything.
+// conflict, and the arrival that opened a barrier's generation orders the
+// others' leaving it; yields, starts, barrier leaves and fences (under
+// sequential consistency) commute with everything else. (A leave conflicting
+// with the next generation's arrivals would order a thread still leaving
+// round 1 after the other's arrival at round 2, and with it everything that
+// thread did in between: interleavings were lost that way.)
 #pragma once
 
 #include <cstdint>
@@ -31,6 +37,13 @@ struct Access {
 
 // Pseudo-object standing for a thread's termination (exit and joins of it).
 inline uint64_t thread_object(uint32_t thread) { return (uint64_t(1) << 63) | thread; }
+
+// Pseudo-object standing for one generation of a barrier (its arrivals).
+// Generations 2^15 apart share one: a spurious conflict between arrivals
+// that are ordered anyway.
+inline uint64_t barrier_object(uint64_t barrier, uint64_t phase) {
+  return (uint64_t(1) << 62) | ((phase & 0x7fff) << 47) | (barrier & ((uint64_t(1) << 47) - 1));
+}
 
 inline bool ranges_overlap(uint64_t a, uint64_t as, uint64_t b, uint64_t bs) {
   return as && bs && a < b + bs && b < a + as;
@@ -80,8 +93,6 @@ inline Access access_of(OpKind kind, uint64_t addr, uint32_t size, uint64_t aux,
     case OpKind::RwTimedReadLock:
     case OpKind::RwTimedWriteLock:
     case OpKind::RwUnlock:
-    case OpKind::BarrierWait:
-    case OpKind::BarrierLeave:
     case OpKind::SemWait:
     case OpKind::SemTryWait:
     case OpKind::SemTimedWait:
@@ -138,6 +149,11 @@ inline Access access_of(const shm::Event& e) {
     Access a;
     a.read_addr = e.addr;
     a.read_size = e.size;
+    return a;
+  }
+  if (kind == OpKind::BarrierWait || kind == OpKind::BarrierLeave) {  // value_read: the generation
+    Access a;
+    if (kind == OpKind::BarrierWait) a.object = barrier_object(e.addr, e.value_read);
     return a;
   }
   uint32_t target = kind == OpKind::ThreadJoin ? uint32_t(e.aux) : e.thread;

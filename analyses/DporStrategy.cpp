@@ -4,11 +4,13 @@
 #include <optional>
 #include <unordered_map>
 
+#include "DporEvents.h"
+
 namespace ctrl {
 
-namespace {
+using namespace dpor;
 
-uint64_t bit(uint32_t t) { return uint64_t(1) << t; }
+namespace {
 
 // A store or read-modify-write (what a buffer may hold).
 bool is_write_kind(const shm::Event& e) {
@@ -67,24 +69,6 @@ bool forwarded_sleeper(const BufferedStores& buffers, uint32_t t, const Access& 
   return only_reads(next) && buffers.forwarding_store(t, next.read_addr, next.read_size) >= 0;
 }
 
-// Whether an event had to wait for its thread's store buffer to drain.
-bool drains(const shm::Event& e) {
-  switch (OpKind(e.kind)) {
-    case OpKind::Load:
-    case OpKind::AtomicLoad:
-    case OpKind::Yield:
-    case OpKind::ThreadStart:
-      return false;
-    case OpKind::Store:
-    case OpKind::AtomicStore:
-    case OpKind::Rmw:
-      return !(e.flags & shm::kBuffered);
-    case OpKind::Fence:
-      return MemOrder(e.order) == MemOrder::SeqCst;
-    default:
-      return true;
-  }
-}
 
 // An sfence instruction (logged as a release fence): under PSO, stores before
 // it reach memory before stores after it.
@@ -118,74 +102,17 @@ ObjectRole object_role(const shm::Event& e, int which) {
     case OpKind::CondReacquire:  // the condition (0) woke it; the mutex (1) it takes
       return which == 0 ? ObjectRole::EnabledBy : ObjectRole::Acquire;
     case OpKind::ThreadJoin:
-    case OpKind::BarrierLeave:
       return ObjectRole::EnabledBy;
     default:
       return ObjectRole::Plain;
   }
 }
 
-uint64_t mix(uint64_t h, uint64_t v) {
-  h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
-  return h * 0xBF58476D1CE4E5B9ull;
-}
 
-uint64_t size_mask(uint32_t size) {
-  switch (size) {
-    case 1: return 0xff;
-    case 2: return 0xffff;
-    case 4: return 0xffffffffull;
-    case 8: return ~uint64_t(0);
-    default: return 0;  // odd sizes and wide accesses: values not logged in full
-  }
-}
 
-bool is_rmw(const shm::Event& e) {
-  auto k = OpKind(e.kind);
-  return k == OpKind::Rmw || k == OpKind::AtomicRmw || k == OpKind::AtomicCas;
-}
 
-// Whether the event is a read-modify-write whose nature (Dependence.h: a
-// read when it leaves memory as it was) depends on the value it finds.
-// Additions, subtractions and xors change memory by the same amount
-// wherever they run; an Rmw without RmwOp may be a compare-exchange.
-bool nature_varies(const shm::Event& e) {
-  if (!is_rmw(e) || (e.flags & (shm::kBuffered | shm::kForwarded))) return false;
-  switch (RmwOp(e.rmw)) {
-    case RmwOp::None: return OpKind(e.kind) != OpKind::AtomicRmw;  // odd-sized libatomic calls always write
-    case RmwOp::Xchg:
-    case RmwOp::Or:
-    case RmwOp::And:
-    case RmwOp::Nand: return true;
-    default: return false;
-  }
-}
 
-// The memory at the event's bytes when it ran, when the log has it in full:
-// loads and read-modify-writes of 1, 2, 4 or 8 bytes that read memory (not
-// a store buffer). Stores do not log the value they replace; string
-// instructions log none (a lods or cmps names a second address).
-std::optional<uint64_t> value_found(const shm::Event& e) {
-  uint64_t mask = size_mask(e.size);
-  if (!mask || (e.flags & (shm::kBuffered | shm::kForwarded))) return std::nullopt;
-  switch (OpKind(e.kind)) {
-    case OpKind::Load:
-      if (e.aux) return std::nullopt;
-      [[fallthrough]];
-    case OpKind::AtomicLoad:
-    case OpKind::Rmw:
-    case OpKind::AtomicRmw:
-    case OpKind::AtomicCas:
-      return e.value_read & mask;
-    default:
-      return std::nullopt;
-  }
-}
 
-// The access of read-modify-write `e` when it does (or does not) write.
-Access with_nature(const shm::Event& e, bool writes) {
-  return access_of(OpKind(e.kind), e.addr, e.size, e.aux, !writes, e.thread, e.flags & shm::kInstruction);
-}
 
 }  // namespace
 
@@ -333,6 +260,7 @@ void DporStrategy::completed(const ExecutionSummary& summary) {
                          uint64_t(e.flags & (shm::kFailed | shm::kBuffered | shm::kForwarded))})
         t = mix(t, x);
     }
+    end_history_ = h;
     remember_natures(events, n);
     // Reversals waiting for a nature: this execution may have shown it
     // (the step they wait for ran). Older ones first, as they would have
@@ -342,7 +270,7 @@ void DporStrategy::completed(const ExecutionSummary& summary) {
     for (auto& p : waiting)
       if (p.at < stack_.size() && !insert(p.at, p.v, false)) pending_.push_back(std::move(p));
   }
-  analyse(events, n, from);
+  analyse(events, n, from, summary.pending, summary.npending);
 }
 
 void DporStrategy::add_sleepers(ExecutionPlan& plan, const Position& pos, uint32_t chosen) {
@@ -356,7 +284,8 @@ bool DporStrategy::happens_before(uint64_t a, uint64_t b) const {
   return clocks_[b][thread_[a]] >= seq_[a];
 }
 
-void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) {
+void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, const shm::Event* pending,
+                           uint64_t npending) {
   clocks_.assign(n, Clock{});
   seq_.assign(n, 0);
   thread_.assign(n, 0);
@@ -391,11 +320,69 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) 
   std::array<int64_t, shm::kMaxThreads> woken_by;
   woken_by.fill(-1);
   std::array<bool, shm::kMaxThreads> timed_wait{};
+  // Barriers: the arrival that opened each generation (it enables the others'
+  // leaving it; Dependence.h).
+  std::unordered_map<uint64_t, int64_t> opened_by;
   // Chronological traces (Abdulla et al., TSO/PSO): each thread's buffered
   // stores not yet flushed, and the loads forwarded wholly from each store,
   // which only its flush exposes to later writes.
   BufferedStores buffered;
   std::unordered_map<int64_t, std::vector<int64_t>> exposed_by_flush;
+
+  auto each_byte = [](uint64_t addr, uint64_t size, auto&& f) {
+    for (uint64_t b = addr; b < addr + size; ++b) f(b);
+  };
+  // The conflicting events an event (of thread p, access a) is ordered
+  // after: the latest per object and, per byte, the latest write (and for
+  // writes the reads since), in `cands` when they may race, in `hb_only`
+  // when they only order it.
+  auto collect = [&](const shm::Event& e, const Access& a, uint32_t p) {
+    bool real = p < shm::kFlushActorBase;
+    cands.clear();
+    hb_only.clear();
+    if (a.everything) {
+      for (uint32_t t = 0; t < shm::kMaxThreads; ++t)
+        if (t != p && last_of_thread[t] >= 0) cands.push_back(last_of_thread[t]);
+    }
+    // On a synchronisation object, an operation another one enabled (a
+    // join after the exit, a lock after the unlock, a wake-up after the
+    // signal) cannot be moved before it: that pair only orders. Acquisitions
+    // race with the previous acquisition instead.
+    for (int which = 0; which < 2; ++which) {
+      uint64_t o = which == 0 ? a.object : a.object2;
+      if (!o) continue;
+      auto it = objects.find(o);
+      if (it == objects.end()) continue;
+      ObjectRole role = object_role(e, which);
+      if (role == ObjectRole::Plain) {
+        cands.push_back(it->second.last);
+      } else {
+        hb_only.push_back(it->second.last);
+        if (role == ObjectRole::Acquire && it->second.last_acquire >= 0) cands.push_back(it->second.last_acquire);
+      }
+    }
+    bool flush = OpKind(e.kind) == OpKind::Flush;
+    each_byte(a.write_addr, a.write_size, [&](uint64_t b) {
+      auto it = bytes.find(b);
+      if (it == bytes.end()) return;
+      if (it->second.write >= 0) cands.push_back(it->second.write);
+      for (int64_t r : it->second.reads)
+        if (!flush || thread_[r] != e.owner) cands.push_back(r);
+    });
+    auto own_flush = [&](int64_t w) {
+      return real && OpKind(events[w].kind) == OpKind::Flush && events[w].owner == p;
+    };
+    auto reads = [&](uint64_t b) {
+      auto it = bytes.find(b);
+      if (it != bytes.end() && it->second.write >= 0 && !own_flush(it->second.write)) cands.push_back(it->second.write);
+    };
+    each_byte(a.read_addr, a.read_size, reads);
+    each_byte(a.read2_addr, a.read2_size, reads);
+    std::sort(cands.begin(), cands.end());
+    cands.erase(std::unique(cands.begin(), cands.end()), cands.end());
+  };
+  // The latest process exit (it conflicts with whatever comes after it).
+  int64_t last_exit = -1;
 
   for (uint64_t k = 0; k < n; ++k) {
     if (stop_requested()) return;
@@ -422,53 +409,8 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) 
       }
     }
 
-    // The conflicting events this one is ordered after: the latest per object
-    // and, per byte, the latest write (and for writes the reads since).
-    cands.clear();
-    hb_only.clear();
-    if (a.everything) {
-      for (uint32_t t = 0; t < shm::kMaxThreads; ++t)
-        if (t != p && last_of_thread[t] >= 0) cands.push_back(last_of_thread[t]);
-    }
-    // On a synchronisation object, an operation another one enabled (a
-    // join after the exit, a lock after the unlock, a wake-up after the
-    // signal) cannot be moved before it: that pair only orders. Acquisitions
-    // race with the previous acquisition instead.
-    for (int which = 0; which < 2; ++which) {
-      uint64_t o = which == 0 ? a.object : a.object2;
-      if (!o) continue;
-      auto it = objects.find(o);
-      if (it == objects.end()) continue;
-      ObjectRole role = object_role(e, which);
-      if (role == ObjectRole::Plain) {
-        cands.push_back(it->second.last);
-      } else {
-        hb_only.push_back(it->second.last);
-        if (role == ObjectRole::Acquire && it->second.last_acquire >= 0) cands.push_back(it->second.last_acquire);
-      }
-    }
-    auto each_byte = [](uint64_t addr, uint64_t size, auto&& f) {
-      for (uint64_t b = addr; b < addr + size; ++b) f(b);
-    };
     bool flush = OpKind(e.kind) == OpKind::Flush;
-    each_byte(a.write_addr, a.write_size, [&](uint64_t b) {
-      auto it = bytes.find(b);
-      if (it == bytes.end()) return;
-      if (it->second.write >= 0) cands.push_back(it->second.write);
-      for (int64_t r : it->second.reads)
-        if (!flush || thread_[r] != e.owner) cands.push_back(r);
-    });
-    auto own_flush = [&](int64_t w) {
-      return real && OpKind(events[w].kind) == OpKind::Flush && events[w].owner == p;
-    };
-    auto reads = [&](uint64_t b) {
-      auto it = bytes.find(b);
-      if (it != bytes.end() && it->second.write >= 0 && !own_flush(it->second.write)) cands.push_back(it->second.write);
-    };
-    each_byte(a.read_addr, a.read_size, reads);
-    each_byte(a.read2_addr, a.read2_size, reads);
-    std::sort(cands.begin(), cands.end());
-    cands.erase(std::unique(cands.begin(), cands.end()), cands.end());
+    collect(e, a, p);
     // Store buffers: a flush comes after the store it commits and (PSO)
     // after the flushes of its thread's stores that precede an sfence before
     // that store; anything that waits for an empty buffer (all but plain
@@ -498,7 +440,12 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) 
       sfence_before_[k] = last_sfence[p];
       if (store_fence(e)) last_sfence[p] = int64_t(k);
     }
-    // Those orders can never be reversed (a flush cannot precede its store).
+    if (OpKind(e.kind) == OpKind::BarrierLeave) {
+      auto it = opened_by.find(barrier_object(e.addr, e.value_read));
+      if (it != opened_by.end()) hb_only.push_back(it->second);
+    }
+    // Those orders can never be reversed (a flush cannot precede its store,
+    // nor a barrier leave the arrival that opened it).
     enablers_[k].assign(hb_only.begin() + int64_t(buffered_from), hb_only.end());
 
     // The event's clock: its thread's, joined with every conflicting event
@@ -536,6 +483,7 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) 
       }
     }
     last_of_thread[p] = int64_t(k);
+    if (a.everything) last_exit = int64_t(k);
     if (OpKind(e.kind) == OpKind::ThreadCreate && e.aux < shm::kMaxThreads && !(e.flags & shm::kFailed))
       created_by[e.aux] = int64_t(k);
     switch (OpKind(e.kind)) {
@@ -555,6 +503,9 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) 
       case OpKind::CondReacquire:
         if (!timed_wait[p] && woken_by[p] >= 0) enablers_[k].push_back(woken_by[p]);
         waiting_on[p] = 0;
+        break;
+      case OpKind::BarrierWait:
+        if (e.aux) opened_by[barrier_object(e.addr, e.value_read)] = int64_t(k);
         break;
       default:
         break;
@@ -609,20 +560,60 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) 
     if (stop_requested()) return;
     race_sequence(events, n, i, j);
   }
+
+  // The execution ended (a process exit, a cut) with threads parked at an
+  // operation they never ran. Each could have come next: it races with the
+  // events it conflicts with, like one more event at the end (each alone:
+  // they are alternatives). The exit conflicts with everything, and a
+  // thread that never got a turn may do anything first; neither can be
+  // moved before the exit when it could not run there.
+  for (uint64_t q = 0; q < npending; ++q) {
+    const shm::Event& e = pending[q];
+    uint32_t p = e.thread;
+    if (p >= shm::kFlushActorBase) continue;
+    bool can_run = e.enabled & bit(p);
+    Clock c = now[p];
+    if (last_of_thread[p] < 0 && created_by[p] >= 0) c = clocks_[created_by[p]];
+    Virtual last{e, access_of(e), n};
+    if (OpKind(e.kind) == OpKind::ThreadStart) last.access = Access{.everything = true};
+    collect(e, last.access, p);
+    if (can_run && last_exit >= 0 && std::find(cands.begin(), cands.end(), last_exit) == cands.end())
+      cands.push_back(last_exit);
+    if (!can_run)
+      cands.erase(std::remove_if(cands.begin(), cands.end(),
+                                 [&](int64_t x) { return OpKind(events[x].kind) == OpKind::ProcessExit; }),
+                  cands.end());
+    // A blocked wake-up needs the signal it never got.
+    if (OpKind(e.kind) == OpKind::CondReacquire && !can_run && woken_by[p] < 0) continue;
+    racing.clear();
+    for (int64_t x : cands)
+      if (thread_[x] != p && c[thread_[x]] < seq_[x]) racing.push_back(x);
+    for (int64_t x : racing) {
+      bool covered = false;
+      for (int64_t y : racing)
+        if (y != x && happens_before(uint64_t(x), uint64_t(y))) covered = true;
+      if (covered) continue;
+      ++races_;
+      if (!optimal_)
+        add_backtrack(events, uint64_t(x), n, &last);
+      else if (can_run)  // a forced sequence must be able to run
+        race_sequence(events, n, uint64_t(x), n, &last);
+    }
+  }
 }
 
-void DporStrategy::add_backtrack(const shm::Event* events, uint64_t i, uint64_t j) {
+void DporStrategy::add_backtrack(const shm::Event* events, uint64_t i, uint64_t j, const Virtual* last) {
   // v = the events after e_i that do not happen after it, then e_j. Its
   // initials: threads whose first event in v has no predecessor in v.
   std::vector<uint64_t> v;
   for (uint64_t m = i + 1; m < j; ++m)
     if (!happens_before(i, m)) v.push_back(m);
   v.push_back(j);
-  uint64_t initials = initials_of(events, v);
+  uint64_t initials = initials_of(events, v, last);
 
   Position& pos = stack_[i];
   if (pos.backtrack & initials) return;
-  uint32_t p = thread_[j];
+  uint32_t p = last ? last->event.thread : thread_[j];
   uint64_t runnable = initials & pos.enabled;
   if (!runnable) {
     // No initial can run in that state (a blocking operation): trying every
@@ -633,36 +624,23 @@ void DporStrategy::add_backtrack(const shm::Event* events, uint64_t i, uint64_t 
   pos.backtrack |= (runnable & bit(p)) ? bit(p) : (runnable & -runnable);
 }
 
-namespace {
-
-// Whether event b must follow event a (a before b in one execution; `a_index`:
-// a's step there, `b_sfence`: for a flush b, the latest sfence of its thread
-// before the store it commits) for a reason other than their accesses: same
-// thread, thread creation, store buffer order.
-bool ordered_apart(const shm::Event& ea, uint64_t a_index, const shm::Event& eb, int64_t b_sfence) {
-  return ea.thread == eb.thread ||
-         (OpKind(eb.kind) == OpKind::ThreadStart && OpKind(ea.kind) == OpKind::ThreadCreate && ea.aux == eb.thread) ||
-         (OpKind(eb.kind) == OpKind::Flush && eb.aux == a_index) ||
-         (OpKind(ea.kind) == OpKind::Flush && eb.thread < shm::kFlushActorBase && ea.owner == eb.thread && drains(eb)) ||
-         (OpKind(ea.kind) == OpKind::Flush && OpKind(eb.kind) == OpKind::Flush && ea.owner == eb.owner &&
-          int64_t(ea.aux) < b_sfence);
-}
-
-}  // namespace
-
 int64_t DporStrategy::flush_bound(const shm::Event& e) const {
   return OpKind(e.kind) == OpKind::Flush && e.aux < sfence_before_.size() ? sfence_before_[e.aux] : -1;
 }
 
-std::vector<std::vector<bool>> DporStrategy::order_within(const shm::Event* events,
-                                                          const std::vector<uint64_t>& v) const {
+std::vector<std::vector<bool>> DporStrategy::order_within(const shm::Event* events, const std::vector<uint64_t>& v,
+                                                          const Virtual* last) const {
   std::vector<std::vector<bool>> before(v.size(), std::vector<bool>(v.size(), false));
   std::vector<Access> acc;
-  for (uint64_t m : v) acc.push_back(access_of(events[m]));
+  std::vector<const shm::Event*> ev;
+  for (uint64_t m : v) {
+    bool virt = last && m == last->index;
+    ev.push_back(virt ? &last->event : &events[m]);
+    acc.push_back(virt ? last->access : access_of(events[m]));
+  }
   for (size_t b = 0; b < v.size(); ++b) {
     for (size_t a = 0; a < b; ++a) {
-      if (!ordered_apart(events[v[a]], v[a], events[v[b]], flush_bound(events[v[b]])) && !conflicts(acc[a], acc[b]))
-        continue;
+      if (!ordered_apart(*ev[a], v[a], *ev[b], flush_bound(*ev[b])) && !conflicts(acc[a], acc[b])) continue;
       before[b][a] = true;
       for (size_t x = 0; x < a; ++x)
         if (before[a][x]) before[b][x] = true;
@@ -671,11 +649,12 @@ std::vector<std::vector<bool>> DporStrategy::order_within(const shm::Event* even
   return before;
 }
 
-uint64_t DporStrategy::initials_of(const shm::Event* events, const std::vector<uint64_t>& v) const {
-  auto before = order_within(events, v);
+uint64_t DporStrategy::initials_of(const shm::Event* events, const std::vector<uint64_t>& v,
+                                   const Virtual* last) const {
+  auto before = order_within(events, v, last);
   uint64_t initials = 0, seen = 0;
   for (size_t b = 0; b < v.size(); ++b) {
-    uint32_t t = thread_[v[b]];
+    uint32_t t = last && v[b] == last->index ? last->event.thread : thread_[v[b]];
     if (seen & bit(t)) continue;
     seen |= bit(t);
     bool first = true;
@@ -683,371 +662,6 @@ uint64_t DporStrategy::initials_of(const shm::Event* events, const std::vector<u
     if (first) initials |= bit(t);
   }
   return initials;
-}
-
-// ---- Optimal mode
-
-DporStrategy::Step DporStrategy::step_of(const shm::Event& e, const Access& a) const {
-  Step s;
-  s.thread = e.thread;
-  s.access = a;
-  s.event = e;
-  if (auto v = value_found(e)) {
-    s.has_input = true;
-    s.input = *v;
-  }
-  return s;
-}
-
-namespace {
-
-uint64_t identity(uint32_t thread, uint64_t history, const shm::Event& e) {
-  uint64_t h = mix(mix(thread, history), e.site);
-  return mix(mix(mix(h, e.addr), e.size), e.kind);
-}
-
-}  // namespace
-
-void DporStrategy::remember_natures(const shm::Event* events, uint64_t n) {
-  // Forgetting costs no class: a nature not known makes an insertion wait,
-  // or (once its state is left) take the step as a write, at worst running
-  // a redundant branch that ends blocked.
-  if (natures_.size() > kMaxNatures) natures_.clear();
-  for (uint64_t k = 0; k < n; ++k) {
-    const shm::Event& e = events[k];
-    if (!nature_varies(e)) continue;
-    auto found = value_found(e);
-    if (!found) continue;
-    Seen& seen = natures_[identity(e.thread, history_[k], e)];
-    bool writes = access_of(e).write_size != 0;
-    bool known = false;
-    for (const auto& [v, w] : seen.writes) known |= v == *found;
-    if (!known) seen.writes.emplace_back(*found, writes);
-    if (e.flags & shm::kFailed) seen.failed = true;
-  }
-}
-
-DporStrategy::Answer DporStrategy::writes_at(const Step& s, uint64_t value, bool seen_all) const {
-  const shm::Event& e = s.event;
-  bool logged = access_of(e).write_size != 0;
-  if (!nature_varies(e)) return logged ? Answer::Yes : Answer::No;
-  uint64_t mask = size_mask(e.size);
-  if (!mask) return Answer::Unknown;
-  value &= mask;
-  uint64_t r = e.value_read & mask, w = e.value_written & mask;
-  if (value == r) return logged ? Answer::Yes : Answer::No;
-  // What the same step (same thread, same history) did with that value in
-  // an execution seen so far; a compare-exchange that succeeded on some
-  // value expects that one.
-  const Seen* seen = nullptr;
-  if (auto it = natures_.find(identity(s.thread, s.history, e)); it != natures_.end()) seen = &it->second;
-  std::optional<uint64_t> expected;
-  if (seen) {
-    for (const auto& [v, wrote] : seen->writes)
-      if (v == value) return wrote ? Answer::Yes : Answer::No;
-    bool cas = OpKind(e.kind) == OpKind::AtomicCas || seen->failed;
-    for (const auto& [v, wrote] : seen->writes)
-      if (cas && wrote) expected = v;
-  }
-  auto known = [](bool writes) { return writes ? Answer::Yes : Answer::No; };
-  Answer a = Answer::Unknown;
-  bool failed = e.flags & shm::kFailed;
-  switch (RmwOp(e.rmw)) {
-    case RmwOp::Xchg:
-      a = known(value != w);
-      break;
-    case RmwOp::Or:  // w = r | operand: the operand holds w & ~r, maybe some of r
-      if (w & ~r & ~value)
-        a = Answer::Yes;
-      else if (!(w & ~value))
-        a = Answer::No;
-      break;
-    case RmwOp::And:  // w = r & operand: known where r has ones
-      if (value & r & ~w)
-        a = Answer::Yes;
-      else if (!(value & ~(r & w)))
-        a = Answer::No;
-      break;
-    case RmwOp::None:  // a compare-exchange (or, for an instruction, another op)
-      if (!failed && (OpKind(e.kind) == OpKind::AtomicCas || (seen && seen->failed)))
-        a = Answer::No;  // it expected r, and finds something else
-      else if (expected)
-        a = known(value == *expected);
-      break;
-    default:
-      break;
-  }
-  if (a == Answer::Unknown && seen_all) {
-    // Asked about a step next to one whose whole subtree has been explored:
-    // had it only read with this value, that subtree would have run it so.
-    ++inferred_;
-    a = Answer::Yes;
-  }
-  return a;
-}
-
-bool DporStrategy::resolve(Step& s, uint64_t value, bool seen_all) const {
-  Answer w = writes_at(s, value, seen_all);
-  if (w == Answer::Unknown) return false;
-  s.access = with_nature(s.event, w == Answer::Yes);
-  s.unsure = false;
-  s.has_input = true;
-  s.input = value & size_mask(s.event.size);
-  return true;
-}
-
-DporStrategy::Answer DporStrategy::conflict(Step& a, Step& b, bool seen_all) const {
-  auto answer = [](bool c) { return c ? Answer::Yes : Answer::No; };
-  if (!a.unsure && !b.unsure) return answer(conflicts(a.access, b.access));
-  Access aw = a.unsure ? with_nature(a.event, true) : a.access, ar = a.unsure ? with_nature(a.event, false) : a.access;
-  Access bw = b.unsure ? with_nature(b.event, true) : b.access, br = b.unsure ? with_nature(b.event, false) : b.access;
-  bool wide = conflicts(aw, bw), narrow = conflicts(ar, br);
-  if (wide == narrow) return answer(wide);
-  // Only what an unsure step does decides, and both find the same value at
-  // their bytes (nothing between them writes there: that would conflict).
-  bool same = a.event.addr == b.event.addr && a.event.size == b.event.size;
-  const Step* known = a.has_input ? &a : b.has_input ? &b : nullptr;
-  if (same && known) {
-    uint64_t value = known->input;
-    if (a.unsure && !resolve(a, value, seen_all)) return Answer::Unknown;
-    if (b.unsure && !resolve(b, value, seen_all)) return Answer::Unknown;
-    return answer(conflicts(a.access, b.access));
-  }
-  if (seen_all) {
-    ++inferred_;
-    return Answer::Yes;
-  }
-  return Answer::Unknown;
-}
-
-DporStrategy::Answer DporStrategy::initial(Sequence& v, size_t b) const {
-  // The first step left of its thread starts v iff no step left before it
-  // must precede it (any path to it ends with a direct edge). Paths through
-  // steps that are gone do not count.
-  for (size_t a = 0; a < b; ++a) {
-    if (v.gone[a]) continue;
-    if (ordered_apart(v.steps[a].event, v.steps[a].index, v.steps[b].event, v.steps[b].flush_bound)) return Answer::No;
-    // Nothing else in v touches the bytes e_i wrote, so only a partial
-    // overlap with the unsure e_j can leave this open: keep the order then.
-    if (conflict(v.steps[a], v.steps[b], false) != Answer::No) return Answer::No;
-  }
-  return Answer::Yes;
-}
-
-DporStrategy::Answer DporStrategy::weak_initial(Step& step, Sequence& v, bool seen_all) const {
-  // A thread is a weak initial of v when v can start with its step: its
-  // first step in v has no predecessor in v, or it has none in v and its
-  // step commutes with all of v.
-  for (size_t b = 0; b < v.steps.size(); ++b) {
-    if (v.gone[b] || v.steps[b].thread != step.thread) continue;
-    Answer a = initial(v, b);
-    if (a == Answer::Yes && step.unsure && !v.steps[b].unsure) {
-      // The same step at the same place: a node learns what it does.
-      const Step& known = v.steps[b];
-      step.access = known.access;
-      step.unsure = false;
-      step.has_input = known.has_input;
-      step.input = known.input;
-    }
-    return a;
-  }
-  Answer r = Answer::Yes;
-  for (size_t b = 0; b < v.steps.size(); ++b) {
-    if (v.gone[b]) continue;
-    Answer c = conflict(step, v.steps[b], seen_all);
-    if (c == Answer::Yes) return Answer::No;
-    if (c == Answer::Unknown) r = Answer::Unknown;
-  }
-  return r;
-}
-
-DporStrategy::Move DporStrategy::movable(const shm::Event* events, uint64_t n, uint64_t i, uint64_t j) const {
-  // Every step of notdep(e_i) keeps what made it possible; e_j may lose it.
-  // A wake-up needs its signal (unless the wait is timed: it times out), a
-  // flush its store, a drain the flushes before it.
-  for (int64_t f : enablers_[j])
-    if (uint64_t(f) == i || happens_before(i, uint64_t(f))) return Move::Never;
-  // The agent does not run a thread about to re-read, at the same site and
-  // in the same state (kSameState), a location it read while nothing it read
-  // since has been written (await, agent/ExecutionModel.h), unless no
-  // thread could run otherwise (probe).
-  const shm::Event& ej = events[j];
-  if (!(ej.flags & shm::kSameState)) return Move::Yes;
-  switch (OpKind(ej.kind)) {
-    case OpKind::Load:
-    case OpKind::AtomicLoad:
-    case OpKind::Rmw:
-    case OpKind::AtomicRmw:
-    case OpKind::AtomicCas:
-      break;
-    default:
-      return Move::Yes;
-  }
-  // The thread's latest reads (a read-modify-write that left memory as it
-  // was counts as one), newest first, back to its latest write.
-  constexpr size_t kWindow = 8;  // agent's ThreadModel::kWindow
-  std::vector<uint64_t> reads;
-  bool match = false;
-  for (uint64_t m = j; m-- > 0 && reads.size() < kWindow;) {
-    const shm::Event& e = events[m];
-    if (e.thread != ej.thread) continue;
-    OpKind k = OpKind(e.kind);
-    // As Runtime::note_memory classifies them.
-    bool unchanged = (e.flags & shm::kFailed) || (e.rmw != uint8_t(RmwOp::None) && e.value_written == e.value_read);
-    if (k == OpKind::Load || k == OpKind::AtomicLoad || (is_rmw(e) && unchanged)) {
-      reads.push_back(m);
-      if ((match = e.site == ej.site && e.addr == ej.addr)) break;
-    } else if (is_rmw(e) || ((k == OpKind::Store || k == OpKind::AtomicStore) && !(e.flags & shm::kUnchanged))) {
-      break;  // it wrote (into memory or its buffer): what it read before has changed
-    }
-  }
-  if (!match) return Move::Yes;
-  // Enabled after notdep(e_i) iff some write to one of those locations,
-  // after its read, stays before e_j: e_i and what happens after it do not.
-  for (uint64_t r : reads) {
-    const shm::Event& er = events[r];
-    for (uint64_t x = r + 1; x < n; ++x) {
-      if (x == i || x == j || happens_before(i, x)) continue;
-      Access ax = access_of(events[x]);
-      if (ranges_overlap(ax.write_addr, ax.write_size, er.addr, er.size ? er.size : 1)) return Move::Yes;
-    }
-  }
-  return Move::Await;
-}
-
-void DporStrategy::try_every_thread(uint64_t i) {
-  // As source-DPOR does when no initial can run: a branch for every thread
-  // enabled there, not tried and not asleep. What each does is unknown: it
-  // conflicts with everything until it has run.
-  Position& pos = stack_[i];
-  uint64_t asleep = mask_of(pos.sleep), have = pos.done | asleep;
-  for (const Node& c : pos.wakeup.children) have |= bit(c.step.thread);
-  for (uint64_t m = pos.enabled & ~have; m; m &= m - 1) {
-    Node node;
-    node.step.thread = uint32_t(__builtin_ctzll(m));
-    node.step.event.thread = uint16_t(node.step.thread);
-    node.step.access.everything = true;
-    pos.wakeup.children.push_back(std::move(node));
-  }
-}
-
-void DporStrategy::race_sequence(const shm::Event* events, uint64_t n, uint64_t i, uint64_t j) {
-  // A race whose reversal cannot run is none (the paper reverses only
-  // those). One that may run only as a spin probe: try what can run there.
-  switch (movable(events, n, i, j)) {
-    case Move::Never:
-      return;
-    case Move::Await:
-      try_every_thread(i);
-      return;
-    case Move::Yes:
-      break;
-  }
-  // notdep(e_i, E): every later event of the whole execution that does not
-  // happen after e_i, including those after e_j (they commute with it). Only
-  // the events between them would make v depend on how the execution
-  // happened to be interleaved: an event left out there can be the one that
-  // keeps a sleeping thread from being a weak initial of v.
-  std::vector<uint64_t> idx;
-  for (uint64_t m = i + 1; m < n; ++m)
-    if (m != j && !happens_before(i, m)) idx.push_back(m);
-  idx.push_back(j);
-  Sequence v;
-  for (uint64_t m : idx) {
-    Step& s = v.steps.emplace_back(step_of(events[m], access_of(events[m])));
-    s.history = history_[m];
-    s.index = m;
-    s.flush_bound = flush_bound(events[m]);
-  }
-  v.gone.assign(idx.size(), false);
-
-  // e_j now runs before e_i: where e_i wrote its bytes, it finds what was
-  // there before e_i (known when e_i is a read-modify-write of them).
-  Step& last = v.steps.back();
-  Access ai = access_of(events[i]), aj = access_of(events[j]);
-  if (ranges_overlap(ai.write_addr, ai.write_size, aj.read_addr, aj.read_size) ||
-      ranges_overlap(ai.write_addr, ai.write_size, aj.read2_addr, aj.read2_size)) {
-    last.has_input = false;
-    if (nature_varies(events[j])) {
-      last.unsure = true;
-      auto before = value_found(events[i]);
-      if (before && is_rmw(events[i]) && events[i].addr == events[j].addr && events[i].size == events[j].size)
-        resolve(last, *before, false);
-    }
-  }
-  if (!insert(i, v, false)) {
-    pending_.push_back(Pending{i, std::move(v)});
-    ++deferred_;
-  }
-}
-
-bool DporStrategy::insert(uint64_t at, Sequence v, bool last) {
-  // Redundant when a thread asleep at that state (or tried there before)
-  // could start v: that part of the space is covered. Their subtrees have
-  // been explored.
-  const Position& pos = stack_[at];
-  uint32_t current = pos.event.thread;
-  for (const auto* list : {&pos.sleep, &pos.tried})
-    for (const auto& s : *list) {
-      if (list == &pos.tried && s.thread == current) continue;
-      Step q = step_of(s.event, s.next);
-      Answer a = weak_initial(q, v, true);
-      if (a == Answer::Yes) return true;
-      if (a == Answer::Unknown) return false;
-    }
-
-  auto empty = [&] {
-    for (bool g : v.gone)
-      if (!g) return false;
-    return true;
-  };
-  auto remove_first = [&](uint32_t thread) {
-    for (size_t b = 0; b < v.steps.size(); ++b)
-      if (!v.gone[b] && v.steps[b].thread == thread) {
-        v.gone[b] = true;
-        return;
-      }
-  };
-  // Follow the current path while its steps can start v (only a reversal
-  // that waited gets past its first step: a fresh one starts with the step
-  // it reverses); then the trees.
-  uint64_t k = at;
-  for (;;) {
-    if (empty()) return true;
-    Step here = step_of(stack_[k].event, access_of(stack_[k].event));
-    Answer a = weak_initial(here, v, last);
-    if (a == Answer::Unknown) return false;
-    if (a == Answer::No) break;
-    remove_first(here.thread);
-    if (k + 1 >= stack_.size() || !stack_[k + 1].forced) return true;  // a leaf: covered
-    ++k;
-  }
-  Node* node = &stack_[k].wakeup;
-  for (;;) {
-    if (empty()) return true;
-    Node* next = nullptr;
-    for (Node& child : node->children) {
-      Answer a = weak_initial(child.step, v, false);
-      if (a == Answer::Unknown) return false;
-      if (a == Answer::Yes) {
-        next = &child;
-        break;
-      }
-    }
-    if (!next) {
-      // A new branch: the rest of v, in order.
-      Node* tail = node;
-      for (size_t b = 0; b < v.steps.size(); ++b) {
-        if (v.gone[b]) continue;
-        tail->children.push_back(Node{v.steps[b], {}});
-        tail = &tail->children.back();
-      }
-      return true;
-    }
-    remove_first(next->step.thread);
-    if (next->children.empty()) return true;  // a leaf: covered
-    node = next;
-  }
 }
 
 }  // namespace ctrl

@@ -12,6 +12,13 @@
 // execution branches at the deepest state with a backtrack thread that was
 // neither tried there nor asleep.
 //
+// An execution that ends with threads parked at an operation they never ran
+// (a process exit ends them, --max-steps cuts the execution) is analysed
+// with each such operation as one more event at its end (ExecutionSummary::
+// pending): a thread main never joined, or one that a cut kept from running,
+// races like any other. A thread that never got its first turn may do
+// anything first: its start conflicts with everything.
+//
 // Under TSO/PSO the dependence is that of chronological traces (Abdulla et
 // al., TACAS'15): a flush is the store's write; a load forwarded whole from
 // one of its thread's buffered stores has no conflict until that store's
@@ -130,20 +137,29 @@ class DporStrategy final : public Strategy {
   enum class Answer { No, Yes, Unknown };
   using Clock = std::array<uint32_t, shm::kMaxThreads>;
 
+  // An operation a thread was parked at when the execution ended (a process
+  // exit, a cut), taken as event `index` (the end) of that execution.
+  struct Virtual {
+    shm::Event event;
+    Access access;  // a thread that never got a turn: anything (everything)
+    uint64_t index;
+  };
   static uint64_t mask_of(const std::vector<Sleeper>& s);
   static void add_sleepers(ExecutionPlan& plan, const Position& pos, uint32_t chosen);
-  void analyse(const shm::Event* events, uint64_t n, uint64_t from);
-  void add_backtrack(const shm::Event* events, uint64_t i, uint64_t j);
+  void analyse(const shm::Event* events, uint64_t n, uint64_t from, const shm::Event* pending, uint64_t npending);
+  // `last`: e_j is that pending operation (j == its index).
+  void add_backtrack(const shm::Event* events, uint64_t i, uint64_t j, const Virtual* last = nullptr);
   // Happens-before among the events of v alone (paths through events left
   // out of v do not count): for each position, the positions before it.
-  std::vector<std::vector<bool>> order_within(const shm::Event* events, const std::vector<uint64_t>& v) const;
-  uint64_t initials_of(const shm::Event* events, const std::vector<uint64_t>& v) const;
+  std::vector<std::vector<bool>> order_within(const shm::Event* events, const std::vector<uint64_t>& v,
+                                              const Virtual* last = nullptr) const;
+  uint64_t initials_of(const shm::Event* events, const std::vector<uint64_t>& v, const Virtual* last = nullptr) const;
   bool happens_before(uint64_t a, uint64_t b) const;
   int64_t flush_bound(const shm::Event& e) const;
 
   // Optimal mode.
   Step step_of(const shm::Event& e, const Access& a) const;
-  void race_sequence(const shm::Event* events, uint64_t n, uint64_t i, uint64_t j);
+  void race_sequence(const shm::Event* events, uint64_t n, uint64_t i, uint64_t j, const Virtual* last = nullptr);
   // Whether e_j can run after notdep(e_i) in the state before e_i: yes,
   // never (a wake-up before its signal), or only if the agent probes a spin.
   enum class Move { Yes, Never, Await };
@@ -173,7 +189,8 @@ class DporStrategy final : public Strategy {
   std::vector<Clock> clocks_;
   std::vector<uint32_t> seq_;
   std::vector<uint32_t> thread_;
-  std::vector<uint64_t> history_;  // optimal mode: Step::history of each event
+  std::vector<uint64_t> history_;                         // optimal mode: Step::history of each event
+  std::array<uint64_t, shm::kMaxThreads> end_history_{};  // and of each thread's next one
   // Per event: the events it cannot run without (the signal that woke a
   // condition wait, a flush's store, the flushes before a drain).
   std::vector<std::vector<int64_t>> enablers_;

@@ -34,6 +34,10 @@ struct ExecutionSummary {
   uint64_t steps = 0;
   bool complete = false;  // ran to its end (bug or not), not cut by a bound
   bool blocked = false;   // abandoned: only sleeping threads could run
+  // Ended by a process exit or cut: the operation each unfinished thread was
+  // parked at (never run; shm::Header::pending). Valid only during the call.
+  const shm::Event* pending = nullptr;
+  uint64_t npending = 0;
 };
 
 class Strategy {

@@ -38,6 +38,9 @@ struct ExecutionResult {
   bool before_checkpoint = false;
   pid_t stopped_tid = 0;           // kernel thread that stopped at the bug  // the program ended before creating a thread
   std::vector<shm::Event> events;  // the interleaving, step by step
+  // Ended by a process exit or cut by --max-steps: what each unfinished
+  // thread was about to do (shm::Header::pending).
+  std::vector<shm::Event> pending;
   std::vector<ThreadBacktrace> backtraces;
 };
 

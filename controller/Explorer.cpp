@@ -195,6 +195,8 @@ ExplorationReport Explorer::run() {
     summary.steps = r.events.size();
     summary.complete = r.end == ExecutionResult::End::Complete || r.end == ExecutionResult::End::Bug;
     summary.blocked = r.end == ExecutionResult::End::Blocked;
+    summary.pending = r.pending.data();
+    summary.npending = r.pending.size();
     // The strategy learns from the execution as it ran, before any shrinking.
     strategy->completed(summary);
     ++index;

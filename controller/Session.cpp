@@ -26,6 +26,19 @@ namespace ctrl {
 
 namespace {
 
+// The unfinished threads' pending operations, when the agent recorded them
+// for this execution: it ended by a process exit or was cut.
+void take_pending(const shm::Header& h, ExecutionResult& r) {
+  bool exited = !r.events.empty() && OpKind(r.events.back().kind) == OpKind::ProcessExit;
+  if (!exited && r.end != ExecutionResult::End::StepBound) return;
+  r.pending.assign(h.pending, h.pending + std::min(h.npending, shm::kMaxThreads));
+}
+
+}  // namespace
+
+
+namespace {
+
 // Fixed descriptor numbers in the target, so its environment is byte-for-byte
 // the same in every run (stack addresses depend on it).
 constexpr int kTargetControlFd = 900;
@@ -364,6 +377,10 @@ void Session::kill_execution() {
         ended_ = true;
         end_status_ = m->ended().status();
       }
+      // A spare forked meanwhile: the next execution needs its pid (one that
+      // ends by a raw exit says nothing but the fork server's ExecutionEnded).
+      if (m->has_started() && uint32_t(m->started().execution()) > ticket_)
+        spares_.emplace_back(uint32_t(m->started().execution()), m->started().pid());
     }
   }
 }
@@ -435,6 +452,7 @@ ExecutionResult Session::outcome_from_agent(pid_t tid) {
       throw InternalError(fmt::format("agent stopped with outcome {}: {}", int(h.outcome), h.message));
   }
   r.events.assign(region_.view().events, region_.view().events + std::min(h.steps.load(), region_.capacity()));
+  take_pending(h, r);
   kill_execution();
   return r;
 }
@@ -548,6 +566,7 @@ ExecutionResult Session::supervise_execution() {
         ended_ = true;
         ExecutionResult r;
         r.events.assign(region_.view().events, region_.view().events + std::min(h.steps.load(), region_.capacity()));
+        take_pending(h, r);
         r.exit_status = m->finished().exit_status();
         return r;
       } else if (m->has_ended() && current_pid_ != 0 && m->ended().pid() == current_pid_) {
@@ -562,6 +581,7 @@ ExecutionResult Session::supervise_execution() {
           r.message = fmt::format("killed by {}", signal_name(WTERMSIG(end_status_)));
         } else {
           r.exit_status = WEXITSTATUS(end_status_);
+          take_pending(h, r);
         }
         return r;
       }

@@ -175,6 +175,13 @@ struct Header {
   uint32_t pad2;
   char message[kMessageSize];
   ThreadSlot threads[kMaxThreads];
+  // When the execution ends by a process exit or is cut by max_steps: the
+  // operation each unfinished thread was parked at (one that never ran), as
+  // an event (its `enabled` bit: whether it could run then). DPOR reverses
+  // their races: they would come next. Written with npending last; read
+  // only for such an execution.
+  uint32_t npending;
+  Event pending[kMaxThreads];
 };
 
 inline size_t region_size_for(uint64_t capacity) {

@@ -629,3 +629,84 @@ TEST(PreemptionBounded, RunsEverySchedulePerBoundOnce) {
 
 }  // namespace
 
+
+namespace {
+
+shm::Event event(uint32_t thread, OpKind kind, uint64_t enabled, uint64_t addr = 0, uint64_t aux = 0,
+                 uint32_t size = 0) {
+  shm::Event e{};
+  e.thread = uint16_t(thread);
+  e.kind = uint16_t(kind);
+  e.addr = addr;
+  e.aux = aux;
+  e.size = size;
+  e.enabled = enabled;
+  return e;
+}
+
+}  // namespace
+
+// main creates a thread and exits at once: the thread, which never got a
+// turn, is tried before the exit.
+TEST(DporStrategy, ExitRacesWithAThreadThatNeverRan) {
+  DporStrategy dpor;
+  ASSERT_TRUE(dpor.next());
+  std::vector<shm::Event> events = {event(0, OpKind::ThreadCreate, 0b1, 0, 1),
+                                    event(0, OpKind::ProcessExit, 0b11)};
+  std::vector<shm::Event> pending = {event(1, OpKind::ThreadStart, 0b10)};
+  ExecutionSummary s;
+  s.events = events.data();
+  s.steps = events.size();
+  s.complete = true;
+  s.pending = pending.data();
+  s.npending = pending.size();
+  dpor.completed(s);
+  auto plan = dpor.next();
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->prefix, (std::vector<uint32_t>{0, 1}));
+}
+
+// A thread blocked when the process exits is not moved before the exit; its
+// lock races with the acquisition that blocked it.
+TEST(DporStrategy, BlockedAtExitRacesWithWhatBlockedIt) {
+  DporStrategy dpor;
+  ASSERT_TRUE(dpor.next());
+  const uint64_t m = 0x1000;
+  std::vector<shm::Event> events = {event(0, OpKind::ThreadCreate, 0b1, 0, 1), event(1, OpKind::ThreadStart, 0b11),
+                                    event(0, OpKind::MutexLock, 0b11, m), event(0, OpKind::ProcessExit, 0b01)};
+  std::vector<shm::Event> pending = {event(1, OpKind::MutexLock, 0, m)};
+  ExecutionSummary s;
+  s.events = events.data();
+  s.steps = events.size();
+  s.complete = true;
+  s.pending = pending.data();
+  s.npending = pending.size();
+  dpor.completed(s);
+  auto plan = dpor.next();
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->prefix, (std::vector<uint32_t>{0, 1, 1}));
+}
+
+// A cut execution: the thread that never ran is tried before the looping
+// thread's latest step.
+TEST(DporStrategy, CutExecutionStillHasRacesToReverse) {
+  DporStrategy dpor;
+  ASSERT_TRUE(dpor.next());
+  const uint64_t x = 0x2000;
+  std::vector<shm::Event> events = {event(0, OpKind::ThreadCreate, 0b1, 0, 1),
+                                    event(0, OpKind::ThreadCreate, 0b11, 0, 2),
+                                    event(1, OpKind::ThreadStart, 0b110),
+                                    event(1, OpKind::Load, 0b110, x, 0, 4),
+                                    event(1, OpKind::Load, 0b110, x, 0, 4)};
+  std::vector<shm::Event> pending = {event(0, OpKind::ThreadJoin, 0, 0, 1), event(1, OpKind::Load, 0b10, x, 0, 4),
+                                     event(2, OpKind::ThreadStart, 0b100)};
+  ExecutionSummary s;
+  s.events = events.data();
+  s.steps = events.size();
+  s.pending = pending.data();
+  s.npending = pending.size();
+  dpor.completed(s);
+  auto plan = dpor.next();
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->prefix, (std::vector<uint32_t>{0, 0, 1, 1, 2}));
+}

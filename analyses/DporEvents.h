@@ -1,0 +1,113 @@
+// What DPOR reads off logged events, shared by the source-mode analysis
+// (DporStrategy.cpp) and Optimal-DPOR (DporOptimal.cpp): which events wait
+// for a store buffer to drain, which read-modify-writes may only read, the
+// values the log holds in full, and the orders that do not come from
+// conflicts (program order, creation, a barrier's opening, store buffers).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "Dependence.h"
+
+namespace ctrl::dpor {
+
+inline uint64_t bit(uint32_t t) { return uint64_t(1) << t; }
+
+// Whether an event had to wait for its thread's store buffer to drain.
+inline bool drains(const shm::Event& e) {
+  switch (OpKind(e.kind)) {
+    case OpKind::Load:
+    case OpKind::AtomicLoad:
+    case OpKind::Yield:
+    case OpKind::ThreadStart:
+      return false;
+    case OpKind::Store:
+    case OpKind::AtomicStore:
+    case OpKind::Rmw:
+      return !(e.flags & shm::kBuffered);
+    case OpKind::Fence:
+      return MemOrder(e.order) == MemOrder::SeqCst;
+    default:
+      return true;
+  }
+}
+
+inline uint64_t mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+  return h * 0xBF58476D1CE4E5B9ull;
+}
+
+inline uint64_t size_mask(uint32_t size) {
+  switch (size) {
+    case 1: return 0xff;
+    case 2: return 0xffff;
+    case 4: return 0xffffffffull;
+    case 8: return ~uint64_t(0);
+    default: return 0;  // odd sizes and wide accesses: values not logged in full
+  }
+}
+
+inline bool is_rmw(const shm::Event& e) {
+  auto k = OpKind(e.kind);
+  return k == OpKind::Rmw || k == OpKind::AtomicRmw || k == OpKind::AtomicCas;
+}
+
+// Whether the event is a read-modify-write whose nature (Dependence.h: a
+// read when it leaves memory as it was) depends on the value it finds.
+// Additions, subtractions and xors change memory by the same amount
+// wherever they run; an Rmw without RmwOp may be a compare-exchange.
+inline bool nature_varies(const shm::Event& e) {
+  if (!is_rmw(e) || (e.flags & (shm::kBuffered | shm::kForwarded))) return false;
+  switch (RmwOp(e.rmw)) {
+    case RmwOp::None: return OpKind(e.kind) != OpKind::AtomicRmw;  // odd-sized libatomic calls always write
+    case RmwOp::Xchg:
+    case RmwOp::Or:
+    case RmwOp::And:
+    case RmwOp::Nand: return true;
+    default: return false;
+  }
+}
+
+// The memory at the event's bytes when it ran, when the log has it in full:
+// loads and read-modify-writes of 1, 2, 4 or 8 bytes that read memory (not
+// a store buffer). Stores do not log the value they replace; string
+// instructions log none (a lods or cmps names a second address).
+inline std::optional<uint64_t> value_found(const shm::Event& e) {
+  uint64_t mask = size_mask(e.size);
+  if (!mask || (e.flags & (shm::kBuffered | shm::kForwarded))) return std::nullopt;
+  switch (OpKind(e.kind)) {
+    case OpKind::Load:
+      if (e.aux) return std::nullopt;
+      [[fallthrough]];
+    case OpKind::AtomicLoad:
+    case OpKind::Rmw:
+    case OpKind::AtomicRmw:
+    case OpKind::AtomicCas:
+      return e.value_read & mask;
+    default:
+      return std::nullopt;
+  }
+}
+
+// The access of read-modify-write `e` when it does (or does not) write.
+inline Access with_nature(const shm::Event& e, bool writes) {
+  return access_of(OpKind(e.kind), e.addr, e.size, e.aux, !writes, e.thread, e.flags & shm::kInstruction);
+}
+
+// Whether event b must follow event a (a before b in one execution; `a_index`:
+// a's step there, `b_sfence`: for a flush b, the latest sfence of its thread
+// before the store it commits) for a reason other than their accesses: same
+// thread, thread creation, a barrier's opening, store buffer order.
+inline bool ordered_apart(const shm::Event& ea, uint64_t a_index, const shm::Event& eb, int64_t b_sfence) {
+  return ea.thread == eb.thread ||
+         (OpKind(eb.kind) == OpKind::ThreadStart && OpKind(ea.kind) == OpKind::ThreadCreate && ea.aux == eb.thread) ||
+         (OpKind(eb.kind) == OpKind::BarrierLeave && OpKind(ea.kind) == OpKind::BarrierWait && ea.aux &&
+          ea.addr == eb.addr && ea.value_read == eb.value_read) ||
+         (OpKind(eb.kind) == OpKind::Flush && eb.aux == a_index) ||
+         (OpKind(ea.kind) == OpKind::Flush && eb.thread < shm::kFlushActorBase && ea.owner == eb.thread && drains(eb)) ||
+         (OpKind(ea.kind) == OpKind::Flush && OpKind(eb.kind) == OpKind::Flush && ea.owner == eb.owner &&
+          int64_t(ea.aux) < b_sfence);
+}
+
+}  // namespace ctrl::dpor
