@@ -40,6 +40,9 @@ struct PendingOp {
   // x86-TSO: the operation waits for its thread's store buffer to drain
   // (locked instructions, fences, synchronisation calls, exits).
   bool drains = true;
+  // Futex waits: the value the word held (for reports) and the bitset.
+  uint32_t value = 0;
+  uint32_t bitset = 0;
 };
 
 // The pending operation of a memory access (`addr2`: a string move's source).
@@ -105,6 +108,10 @@ class ExecutionModel {
   void set_buffered(uint64_t mask) { buffered_ = mask; }
   uint64_t enabled_mask() const;
   bool all_finished() const;
+  // `t` waits on a futex and nobody has woken it yet.
+  bool futex_waiting(uint32_t t) const {
+    return threads_[t].pending.kind == OpKind::FutexWoken && !threads_[t].signalled;
+  }
   // Thread that `t` waits for (mutex owner, writer, joined thread), or kNoThread.
   uint32_t blocker(uint32_t t) const;
 
@@ -142,6 +149,17 @@ class ExecutionModel {
   void sem_posted(uint64_t s);
 
   void thread_finished(uint32_t t);
+
+  // Futexes, modelled instead of slept in (agent/KernelWaits.h). A wait that
+  // found the word equal to its expected value makes `t` a waiter on addr:
+  // its pending operation becomes FutexWoken, enabled once a wake picked it
+  // (or at once when `timed`: chosen unwoken, it times out). Wakes pick the
+  // oldest waiters whose bitset meets theirs, up to n, and return how many.
+  void futex_wait_begin(uint32_t t, uint64_t addr, uint32_t value, uint32_t bitset, bool timed, uint64_t site);
+  uint32_t futex_wake(uint64_t addr, uint32_t bitset, uint32_t n);
+  // FUTEX_(CMP_)REQUEUE: wakes up to `n` waiters of addr, then moves up to
+  // `moved` of the rest to addr2 (still waiting); returns woken + moved.
+  uint32_t futex_requeue(uint64_t addr, uint64_t addr2, uint32_t n, uint32_t moved, uint32_t& woken);
 
   // Memory effects, for spin detection: a read of [addr, addr+size) at
   // `site`, and a write (by anyone) of a range.

@@ -6,7 +6,9 @@
 //  * they touch overlapping bytes and one of them writes (a failed
 //    compare-exchange only reads);
 //  * they act on the same synchronisation object (mutex, condition, rwlock,
-//    barrier, semaphore; a condition wait also acts on its mutex);
+//    barrier, semaphore, futex word; a condition wait also acts on its
+//    mutex, a futex requeue on both words; a futex wait reads its word and,
+//    unless it found another value, joins its queue);
 //  * one joins a thread and the other is that thread's exit;
 //  * one is the process exit (it ends every thread).
 // Thread creation orders the child's start by happens-before, not by
@@ -91,6 +93,22 @@ inline Access access_of(OpKind kind, uint64_t addr, uint32_t size, uint64_t aux,
     case OpKind::CondWait:
     case OpKind::CondTimedWait:
     case OpKind::CondReacquire:
+      a.object = addr;
+      a.object2 = aux;
+      break;
+    case OpKind::FutexWait:
+      // It compares the word with the expected value: a read of it, which
+      // races with stores there; when it found them equal (not `failed`) it
+      // also joined the word's wait queue.
+      if (!failed) a.object = addr;
+      a.read_addr = addr;
+      a.read_size = 4;
+      break;
+    case OpKind::FutexWake:
+    case OpKind::FutexWoken:
+      a.object = addr;
+      break;
+    case OpKind::FutexRequeue:
       a.object = addr;
       a.object2 = aux;
       break;

@@ -120,6 +120,8 @@ ObjectRole object_role(const shm::Event& e, int which) {
     case OpKind::ThreadJoin:
     case OpKind::BarrierLeave:
       return ObjectRole::EnabledBy;
+    case OpKind::FutexWoken:  // a wake picked it; timed out, it only acted on the queue
+      return (e.flags & shm::kTimedOut) ? ObjectRole::Plain : ObjectRole::EnabledBy;
     default:
       return ObjectRole::Plain;
   }

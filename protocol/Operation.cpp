@@ -43,6 +43,10 @@ const char* op_name(OpKind k) {
     case OpKind::Store: return "store";
     case OpKind::Rmw: return "rmw";
     case OpKind::Flush: return "flush";
+    case OpKind::FutexWait: return "futex_wait";
+    case OpKind::FutexWake: return "futex_wake";
+    case OpKind::FutexWoken: return "futex_wait_end";
+    case OpKind::FutexRequeue: return "futex_requeue";
     case OpKind::Count: break;
   }
   return "?";

@@ -52,6 +52,13 @@ enum class OpKind : uint16_t {
   // PSO one per thread and location in order of first use); Event::owner is
   // the storing thread, aux the step of the store.
   Flush = 38,
+  // Kernel waits (agent/KernelWaits.h). A futex wait compares the word with
+  // the expected value (a read of addr): unequal, it fails (kFailed, EAGAIN);
+  // equal, the thread becomes a waiter and its next step is FutexWoken.
+  FutexWait = 39,
+  FutexWake = 40,    // aux: how many waiters it woke
+  FutexWoken = 41,   // the waiter leaves (kTimedOut: nobody woke it)
+  FutexRequeue = 42, // wakes some waiters of addr, moves others to aux
   Count
 };
 

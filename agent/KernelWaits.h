@@ -1,0 +1,40 @@
+// System calls in which a thread would wait in the kernel for another thread
+// of the program (futexes, for now): modelled, never slept in.
+//
+// A thread blocked in the kernel keeps the scheduling token while the
+// thread that would wake it stays parked: ctrl would report a hang. So a
+// futex call of a controlled thread becomes visible operations of the
+// ExecutionModel instead of a system call:
+//  * FUTEX_WAIT(_BITSET) compares the word with the expected value on the
+//    thread's turn, while every other thread is parked (so the outcome
+//    depends only on the schedule): unequal, it returns EAGAIN at once
+//    (event FutexWait, kFailed); equal, the thread becomes a waiter on the
+//    address (event FutexWait), not enabled until a wake picks it, and its
+//    next step FutexWoken returns 0. A wait with a time-out is always
+//    enabled; chosen while not woken, it returns ETIMEDOUT (kTimedOut), as
+//    the timed pthread operations do.
+//  * FUTEX_WAKE(_BITSET) picks up to n waiters on the address, oldest
+//    first, bitsets honoured, and returns how many (event FutexWake, aux).
+//  * FUTEX_REQUEUE / FUTEX_CMP_REQUEUE wake some waiters and move others to
+//    the second address (event FutexRequeue, aux = that address).
+//  * Other operations (WAKE_OP, the PI family, LOCK_PI2, WAITV) end the
+//    execution as unsupported with a message: never silently wrong.
+// FUTEX_PRIVATE_FLAG and FUTEX_CLOCK_REALTIME do not change matching: a
+// private and a shared wait on one address of this process are the same
+// queue here (a shared futex woken by another process is not modelled).
+//
+// Calls reach this through libc's syscall() (GLib's g_futex, libstdc++'s
+// atomic waits) and through inline `syscall` instruction sites (libgomp).
+#pragma once
+
+#include <cstdint>
+
+namespace ctrl::agent {
+
+// Performs system call `nr` with arguments `a` for the calling controlled
+// thread in an execution if it is one the agent models, leaving the
+// kernel's result (a value, or -errno) in `result`. False: not modelled,
+// the caller makes the call itself.
+bool modelled_syscall(long nr, const long a[6], uint64_t site, long& result);
+
+}  // namespace ctrl::agent
