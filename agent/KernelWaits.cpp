@@ -4,9 +4,16 @@
 #include <linux/futex.h>
 #include <sys/syscall.h>
 
-#include <cstdio>
+#include <signal.h>
 
+#include <cstdio>
+#include <cstring>
+
+#include "RealFunctions.h"
 #include "Runtime.h"
+#include "Signals.h"
+
+extern "C" long syscall(long number, ...);
 
 namespace ctrl::agent {
 
@@ -75,7 +82,72 @@ long futex_requeue(uint32_t me, const long a[6], bool compare, uint64_t site) {
   rt.end_execution(shm::Outcome::Unsupported, me, site, msg);
 }
 
+// rt_sigprocmask made from a site: the mask that counts is the one the
+// signal frame restores when the SIGTRAP handler returns. The managed
+// signals stay unblocked, as sigprocmask() keeps them.
+long sigprocmask_in_frame(ucontext_t* uc, const long a[6]) {
+  if (size_t(a[3]) != sizeof(uint64_t)) return -EINVAL;
+  uint64_t current = 0;
+  memcpy(&current, &uc->uc_sigmask, sizeof current);
+  if (a[2]) memcpy(reinterpret_cast<void*>(a[2]), &current, sizeof current);
+  if (!a[1]) return 0;
+  uint64_t set = 0;
+  memcpy(&set, reinterpret_cast<const void*>(a[1]), sizeof set);
+  uint64_t never = 0;
+  for (int sig = 1; sig <= 64; ++sig)
+    if (managed_signal(sig) || sig == SIGKILL || sig == SIGSTOP) never |= uint64_t(1) << (sig - 1);
+  switch (int(a[0])) {
+    case SIG_BLOCK: current |= set & ~never; break;
+    case SIG_UNBLOCK: current &= ~set; break;
+    case SIG_SETMASK: current = set & ~never; break;
+    default: return -EINVAL;
+  }
+  memcpy(&uc->uc_sigmask, &current, sizeof current);
+  return 0;
+}
+
 }  // namespace
+
+bool perform_syscall_site(ucontext_t* uc, uint64_t address) {
+  auto& g = uc->uc_mcontext.gregs;
+  long nr = long(g[REG_RAX]);
+  switch (nr) {
+    case SYS_rt_sigreturn:
+    case SYS_clone:
+    case SYS_clone3:
+    case SYS_fork:
+    case SYS_vfork:
+    case SYS_execve:
+    case SYS_execveat:
+    case SYS_exit:
+    case SYS_exit_group:
+      return false;
+    default:
+      break;
+  }
+  const long a[6] = {long(g[REG_RDI]), long(g[REG_RSI]), long(g[REG_RDX]),
+                     long(g[REG_R10]), long(g[REG_R8]),  long(g[REG_R9])};
+  int saved_errno = errno;  // the program's errno is not this call's business
+  long result = 0;
+  if (!modelled_syscall(nr, a, address, result)) {
+    if (nr == SYS_rt_sigprocmask) {
+      result = sigprocmask_in_frame(uc, a);
+    } else {
+      // rt_sigaction through the agent's syscall() (its kernel-layout
+      // conversion); anything else straight to the kernel.
+      ensure_real();
+      long r = nr == SYS_rt_sigaction ? syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5])
+                                      : real.syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+      result = r == -1 ? -errno : r;
+    }
+  }
+  errno = saved_errno;
+  g[REG_RAX] = greg_t(result);
+  g[REG_RCX] = greg_t(address + 2);  // what the instruction leaves there
+  g[REG_R11] = g[REG_EFL];
+  g[REG_RIP] = greg_t(address + 2);
+  return true;
+}
 
 bool modelled_syscall(long nr, const long a[6], uint64_t site, long& result) {
   if (nr != SYS_futex || !rt.controlled() || !rt.active) return false;

@@ -27,6 +27,8 @@
 // atomic waits) and through inline `syscall` instruction sites (libgomp).
 #pragma once
 
+#include <ucontext.h>
+
 #include <cstdint>
 
 namespace ctrl::agent {
@@ -36,5 +38,16 @@ namespace ctrl::agent {
 // kernel's result (a value, or -errno) in `result`. False: not modelled,
 // the caller makes the call itself.
 bool modelled_syscall(long nr, const long a[6], uint64_t site, long& result);
+
+// A `syscall` instruction site at `address` trapped in a controlled thread
+// of an execution (InstructionSites' SIGTRAP path), registers in `uc`: the
+// agent performs the call itself, as the instruction would (result in rax,
+// rcx and r11 as the kernel leaves them, rip after the instruction).
+// Modelled calls go to the model; rt_sigaction and rt_sigprocmask follow the
+// agent's signal rules (the mask is the one the signal frame restores);
+// anything else is made with the same arguments, so its behaviour does not
+// change. False for the calls that cannot be made from a signal handler
+// (clone, fork, exec, exit, rt_sigreturn): the instruction then runs itself.
+bool perform_syscall_site(ucontext_t* uc, uint64_t address);
 
 }  // namespace ctrl::agent
