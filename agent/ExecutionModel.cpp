@@ -81,6 +81,10 @@ bool ExecutionModel::enabled(uint32_t t) const {
       return sem_available(op.addr);
     case OpKind::FutexWoken:
       return th.signalled || op.timed;
+    case OpKind::FdWait:
+    case OpKind::SignalWait:
+    case OpKind::ChildWait:
+      return th.ready || th.external || op.timed;
     default:
       return true;
   }
@@ -270,6 +274,24 @@ uint32_t ExecutionModel::futex_requeue(uint64_t addr, uint64_t addr2, uint32_t n
   return woken + m;
 }
 
+void ExecutionModel::kernel_wait_begin(uint32_t t, const PendingOp& op) {
+  ThreadModel& th = threads_[t];
+  th.pending = op;
+  th.ready = false;
+  th.external = false;
+  th.wait_seq = next_wait_seq_++;
+}
+
+uint32_t ExecutionModel::oldest_kernel_waiter() const {
+  uint32_t best = kNoThread;
+  for (uint32_t t = 0; t < count_; ++t) {
+    const ThreadModel& th = threads_[t];
+    if (th.finished || !is_kernel_wait(th.pending.kind) || th.ready || th.external) continue;
+    if (best == kNoThread || th.wait_seq < threads_[best].wait_seq) best = t;
+  }
+  return best;
+}
+
 void ExecutionModel::sem_acquired(uint64_t s) { --sems_[s]; }
 
 void ExecutionModel::sem_posted(uint64_t s) { ++sems_[s]; }
@@ -396,6 +418,11 @@ std::string ExecutionModel::describe_wait(uint32_t t) const {
       break;
     case OpKind::SemWait:
       snprintf(buf, sizeof buf, "waits on semaphore %#lx that stays 0", (unsigned long)op.addr);
+      break;
+    case OpKind::FdWait:
+    case OpKind::SignalWait:
+    case OpKind::ChildWait:
+      snprintf(buf, sizeof buf, "blocked in system call %u (%s %ld)", op.value, op_name(op.kind), long(op.addr));
       break;
     case OpKind::FutexWoken:
       snprintf(buf, sizeof buf, "blocked in futex_wait on %#lx (value %u), which no thread wakes",

@@ -89,7 +89,17 @@ struct ThreadModel {
   // The probe confirmed the spin; the thread waits for a write again, and is
   // not probed again until one changes what it re-reads.
   bool spin_confirmed = false;
+  // Kernel waits (FdWait, SignalWait, ChildWait): the readiness probe taken
+  // at the latest decision found the call would not block; `external`: no
+  // thread could run, so it was chosen to block in the kernel for real.
+  bool ready = false;
+  bool external = false;
 };
+
+// Whether a pending operation of this kind is a probed kernel wait.
+inline bool is_kernel_wait(OpKind k) {
+  return k == OpKind::FdWait || k == OpKind::SignalWait || k == OpKind::ChildWait;
+}
 
 class ExecutionModel {
  public:
@@ -108,6 +118,14 @@ class ExecutionModel {
   void set_buffered(uint64_t mask) { buffered_ = mask; }
   uint64_t enabled_mask() const;
   bool all_finished() const;
+  // Kernel waits: `t` starts waiting (its pending operation is `op`, in
+  // arrival order among waiters); the probe's verdict for it; the oldest
+  // waiting thread that is not ready, which blocks in the kernel when no
+  // thread can run (kNoThread: none).
+  void kernel_wait_begin(uint32_t t, const PendingOp& op);
+  void set_ready(uint32_t t, bool ready) { threads_[t].ready = ready; }
+  void set_external(uint32_t t) { threads_[t].external = true; }
+  uint32_t oldest_kernel_waiter() const;
   // `t` waits on a futex and nobody has woken it yet.
   bool futex_waiting(uint32_t t) const {
     return threads_[t].pending.kind == OpKind::FutexWoken && !threads_[t].signalled;

@@ -16,6 +16,7 @@
 
 #include "Framing.h"
 #include "InstructionSites.h"
+#include "KernelWaits.h"
 #include "RealFunctions.h"
 #include "Signals.h"
 #include "Dependence.h"
@@ -134,9 +135,20 @@ uint32_t Runtime::choose(uint32_t me) {
   if (step_ >= h->max_steps) end_execution(shm::Outcome::StepBound, me, model.thread(me).pending.site, "");
   uint64_t flushers = buffering ? buffers.flushable_actors() : 0;
   model.set_buffered(buffering ? buffers.nonempty_threads() : 0);
+  probe_kernel_waits();
   uint64_t mask = model.enabled_mask() | (flushers << shm::kFlushActorBase);
   if (mask == 0) {
     if (model.all_finished()) return kNoThread;
+    // Nothing can run but a thread waits in a system call for something
+    // outside the program (a read of stdin, a child's exit): the oldest
+    // such call blocks in the kernel for real, keeping the token.
+    uint32_t outside = model.oldest_kernel_waiter();
+    if (outside != kNoThread) {
+      model.set_external(outside);
+      mask = model.enabled_mask();
+    }
+  }
+  if (mask == 0) {
     // Only spinning threads could still run: let them, to see whether they
     // really spin (a hang) or were re-reading in a bounded loop.
     if (model.start_spin_probe()) mask = model.enabled_mask();

@@ -34,6 +34,15 @@ struct Access {
 // Pseudo-object standing for a thread's termination (exit and joins of it).
 inline uint64_t thread_object(uint32_t thread) { return (uint64_t(1) << 63) | thread; }
 
+// Pseudo-objects of the kernel waits (agent/KernelWaits.h), coarse on
+// purpose: every blocking descriptor operation, poll, select and epoll_wait
+// acts on the one I/O object (which descriptor a poll or another thread's
+// write makes ready is not tracked); every signal wait and send on the
+// signal object; every wait for a child on the children object.
+inline constexpr uint64_t kIoObject = (uint64_t(1) << 62) | 1;
+inline constexpr uint64_t kSignalObject = (uint64_t(1) << 62) | 2;
+inline constexpr uint64_t kChildObject = (uint64_t(1) << 62) | 3;
+
 inline bool ranges_overlap(uint64_t a, uint64_t as, uint64_t b, uint64_t bs) {
   return as && bs && a < b + bs && b < a + as;
 }
@@ -111,6 +120,14 @@ inline Access access_of(OpKind kind, uint64_t addr, uint32_t size, uint64_t aux,
     case OpKind::FutexRequeue:
       a.object = addr;
       a.object2 = aux;
+      break;
+    case OpKind::FdWait:
+    case OpKind::SignalWait:
+    case OpKind::ChildWait:
+      a.object = aux;
+      break;
+    case OpKind::SignalSend:
+      a.object = kSignalObject;
       break;
     case OpKind::ThreadJoin:
     case OpKind::ThreadExit:

@@ -47,6 +47,10 @@ const char* op_name(OpKind k) {
     case OpKind::FutexWake: return "futex_wake";
     case OpKind::FutexWoken: return "futex_wait_end";
     case OpKind::FutexRequeue: return "futex_requeue";
+    case OpKind::FdWait: return "fd_wait";
+    case OpKind::SignalWait: return "signal_wait";
+    case OpKind::ChildWait: return "child_wait";
+    case OpKind::SignalSend: return "signal_send";
     case OpKind::Count: break;
   }
   return "?";

@@ -59,6 +59,13 @@ enum class OpKind : uint16_t {
   FutexWake = 40,    // aux: how many waiters it woke
   FutexWoken = 41,   // the waiter leaves (kTimedOut: nobody woke it)
   FutexRequeue = 42, // wakes some waiters of addr, moves others to aux
+  // Blocking calls whose enabledness is a readiness probe (KernelWaits.h).
+  // addr: the descriptor (FdWait) or 0; value_written: the system call
+  // number; value_read: its result; aux: the object (Dependence.h).
+  FdWait = 43,      // read/write/recv/send/accept on a pipe or socket, poll, select, epoll_wait
+  SignalWait = 44,  // sigwait, sigwaitinfo, sigtimedwait, sigsuspend, pause
+  ChildWait = 45,   // wait4, waitpid, waitid
+  SignalSend = 46,  // kill, tgkill, tkill, pthread_kill, raise (addr: the signal)
   Count
 };
 

@@ -346,3 +346,31 @@ TEST(FutexModel, RequeueWakesSomeAndMovesTheRest) {
   EXPECT_EQ(m.futex_wake(kLock, ~0u, 1), 1u);
   EXPECT_TRUE(m.enabled(b));
 }
+
+// Probed kernel waits (agent/KernelWaits.h): enabled when the probe found
+// the call ready, or when timed; the oldest unready one is the one that
+// blocks in the kernel for real when nothing else can run.
+TEST(KernelWaitModel, ReadyOrTimedWaitsAreEnabledAndTheOldestUnreadyOneBlocksOutside) {
+  ExecutionModel m;
+  uint32_t t0 = m.add_thread(), a = m.add_thread(), b = m.add_thread();
+  PendingOp read_op{OpKind::FdWait, 5};
+  PendingOp sig_op{OpKind::SignalWait, 0};
+  m.kernel_wait_begin(b, read_op);
+  m.kernel_wait_begin(a, sig_op);
+  EXPECT_FALSE(m.enabled(a));
+  EXPECT_FALSE(m.enabled(b));
+  EXPECT_EQ(m.oldest_kernel_waiter(), b);
+  m.set_ready(b, true);
+  EXPECT_TRUE(m.enabled(b));
+  EXPECT_EQ(m.oldest_kernel_waiter(), a);
+  m.set_ready(b, false);
+  m.set_external(b);
+  EXPECT_TRUE(m.enabled(b));
+  EXPECT_EQ(m.oldest_kernel_waiter(), a);
+  PendingOp timed{OpKind::ChildWait, 0};
+  timed.timed = true;
+  m.kernel_wait_begin(t0, timed);
+  EXPECT_TRUE(m.enabled(t0));
+  m.kernel_wait_begin(b, read_op);  // a new wait starts unready and not outside
+  EXPECT_FALSE(m.enabled(b));
+}
