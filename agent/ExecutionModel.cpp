@@ -238,8 +238,7 @@ namespace {
 // Up to `n` of the oldest unwoken waiters on `addr` whose bitset meets
 // `bitset`, oldest first.
 template <typename Fn>
-uint32_t for_oldest_waiters(ThreadModel* threads, uint32_t count, uint64_t addr, uint32_t bitset, uint32_t n,
-                            Fn fn) {
+uint32_t for_oldest_waiters(ThreadModel* threads, uint32_t count, uint64_t addr, uint32_t bitset, uint32_t n, Fn fn) {
   uint32_t done = 0;
   while (done < n) {
     uint32_t best = kNoThread;
@@ -268,9 +267,7 @@ uint32_t ExecutionModel::futex_requeue(uint64_t addr, uint64_t addr2, uint32_t n
   if (addr2 == addr) return woken;
   // Moved waiters keep their age: a later wake of addr2 still takes the
   // oldest first, as the kernel's queue order does.
-  uint32_t m = for_oldest_waiters(threads_, count_, addr, ~0u, moved, [&](ThreadModel& th) {
-    th.pending.addr = addr2;
-  });
+  uint32_t m = for_oldest_waiters(threads_, count_, addr, ~0u, moved, [&](ThreadModel& th) { th.pending.addr = addr2; });
   return woken + m;
 }
 

@@ -24,11 +24,11 @@ using namespace ctrl::agent;
 #define SITE() reinterpret_cast<uint64_t>(__builtin_return_address(0))
 
 // libc's own function, resolved on first use.
-#define REAL(name)                                                                               \
-  static auto real_##name = reinterpret_cast<decltype(&::name)>(dlsym(RTLD_NEXT, #name));        \
-  if (!real_##name) {                                                                            \
-    errno = ENOSYS;                                                                              \
-    return -1;                                                                                   \
+#define REAL(name)                                                                        \
+  static auto real_##name = reinterpret_cast<decltype(&::name)>(dlsym(RTLD_NEXT, #name)); \
+  if (!real_##name) {                                                                     \
+    errno = ENOSYS;                                                                       \
+    return -1;                                                                            \
   }
 
 namespace {

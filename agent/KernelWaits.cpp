@@ -1,15 +1,14 @@
 #include "KernelWaits.h"
 
 #include <errno.h>
-#include <linux/futex.h>
-#include <sys/syscall.h>
-
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -104,10 +103,17 @@ long sigprocmask_in_frame(ucontext_t* uc, const long a[6]) {
   for (int sig = 1; sig <= 64; ++sig)
     if (managed_signal(sig) || sig == SIGKILL || sig == SIGSTOP) never |= uint64_t(1) << (sig - 1);
   switch (int(a[0])) {
-    case SIG_BLOCK: current |= set & ~never; break;
-    case SIG_UNBLOCK: current &= ~set; break;
-    case SIG_SETMASK: current = set & ~never; break;
-    default: return -EINVAL;
+    case SIG_BLOCK:
+      current |= set & ~never;
+      break;
+    case SIG_UNBLOCK:
+      current &= ~set;
+      break;
+    case SIG_SETMASK:
+      current = set & ~never;
+      break;
+    default:
+      return -EINVAL;
   }
   memcpy(&uc->uc_sigmask, &current, sizeof current);
   return 0;
@@ -268,11 +274,10 @@ bool probed_call(uint32_t me, long nr, const long in[6], uint64_t site, long& re
     case SYS_writev:
     case SYS_sendto:
     case SYS_sendmsg: {
-      bool input = nr == SYS_read || nr == SYS_readv || nr == SYS_accept || nr == SYS_accept4 ||
-                   nr == SYS_recvfrom || nr == SYS_recvmsg;
+      bool input = nr == SYS_read || nr == SYS_readv || nr == SYS_accept || nr == SYS_accept4 || nr == SYS_recvfrom ||
+                   nr == SYS_recvmsg;
       long flags = nr == SYS_recvfrom || nr == SYS_sendto ? a[3] : nr == SYS_recvmsg || nr == SYS_sendmsg ? a[2] : 0;
-      if ((flags & MSG_DONTWAIT) || !blocking_fd(int(a[0]), input))
-        return false;
+      if ((flags & MSG_DONTWAIT) || !blocking_fd(int(a[0]), input)) return false;
       p.type = input ? Probe::FdIn : Probe::FdOut;
       p.a[0] = a[0];
       result = probed_wait(me, OpKind::FdWait, nr, a, p, false, uint64_t(a[0]), kIoObject, site, 0);
@@ -348,7 +353,8 @@ bool probed_call(uint32_t me, long nr, const long in[6], uint64_t site, long& re
         pid_t pid = pid_t(a[0]);
         p.a[0] = pid < -1 ? P_PGID : pid == -1 ? P_ALL : pid == 0 ? P_PGID : P_PID;
         p.a[1] = pid < -1 ? -pid : pid == 0 ? raw(SYS_getpgid, 0) : pid > 0 ? pid : 0;
-        p.a[2] = WEXITED | (options & WUNTRACED ? WSTOPPED : 0) | (options & (WCONTINUED | __WALL | __WCLONE | __WNOTHREAD));
+        p.a[2] =
+            WEXITED | (options & WUNTRACED ? WSTOPPED : 0) | (options & (WCONTINUED | __WALL | __WCLONE | __WNOTHREAD));
       }
       result = probed_wait(me, OpKind::ChildWait, nr, a, p, false, 0, kChildObject, site, 0);
       return true;

@@ -196,8 +196,7 @@ void Runtime::wait_turn(uint32_t me) {
   if (int* w = exiting_tid_) {
     exiting_tid_ = nullptr;
     // The kernel clears it and wakes a shared futex (as pthread_join waits).
-    for (int v; (v = __atomic_load_n(w, __ATOMIC_ACQUIRE)) != 0;)
-      sys(SYS_futex, w, FUTEX_WAIT, v, nullptr, nullptr, 0);
+    for (int v; (v = __atomic_load_n(w, __ATOMIC_ACQUIRE)) != 0;) sys(SYS_futex, w, FUTEX_WAIT, v, nullptr, nullptr, 0);
   }
 }
 

@@ -78,8 +78,8 @@ Instrumentation::Instrumentation(const std::string& program, const Instrumentati
       if (syscalls_only) continue;  // not one ctrl can decode: left as it is
       throw;
     }
-    bool any_syscall = std::any_of(mod.sites.begin(), mod.sites.end(),
-                                   [](const Site& s) { return s.kind == SiteKind::Syscall; });
+    bool any_syscall =
+        std::any_of(mod.sites.begin(), mod.sites.end(), [](const Site& s) { return s.kind == SiteKind::Syscall; });
     if (syscalls_only && !any_syscall) continue;
     if (files[f].size() >= sizeof header.modules[m].path) {
       if (syscalls_only) continue;

@@ -91,9 +91,9 @@ std::vector<std::string> program_libraries(const std::string& program) {
 
 bool is_c_library(const std::string& path) {
   std::string name = std::filesystem::path(path).filename().string();
-  for (const char* prefix : {"libc.so", "ld-linux", "libpthread.so", "libdl.so", "librt.so", "libm.so",
-                             "libmvec.so", "libresolv.so", "libanl.so", "libutil.so", "libnsl.so", "libBrokenLocale.so",
-                             "libc_malloc_debug.so", "libthread_db.so"})
+  for (const char* prefix :
+       {"libc.so", "ld-linux", "libpthread.so", "libdl.so", "librt.so", "libm.so", "libmvec.so", "libresolv.so",
+        "libanl.so", "libutil.so", "libnsl.so", "libBrokenLocale.so", "libc_malloc_debug.so", "libthread_db.so"})
     if (name.rfind(prefix, 0) == 0) return true;
   return false;
 }
