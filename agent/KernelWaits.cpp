@@ -147,7 +147,7 @@ bool fd_ready(int fd, short events) {
 
 // "SigPnd:\t0000000000000200" and the like, from the task's status.
 bool pending_signals(pid_t tid, uint64_t& pending, uint64_t& blocked) {
-  char path[64], buf[2048];
+  char path[64], buf[4096];
   snprintf(path, sizeof path, "/proc/self/task/%d/status", int(tid));
   long fd = raw(SYS_openat, AT_FDCWD, long(path), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
@@ -437,6 +437,10 @@ bool perform_syscall_site(ucontext_t* uc, uint64_t address) {
 bool modelled_syscall(long nr, const long a[6], uint64_t site, long& result) {
   if (!rt.controlled() || !rt.active) return false;
   uint32_t me = t_me;
+  constexpr long kFutexWaitv = 449;  // futex_waitv(2), not in every libc's headers
+  if (nr == kFutexWaitv)
+    rt.end_execution(shm::Outcome::Unsupported, me, site,
+                     "the program calls futex_waitv, which ctrl does not model (a thread would sleep in the kernel)");
   if (nr != SYS_futex) return probed_call(me, nr, a, site, result);
   int cmd = int(a[1]) & ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME);
   uint64_t addr = addr_of(a[0]);

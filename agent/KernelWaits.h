@@ -17,7 +17,7 @@
 //    first, bitsets honoured, and returns how many (event FutexWake, aux).
 //  * FUTEX_REQUEUE / FUTEX_CMP_REQUEUE wake some waiters and move others to
 //    the second address (event FutexRequeue, aux = that address).
-//  * Other operations (WAKE_OP, the PI family, LOCK_PI2, WAITV) end the
+//  * Other operations (WAKE_OP, the PI family) and futex_waitv end the
 //    execution as unsupported with a message: never silently wrong.
 //
 // Other calls that may wait for another thread (or for the world outside)
