@@ -84,6 +84,12 @@ bool ExecutionModel::enabled(uint32_t t) const {
       return barrier_open(op.addr, op.phase);
     case OpKind::SemWait:
       return sem_available(op.addr);
+    case OpKind::FutexWoken:
+      return th.signalled || op.timed;
+    case OpKind::FdWait:
+    case OpKind::SignalWait:
+    case OpKind::ChildWait:
+      return th.ready || th.external || op.timed;
     default:
       return true;
   }
@@ -221,6 +227,73 @@ bool ExecutionModel::barrier_arrive(uint32_t t, uint64_t b, uint64_t site) {
   return false;
 }
 
+void ExecutionModel::futex_wait_begin(uint32_t t, uint64_t addr, uint32_t value, uint32_t bitset, bool timed,
+                                      uint64_t site) {
+  ThreadModel& th = threads_[t];
+  th.signalled = false;
+  th.wait_seq = next_wait_seq_++;
+  PendingOp op{OpKind::FutexWoken, addr, 0, site, kNoThread, timed, 0, 4};
+  op.value = value;
+  op.bitset = bitset;
+  th.pending = op;
+}
+
+namespace {
+
+// Up to `n` of the oldest unwoken waiters on `addr` whose bitset meets
+// `bitset`, oldest first.
+template <typename Fn>
+uint32_t for_oldest_waiters(ThreadModel* threads, uint32_t count, uint64_t addr, uint32_t bitset, uint32_t n, Fn fn) {
+  uint32_t done = 0;
+  while (done < n) {
+    uint32_t best = kNoThread;
+    for (uint32_t t = 0; t < count; ++t) {
+      const ThreadModel& th = threads[t];
+      if (th.finished || th.signalled || th.pending.kind != OpKind::FutexWoken || th.pending.addr != addr ||
+          !(th.pending.bitset & bitset))
+        continue;
+      if (best == kNoThread || th.wait_seq < threads[best].wait_seq) best = t;
+    }
+    if (best == kNoThread) break;
+    fn(threads[best]);
+    ++done;
+  }
+  return done;
+}
+
+}  // namespace
+
+uint32_t ExecutionModel::futex_wake(uint64_t addr, uint32_t bitset, uint32_t n) {
+  return for_oldest_waiters(threads_, count_, addr, bitset, n, [](ThreadModel& th) { th.signalled = true; });
+}
+
+uint32_t ExecutionModel::futex_requeue(uint64_t addr, uint64_t addr2, uint32_t n, uint32_t moved, uint32_t& woken) {
+  woken = futex_wake(addr, ~0u, n);
+  if (addr2 == addr) return woken;
+  // Moved waiters keep their age: a later wake of addr2 still takes the
+  // oldest first, as the kernel's queue order does.
+  uint32_t m = for_oldest_waiters(threads_, count_, addr, ~0u, moved, [&](ThreadModel& th) { th.pending.addr = addr2; });
+  return woken + m;
+}
+
+void ExecutionModel::kernel_wait_begin(uint32_t t, const PendingOp& op) {
+  ThreadModel& th = threads_[t];
+  th.pending = op;
+  th.ready = false;
+  th.external = false;
+  th.wait_seq = next_wait_seq_++;
+}
+
+uint32_t ExecutionModel::oldest_kernel_waiter() const {
+  uint32_t best = kNoThread;
+  for (uint32_t t = 0; t < count_; ++t) {
+    const ThreadModel& th = threads_[t];
+    if (th.finished || !is_kernel_wait(th.pending.kind) || th.ready || th.external) continue;
+    if (best == kNoThread || th.wait_seq < threads_[best].wait_seq) best = t;
+  }
+  return best;
+}
+
 void ExecutionModel::sem_acquired(uint64_t s) { --sems_[s]; }
 
 void ExecutionModel::sem_posted(uint64_t s) { ++sems_[s]; }
@@ -347,6 +420,15 @@ std::string ExecutionModel::describe_wait(uint32_t t) const {
       break;
     case OpKind::SemWait:
       snprintf(buf, sizeof buf, "waits on semaphore %#lx that stays 0", (unsigned long)op.addr);
+      break;
+    case OpKind::FdWait:
+    case OpKind::SignalWait:
+    case OpKind::ChildWait:
+      snprintf(buf, sizeof buf, "blocked in system call %u (%s %ld)", op.value, op_name(op.kind), long(op.addr));
+      break;
+    case OpKind::FutexWoken:
+      snprintf(buf, sizeof buf, "blocked in futex_wait on %#lx (value %u), which no thread wakes",
+               (unsigned long)op.addr, op.value);
       break;
     default:
       snprintf(buf, sizeof buf, "is at %s", op_name(op.kind));

@@ -40,6 +40,9 @@ struct PendingOp {
   // x86-TSO: the operation waits for its thread's store buffer to drain
   // (locked instructions, fences, synchronisation calls, exits).
   bool drains = true;
+  // Futex waits: the value the word held (for reports) and the bitset.
+  uint32_t value = 0;
+  uint32_t bitset = 0;
 };
 
 // The pending operation of a memory access (`addr2`: a string move's source).
@@ -86,7 +89,17 @@ struct ThreadModel {
   // The probe confirmed the spin; the thread waits for a write again, and is
   // not probed again until one changes what it re-reads.
   bool spin_confirmed = false;
+  // Kernel waits (FdWait, SignalWait, ChildWait): the readiness probe taken
+  // at the latest decision found the call would not block; `external`: no
+  // thread could run, so it was chosen to block in the kernel for real.
+  bool ready = false;
+  bool external = false;
 };
+
+// Whether a pending operation of this kind is a probed kernel wait.
+inline bool is_kernel_wait(OpKind k) {
+  return k == OpKind::FdWait || k == OpKind::SignalWait || k == OpKind::ChildWait;
+}
 
 class ExecutionModel {
  public:
@@ -105,6 +118,18 @@ class ExecutionModel {
   void set_buffered(uint64_t mask) { buffered_ = mask; }
   uint64_t enabled_mask() const;
   bool all_finished() const;
+  // Kernel waits: `t` starts waiting (its pending operation is `op`, in
+  // arrival order among waiters); the probe's verdict for it; the oldest
+  // waiting thread that is not ready, which blocks in the kernel when no
+  // thread can run (kNoThread: none).
+  void kernel_wait_begin(uint32_t t, const PendingOp& op);
+  void set_ready(uint32_t t, bool ready) { threads_[t].ready = ready; }
+  void set_external(uint32_t t) { threads_[t].external = true; }
+  uint32_t oldest_kernel_waiter() const;
+  // `t` waits on a futex and nobody has woken it yet.
+  bool futex_waiting(uint32_t t) const {
+    return threads_[t].pending.kind == OpKind::FutexWoken && !threads_[t].signalled;
+  }
   // Thread that `t` waits for (mutex owner, writer, joined thread), or kNoThread.
   uint32_t blocker(uint32_t t) const;
 
@@ -146,6 +171,17 @@ class ExecutionModel {
   void sem_posted(uint64_t s);
 
   void thread_finished(uint32_t t);
+
+  // Futexes, modelled instead of slept in (agent/KernelWaits.h). A wait that
+  // found the word equal to its expected value makes `t` a waiter on addr:
+  // its pending operation becomes FutexWoken, enabled once a wake picked it
+  // (or at once when `timed`: chosen unwoken, it times out). Wakes pick the
+  // oldest waiters whose bitset meets theirs, up to n, and return how many.
+  void futex_wait_begin(uint32_t t, uint64_t addr, uint32_t value, uint32_t bitset, bool timed, uint64_t site);
+  uint32_t futex_wake(uint64_t addr, uint32_t bitset, uint32_t n);
+  // FUTEX_(CMP_)REQUEUE: wakes up to `n` waiters of addr, then moves up to
+  // `moved` of the rest to addr2 (still waiting); returns woken + moved.
+  uint32_t futex_requeue(uint64_t addr, uint64_t addr2, uint32_t n, uint32_t moved, uint32_t& woken);
 
   // Memory effects, for spin detection: a read of [addr, addr+size) at
   // `site`, and a write (by anyone) of a range.

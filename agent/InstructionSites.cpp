@@ -14,6 +14,7 @@
 #include <cstring>
 #include <initializer_list>
 
+#include "KernelWaits.h"
 #include "LoopState.h"
 #include "Runtime.h"
 #include "SiteMath.h"
@@ -142,14 +143,18 @@ const char* InstructionSites::load(int fd) {
   void* mem = mmap(nullptr, count_ * sizeof(Entry), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED) return "cannot allocate the site index";
   entries_ = static_cast<Entry*>(mem);
+  // Sites of modules that are not loaded are left out.
+  uint64_t kept = 0;
   for (uint64_t i = 0; i < count_; ++i)
-    entries_[i] = Entry{bases_[sites_[i].module] + sites_[i].offset, 0, &sites_[i], &patches_[i], false, 0, 0};
+    if (ends_[sites_[i].module])
+      entries_[kept++] = Entry{bases_[sites_[i].module] + sites_[i].offset, 0, &sites_[i], &patches_[i], false, 0, 0};
+  count_ = kept;
   // The table is sorted by (module, offset): build each module's trampolines.
   uint64_t i = 0;
   while (i < count_) {
     uint64_t j = i;
-    while (j < count_ && sites_[j].module == sites_[i].module) ++j;
-    if (const char* err = build_trampolines(sites_[i].module, entries_ + i, entries_ + j)) return err;
+    while (j < count_ && entries_[j].site->module == entries_[i].site->module) ++j;
+    if (const char* err = build_trampolines(entries_[i].site->module, entries_ + i, entries_ + j)) return err;
     i = j;
   }
   std::sort(entries_, entries_ + count_, [](const Entry& a, const Entry& b) { return a.address < b.address; });
@@ -160,6 +165,9 @@ const char* InstructionSites::resolve_modules() {
   ModuleLookup look{table_, bases_, ends_, {}};
   dl_iterate_phdr(find_module, &look);
   for (uint32_t m = 0; m < table_->module_count; ++m) {
+    // A library decoded only for its system calls that the loader did not
+    // load (another one was found by the same name): its sites are dropped.
+    if (!look.found[m] && (table_->modules[m].flags & kModuleSyscallsOnly)) continue;
     if (!look.found[m]) return "an instrumented library is not loaded in the program";
     struct stat st;
     const char* path = m == 0 ? "/proc/self/exe" : table_->modules[m].path;
@@ -336,6 +344,7 @@ void visible_site(const InstructionSites::Entry& e, ucontext_t* uc, const void* 
     case SiteKind::Rmw: kind = OpKind::Rmw; break;
     case SiteKind::Fence: kind = OpKind::Fence; break;
     case SiteKind::StringOp: break;
+    case SiteKind::Syscall: return;  // performed by handle_site_trap
   }
   if (s.kind == SiteKind::StringOp) {
     StringAccess a = string_access(s, *uc);
@@ -422,6 +431,11 @@ bool handle_site_trap(ucontext_t* uc) {
   uint64_t at = uint64_t(uc->uc_mcontext.gregs[REG_RIP]) - 1;
   const InstructionSites::Entry* e = sites.find(at);
   if (!e) return false;
+  if (e->site->kind == SiteKind::Syscall) {
+    if (rt.controlled() && rt.active && perform_syscall_site(uc, e->address)) return true;
+    uc->uc_mcontext.gregs[REG_RIP] = greg_t(e->trampoline);  // the call runs itself, from the copy
+    return true;
+  }
   if (rt.controlled() && rt.active) visible_site(*e, uc, nullptr);
   uc->uc_mcontext.gregs[REG_RIP] = greg_t(e->trampoline);
   return true;

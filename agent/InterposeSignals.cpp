@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "InstructionSites.h"
+#include "KernelWaits.h"
 #include "RealFunctions.h"
 #include "Runtime.h"
 #include "Signals.h"
@@ -194,9 +195,9 @@ int pthread_sigmask(int how, const sigset_t* set, sigset_t* old) {
   return real.pthread_sigmask(how, &copy, old);
 }
 
-// The raw system calls, made through libc's syscall(): the same rules as
-// the libc functions, on the kernel's layouts. (An inline `syscall`
-// instruction in the program's own code is not seen.)
+// The raw system calls, made through libc's syscall(): futexes are modelled
+// (KernelWaits.h); rt_sigaction/rt_sigprocmask follow the same rules as the
+// libc functions, on the kernel's layouts.
 long syscall(long number, ...) {
   va_list ap;
   va_start(ap, number);
@@ -204,6 +205,12 @@ long syscall(long number, ...) {
   for (long& v : a) v = va_arg(ap, long);  // as libc's syscall(): six registers, whatever was passed
   va_end(ap);
   ensure_real();
+  long modelled = 0;
+  if (modelled_syscall(number, a, reinterpret_cast<uint64_t>(__builtin_return_address(0)), modelled)) {
+    if (modelled >= 0) return modelled;
+    errno = int(-modelled);
+    return -1;
+  }
   bool signal_call = (number == SYS_rt_sigaction || number == SYS_rt_sigprocmask) && rt.enabled;
   if (!signal_call) return real.syscall(number, a[0], a[1], a[2], a[3], a[4], a[5]);
   if (size_t(a[3]) != kKernelSigsetSize) {  // both take the set's size last

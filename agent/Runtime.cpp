@@ -16,6 +16,7 @@
 
 #include "Framing.h"
 #include "InstructionSites.h"
+#include "KernelWaits.h"
 #include "RealFunctions.h"
 #include "Signals.h"
 #include "Dependence.h"
@@ -37,15 +38,23 @@ Runtime rt __attribute__((init_priority(101)));
 
 namespace {
 
+// The agent's own futexes and system calls go to libc directly: the agent's
+// syscall() models the program's futexes (agent/KernelWaits.h).
+template <typename... Args>
+long sys(long number, Args... args) {
+  ensure_real();
+  return real.syscall(number, args...);
+}
+
 void futex_wait(std::atomic<uint32_t>* word, uint32_t value) {
-  syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAIT_PRIVATE, value, nullptr, nullptr, 0);
+  sys(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAIT_PRIVATE, value, nullptr, nullptr, 0);
 }
 
 void futex_wake(std::atomic<uint32_t>* word) {
-  syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+  sys(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
 }
 
-pid_t gettid_raw() { return pid_t(syscall(SYS_gettid)); }
+pid_t gettid_raw() { return pid_t(sys(SYS_gettid)); }
 
 int* tid_word(int offset) { return reinterpret_cast<int*>(reinterpret_cast<char*>(pthread_self()) + offset); }
 
@@ -130,9 +139,20 @@ uint32_t Runtime::choose(uint32_t me) {
   }
   uint64_t flushers = buffering ? buffers.flushable_actors() : 0;
   model.set_buffered(buffering ? buffers.nonempty_threads() : 0);
+  probe_kernel_waits();
   uint64_t mask = model.enabled_mask() | (flushers << shm::kFlushActorBase);
   if (mask == 0) {
     if (model.all_finished()) return kNoThread;
+    // Nothing can run but a thread waits in a system call for something
+    // outside the program (a read of stdin, a child's exit): the oldest
+    // such call blocks in the kernel for real, keeping the token.
+    uint32_t outside = model.oldest_kernel_waiter();
+    if (outside != kNoThread) {
+      model.set_external(outside);
+      mask = model.enabled_mask();
+    }
+  }
+  if (mask == 0) {
     // Only spinning threads could still run: let them, to see whether they
     // really spin (a hang) or were re-reading in a bounded loop.
     if (model.start_spin_probe()) mask = model.enabled_mask();
@@ -180,8 +200,7 @@ void Runtime::wait_turn(uint32_t me) {
   if (int* w = exiting_tid_) {
     exiting_tid_ = nullptr;
     // The kernel clears it and wakes a shared futex (as pthread_join waits).
-    for (int v; (v = __atomic_load_n(w, __ATOMIC_ACQUIRE)) != 0;)
-      syscall(SYS_futex, w, FUTEX_WAIT, v, nullptr, nullptr, 0);
+    for (int v; (v = __atomic_load_n(w, __ATOMIC_ACQUIRE)) != 0;) sys(SYS_futex, w, FUTEX_WAIT, v, nullptr, nullptr, 0);
   }
 }
 
@@ -367,7 +386,7 @@ void Runtime::end_execution(shm::Outcome outcome, uint32_t thread, uint64_t site
   }
   // Before the checkpoint the process is traced: stop for the tracer.
   for (;;) {
-    syscall(SYS_tgkill, getpid(), gettid_raw(), SIGSTOP);
+    sys(SYS_tgkill, getpid(), gettid_raw(), SIGSTOP);
     pause();
   }
 }
@@ -527,7 +546,7 @@ void Runtime::checkpoint(uint64_t site) {
         if (getppid() != server) real._exit(0);
         auto* released = reinterpret_cast<uint32_t*>(&region.header->released);
         for (uint32_t r; int32_t((r = __atomic_load_n(released, __ATOMIC_ACQUIRE)) - ticket) < 0;)
-          syscall(SYS_futex, released, FUTEX_WAIT, r, nullptr, nullptr, 0);
+          sys(SYS_futex, released, FUTEX_WAIT, r, nullptr, nullptr, 0);
         start_execution(server);
         return;
       }

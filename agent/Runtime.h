@@ -84,6 +84,8 @@ class Runtime {
   StoreBuffers buffers;
   bool buffering = false;
   uint64_t step() const { return step_; }
+  // The threads that could have been chosen at the latest decision.
+  uint64_t last_enabled() const { return last_enabled_; }
 
   // Refreshes the shared slot of `t` (status, pending operation) for the controller.
   void publish(uint32_t t);

@@ -224,6 +224,7 @@ inline uint64_t value_to_write(const Site& s, const ucontext_t& uc, uint64_t old
   switch (s.kind) {
     case SiteKind::Load:
     case SiteKind::Fence:
+    case SiteKind::Syscall:  // writes no memory operand
       return old;
     case SiteKind::StringOp:
       if (s.op == SiteOp::Stos) return greg(uc, REG_RAX) & mask;

@@ -6,7 +6,9 @@
 //  * they touch overlapping bytes and one of them writes (a failed
 //    compare-exchange only reads);
 //  * they act on the same synchronisation object (mutex, condition, rwlock,
-//    barrier, semaphore; a condition wait also acts on its mutex);
+//    semaphore, futex word; a condition wait also acts on its mutex, a
+//    futex requeue on both words; a futex wait reads its word and, unless
+//    it found another value, joins its queue);
 //  * they arrive at the same barrier in the same generation (the last one
 //    to arrive opens it: PTHREAD_BARRIER_SERIAL_THREAD);
 //  * one joins a thread and the other is that thread's exit;
@@ -44,6 +46,17 @@ inline uint64_t thread_object(uint32_t thread) { return (uint64_t(1) << 63) | th
 inline uint64_t barrier_object(uint64_t barrier, uint64_t phase) {
   return (uint64_t(1) << 62) | ((phase & 0x7fff) << 47) | (barrier & ((uint64_t(1) << 47) - 1));
 }
+
+// Pseudo-objects of the kernel waits (agent/KernelWaits.h), coarse on
+// purpose: every blocking descriptor operation, poll, select and epoll_wait
+// acts on the one I/O object (which descriptor a poll or another thread's
+// write makes ready is not tracked); every signal wait and send on the
+// signal object; every wait for a child on the children object. Bit 61
+// keeps them apart from barrier generations (bit 62), thread objects (bit
+// 63) and real addresses (below 2^47).
+inline constexpr uint64_t kIoObject = (uint64_t(1) << 61) | 1;
+inline constexpr uint64_t kSignalObject = (uint64_t(1) << 61) | 2;
+inline constexpr uint64_t kChildObject = (uint64_t(1) << 61) | 3;
 
 inline bool ranges_overlap(uint64_t a, uint64_t as, uint64_t b, uint64_t bs) {
   return as && bs && a < b + bs && b < a + as;
@@ -104,6 +117,30 @@ inline Access access_of(OpKind kind, uint64_t addr, uint32_t size, uint64_t aux,
     case OpKind::CondReacquire:
       a.object = addr;
       a.object2 = aux;
+      break;
+    case OpKind::FutexWait:
+      // It compares the word with the expected value: a read of it, which
+      // races with stores there; when it found them equal (not `failed`) it
+      // also joined the word's wait queue.
+      if (!failed) a.object = addr;
+      a.read_addr = addr;
+      a.read_size = 4;
+      break;
+    case OpKind::FutexWake:
+    case OpKind::FutexWoken:
+      a.object = addr;
+      break;
+    case OpKind::FutexRequeue:
+      a.object = addr;
+      a.object2 = aux;
+      break;
+    case OpKind::FdWait:
+    case OpKind::SignalWait:
+    case OpKind::ChildWait:
+      a.object = aux;
+      break;
+    case OpKind::SignalSend:
+      a.object = kSignalObject;
       break;
     case OpKind::ThreadJoin:
     case OpKind::ThreadExit:

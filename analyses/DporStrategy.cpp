@@ -103,6 +103,8 @@ ObjectRole object_role(const shm::Event& e, int which) {
       return which == 0 ? ObjectRole::EnabledBy : ObjectRole::Acquire;
     case OpKind::ThreadJoin:
       return ObjectRole::EnabledBy;
+    case OpKind::FutexWoken:  // a wake picked it; timed out, it only acted on the queue
+      return (e.flags & shm::kTimedOut) ? ObjectRole::Plain : ObjectRole::EnabledBy;
     default:
       return ObjectRole::Plain;
   }

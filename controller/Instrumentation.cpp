@@ -5,12 +5,14 @@
 
 #include <cerrno>
 #include <cstring>
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "ExitStatus.h"
+#include "ProgramLibraries.h"
 #include "SiteDecoder.h"
 #include "SiteTable.h"
 
@@ -47,26 +49,51 @@ Instrumentation::Instrumentation(const std::string& program, const Instrumentati
   std::vector<std::string> files{program};
   for (const auto& lib : options.libraries) files.push_back(resolve_library(lib));
   if (files.size() > kMaxSiteModules) throw UsageError(fmt::format("at most {} instrumented files", kMaxSiteModules));
+  const size_t instrumented = files.size();
+  // The program's other libraries (not libc: the agent interposes its
+  // functions) are decoded for their inline `syscall` instructions alone,
+  // such as libgomp's futex calls: a thread blocked there would otherwise
+  // sleep in the kernel, unseen (agent/KernelWaits.h).
+  for (const auto& lib : program_libraries(program)) {
+    if (files.size() == kMaxSiteModules) break;
+    if (is_c_library(lib) || std::find(files.begin(), files.end(), lib) != files.end()) continue;
+    files.push_back(lib);
+  }
 
   SiteTableHeader header{};
   header.magic = kSiteTableMagic;
   header.version = kSiteTableVersion;
-  header.module_count = uint32_t(files.size());
   header.visible_policy = options.visible == "all" ? 0 : 1;
   std::vector<Site> all;
   std::vector<SitePatch> patches;
   std::vector<std::string> parts;
   uint64_t jumps = 0;
-  for (size_t m = 0; m < files.size(); ++m) {
-    DecodedModule mod = decode_sites(files[m], uint8_t(m));
-    if (files[m].size() >= sizeof header.modules[m].path)
-      throw UsageError(fmt::format("path too long for instrumentation: {}", files[m]));
-    std::strncpy(header.modules[m].path, files[m].c_str(), sizeof header.modules[m].path - 1);
+  uint32_t m = 0;
+  for (size_t f = 0; f < files.size(); ++f) {
+    bool syscalls_only = f >= instrumented;
+    DecodedModule mod;
+    try {
+      mod = decode_sites(files[f], uint8_t(m), syscalls_only);
+    } catch (const UsageError&) {
+      if (syscalls_only) continue;  // not one ctrl can decode: left as it is
+      throw;
+    }
+    bool any_syscall =
+        std::any_of(mod.sites.begin(), mod.sites.end(), [](const Site& s) { return s.kind == SiteKind::Syscall; });
+    if (syscalls_only && !any_syscall) continue;
+    if (files[f].size() >= sizeof header.modules[m].path) {
+      if (syscalls_only) continue;
+      throw UsageError(fmt::format("path too long for instrumentation: {}", files[f]));
+    }
+    std::strncpy(header.modules[m].path, files[f].c_str(), sizeof header.modules[m].path - 1);
     header.modules[m].file_size = mod.file_size;
+    header.modules[m].flags = syscalls_only ? kModuleSyscallsOnly : 0;
+    ++m;
     uint64_t kept = 0;
     for (size_t i = 0; i < mod.sites.size(); ++i) {
       const Site& s = mod.sites[i];
-      bool atomic = (s.flags & kSiteLocked) || s.kind == SiteKind::Fence;
+      bool atomic = (s.flags & kSiteLocked) || s.kind == SiteKind::Fence || s.kind == SiteKind::Syscall;
+      if (syscalls_only && s.kind != SiteKind::Syscall) continue;
       if (options.visible == "atomics" && !atomic) continue;
       SitePatch p = mod.patches[i];
       all.push_back(s);
@@ -74,8 +101,10 @@ Instrumentation::Instrumentation(const std::string& program, const Instrumentati
       if (p.length >= 5) ++jumps;
       ++kept;
     }
-    parts.push_back(fmt::format("{} in {}", kept, fs::path(files[m]).filename().string()));
+    parts.push_back(fmt::format("{} in {}{}", kept, fs::path(files[f]).filename().string(),
+                                syscalls_only ? " (system calls)" : ""));
   }
+  header.module_count = m;
   header.count = all.size();
   count_ = all.size();
   summary_ = fmt::format("{} instruction sites ({}; visible: {}; {} taken by jump, {} by int3)", count_,

@@ -723,6 +723,10 @@ bool Classifier::classify(const cs_insn& insn, Site& s) const {
   s.insn_id = static_cast<uint16_t>(insn.id);
   s.scale = 1;
 
+  if (insn.id == X86_INS_SYSCALL) {
+    s.kind = SiteKind::Syscall;
+    return true;
+  }
   const Prefixes pre = scan_prefixes(insn.bytes, insn.size);
   if (auto op = fence_op(insn.bytes, insn.size, pre)) {
     s.kind = SiteKind::Fence;
@@ -1067,6 +1071,9 @@ void plan_patches(DecodedModule& result, const std::vector<InsnInfo>& insns, std
   for (size_t i = 0; i < result.sites.size(); ++i) {
     const Site& site = result.sites[i];
     SitePatch& patch = result.patches[i];
+    // The agent performs a system call site's call itself, in its SIGTRAP
+    // handler: it never runs from a trampoline.
+    if (site.kind == SiteKind::Syscall) continue;
     if (site.length >= 5) {
       patch.length = site.length;
       ++result.jump_sites;
@@ -1106,7 +1113,7 @@ void plan_patches(DecodedModule& result, const std::vector<InsnInfo>& insns, std
 
 }  // namespace
 
-DecodedModule decode_sites(const std::string& path, uint8_t module) {
+DecodedModule decode_sites(const std::string& path, uint8_t module, bool syscalls_only) {
   MappedFile file(path);
   ElfLayout elf = read_layout(file, path);
 
@@ -1139,6 +1146,19 @@ DecodedModule decode_sites(const std::string& path, uint8_t module) {
   starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
   result.functions = starts.size();
 
+  if (syscalls_only) {
+    // Only the code ranges that hold the bytes of a `syscall` at all (in
+    // step or not: decoding tells); a library's other functions are not
+    // decoded, which keeps this cheap for big libraries.
+    std::erase_if(pieces, [&](const Piece& p) {
+      const ExecSegment& seg = regions[p.region];
+      const uint8_t* code = file.at(seg.offset + (p.start - seg.vaddr), p.end - p.start);
+      if (!code) return true;
+      for (uint64_t k = 0; k + 1 < p.end - p.start; ++k)
+        if (code[k] == 0x0f && code[k + 1] == 0x05) return false;
+      return true;
+    });
+  }
   std::sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) {
     return a.region != b.region ? a.region < b.region : a.start < b.start;
   });
@@ -1211,7 +1231,7 @@ DecodedModule decode_sites(const std::string& path, uint8_t module) {
         insns.push_back(InsnInfo{pos, code, uint8_t(insn.size), in_step, movable, rip_disp});
       }
       Site site;
-      if (classifier.classify(insn, site)) {
+      if (classifier.classify(insn, site) && (!syscalls_only || site.kind == SiteKind::Syscall)) {
         if (in_step) {
           site.module = module;
           site.dead = classifier.dead_registers(code, avail, pos);

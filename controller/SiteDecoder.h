@@ -52,7 +52,10 @@ struct DecodedModule {
 // FDEs (stripped and built without unwind tables) are its executable
 // sections decoded whole from their starts. A file without section headers
 // (sstrip) yields no sites: nothing in it tells code from data.
-DecodedModule decode_sites(const std::string& path, uint8_t module);
+//
+// `syscalls_only`: only `syscall` instructions, and only code ranges whose
+// bytes contain 0f 05 are decoded (the program's other libraries).
+DecodedModule decode_sites(const std::string& path, uint8_t module, bool syscalls_only = false);
 
 enum class Classification : uint8_t {
   kUndecodable,  // capstone 4 cannot decode the bytes (including its "0 insns, CS_ERR_OK" gaps)
@@ -93,6 +96,8 @@ enum class Classification : uint8_t {
 //    string_access() honours), no other operand fields.
 //  - kSiteVector when an operand is an xmm/ymm/zmm register; src_reg is that
 //    register for vector stores.
+//  - `syscall`: Syscall, no operand fields; always patched with an int3
+//    (the agent performs the call, KernelWaits.h).
 //
 // Not sites: instructions without an explicit memory operand, rsp-addressed
 // accesses other than the locked ones above, lea, nop, prefetch*, clflush*,

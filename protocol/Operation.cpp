@@ -43,6 +43,14 @@ const char* op_name(OpKind k) {
     case OpKind::Store: return "store";
     case OpKind::Rmw: return "rmw";
     case OpKind::Flush: return "flush";
+    case OpKind::FutexWait: return "futex_wait";
+    case OpKind::FutexWake: return "futex_wake";
+    case OpKind::FutexWoken: return "futex_wait_end";
+    case OpKind::FutexRequeue: return "futex_requeue";
+    case OpKind::FdWait: return "fd_wait";
+    case OpKind::SignalWait: return "signal_wait";
+    case OpKind::ChildWait: return "child_wait";
+    case OpKind::SignalSend: return "signal_send";
     case OpKind::Count: break;
   }
   return "?";

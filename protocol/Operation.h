@@ -52,6 +52,20 @@ enum class OpKind : uint16_t {
   // PSO one per thread and location in order of first use); Event::owner is
   // the storing thread, aux the step of the store.
   Flush = 38,
+  // Kernel waits (agent/KernelWaits.h). A futex wait compares the word with
+  // the expected value (a read of addr): unequal, it fails (kFailed, EAGAIN);
+  // equal, the thread becomes a waiter and its next step is FutexWoken.
+  FutexWait = 39,
+  FutexWake = 40,    // aux: how many waiters it woke
+  FutexWoken = 41,   // the waiter leaves (kTimedOut: nobody woke it)
+  FutexRequeue = 42, // wakes some waiters of addr, moves others to aux
+  // Blocking calls whose enabledness is a readiness probe (KernelWaits.h).
+  // addr: the descriptor (FdWait) or 0; value_written: the system call
+  // number; value_read: its result; aux: the object (Dependence.h).
+  FdWait = 43,      // read/write/recv/send/accept on a pipe or socket, poll, select, epoll_wait
+  SignalWait = 44,  // sigwait, sigwaitinfo, sigtimedwait, sigsuspend, pause
+  ChildWait = 45,   // wait4, waitpid, waitid
+  SignalSend = 46,  // kill, tgkill, tkill, pthread_kill, raise (addr: the signal)
   Count
 };
 

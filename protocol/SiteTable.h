@@ -19,6 +19,9 @@ enum class SiteKind : uint8_t {
   Rmw = 3,        // reads and writes (locked or not: see kSiteLocked)
   Fence = 4,      // mfence/lfence/sfence, no memory operand
   StringOp = 5,   // movs/stos/lods/cmps/scas, possibly rep-prefixed
+  // A `syscall` instruction (always an int3 site): the agent performs the
+  // call itself, modelling the ones a thread would block in (KernelWaits.h).
+  Syscall = 6,
 };
 
 // What the instruction computes, so the agent can tell the value it is about
@@ -92,13 +95,18 @@ struct SitePatch {
 static_assert(sizeof(SitePatch) == 64);
 
 inline constexpr uint32_t kSiteTableMagic = 0x53545243;  // "CRTS"
-inline constexpr uint32_t kSiteTableVersion = 3;
+inline constexpr uint32_t kSiteTableVersion = 4;
 inline constexpr uint32_t kMaxSiteModules = 16;
+
+// SiteModule::flags: a library of the program that was not asked for with
+// --instrument, decoded only for its `syscall` instructions; the agent drops
+// its sites when the loader did not load that file.
+inline constexpr uint64_t kModuleSyscallsOnly = 1;
 
 struct SiteModule {
   char path[240];      // the file the sites were decoded from
   uint64_t file_size;  // to refuse a table decoded from another file
-  uint64_t reserved;
+  uint64_t flags;      // kModule* bits
 };
 
 // Layout of the memfd: header, then `count` sites sorted by (module,

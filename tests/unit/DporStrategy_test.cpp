@@ -627,6 +627,38 @@ TEST(PreemptionBounded, RunsEverySchedulePerBoundOnce) {
   }
 }
 
+// Futex and kernel-wait dependence (Dependence.h): a futex wait reads its
+// word and joins its queue; one that found another value only read it.
+TEST(Dependence, FutexWaitsReadTheWordAndShareItsQueueWithWakes) {
+  constexpr uint64_t W = 0x7000;
+  Access wait = access_of(OpKind::FutexWait, W, 4, 0, false, 0, false);
+  Access failed = access_of(OpKind::FutexWait, W, 4, 0, true, 0, false);
+  Access wake = access_of(OpKind::FutexWake, W, 4, 0, false, 0, false);
+  Access other_wake = access_of(OpKind::FutexWake, W + 4, 4, 0, false, 0, false);
+  Access store = access_of(OpKind::Store, W, 4, 0, false, 0, true);
+  Access load = access_of(OpKind::Load, W, 4, 0, false, 0, true);
+  EXPECT_TRUE(conflicts(wait, wake));
+  EXPECT_TRUE(conflicts(wake, wake));
+  EXPECT_FALSE(conflicts(wait, other_wake));
+  EXPECT_TRUE(conflicts(wait, store));
+  EXPECT_FALSE(conflicts(wait, load));
+  EXPECT_FALSE(conflicts(failed, wake));
+  EXPECT_TRUE(conflicts(failed, store));
+  Access requeue = access_of(OpKind::FutexRequeue, W + 4, 4, W, false, 0, false);
+  EXPECT_TRUE(conflicts(requeue, wait));
+  EXPECT_TRUE(conflicts(requeue, other_wake));
+}
+
+TEST(Dependence, SignalSendsMeetSignalWaitsNotDescriptorWaits) {
+  Access send = access_of(OpKind::SignalSend, 10, 0, 0, false, 0, false);
+  Access sigwait = access_of(OpKind::SignalWait, 0, 0, kSignalObject, false, 0, false);
+  Access read = access_of(OpKind::FdWait, 5, 0, kIoObject, false, 0, false);
+  Access write = access_of(OpKind::FdWait, 6, 0, kIoObject, false, 0, false);
+  EXPECT_TRUE(conflicts(send, sigwait));
+  EXPECT_FALSE(conflicts(send, read));
+  EXPECT_TRUE(conflicts(read, write));
+}
+
 }  // namespace
 
 

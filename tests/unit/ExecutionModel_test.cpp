@@ -269,3 +269,108 @@ TEST(ModelLimits, SixtyFourThreadsAtMost) {
 }
 
 }  // namespace
+
+// Futexes (agent/KernelWaits.h): a waiter is enabled once a wake on its
+// address picks it; wakes take the oldest waiters first, honour bitsets and
+// stop at n; a timed waiter is always enabled.
+TEST(FutexModel, AWaiterIsEnabledOnlyAfterAWakeOnItsAddress) {
+  ExecutionModel m;
+  uint32_t t0 = m.add_thread(), t1 = m.add_thread();
+  constexpr uint64_t kWord = 0x7000;
+  m.futex_wait_begin(t1, kWord, 0, ~0u, false, 0x10);
+  EXPECT_FALSE(m.enabled(t1));
+  EXPECT_TRUE(m.futex_waiting(t1));
+  EXPECT_EQ(m.futex_wake(kWord + 4, ~0u, 1), 0u);  // another address
+  EXPECT_FALSE(m.enabled(t1));
+  EXPECT_EQ(m.futex_wake(kWord, ~0u, 1), 1u);
+  EXPECT_TRUE(m.enabled(t1));
+  EXPECT_EQ(m.futex_wake(kWord, ~0u, 1), 0u);  // already woken: not counted twice
+  EXPECT_TRUE(m.enabled(t0));
+  EXPECT_NE(m.describe_wait(t1).find("futex"), std::string::npos);
+}
+
+TEST(FutexModel, WakesTakeTheOldestWaitersUpToN) {
+  ExecutionModel m;
+  m.add_thread();
+  uint32_t a = m.add_thread(), b = m.add_thread(), c = m.add_thread();
+  constexpr uint64_t kWord = 0x7000;
+  m.futex_wait_begin(b, kWord, 0, ~0u, false, 0);
+  m.futex_wait_begin(c, kWord, 0, ~0u, false, 0);
+  m.futex_wait_begin(a, kWord, 0, ~0u, false, 0);
+  EXPECT_EQ(m.futex_wake(kWord, ~0u, 2), 2u);
+  EXPECT_TRUE(m.enabled(b));
+  EXPECT_TRUE(m.enabled(c));
+  EXPECT_FALSE(m.enabled(a));
+  EXPECT_EQ(m.futex_wake(kWord, ~0u, INT32_MAX), 1u);
+  EXPECT_TRUE(m.enabled(a));
+}
+
+TEST(FutexModel, BitsetsMustMeet) {
+  ExecutionModel m;
+  m.add_thread();
+  uint32_t a = m.add_thread(), b = m.add_thread();
+  constexpr uint64_t kWord = 0x7000;
+  m.futex_wait_begin(a, kWord, 0, 0x1, false, 0);
+  m.futex_wait_begin(b, kWord, 0, 0x2, false, 0);
+  EXPECT_EQ(m.futex_wake(kWord, 0x2, 5), 1u);
+  EXPECT_FALSE(m.enabled(a));
+  EXPECT_TRUE(m.enabled(b));
+}
+
+TEST(FutexModel, ATimedWaiterIsAlwaysEnabled) {
+  ExecutionModel m;
+  m.add_thread();
+  uint32_t a = m.add_thread();
+  m.futex_wait_begin(a, 0x7000, 3, ~0u, true, 0);
+  EXPECT_TRUE(m.enabled(a));
+  EXPECT_TRUE(m.futex_waiting(a));  // chosen now, it times out
+}
+
+TEST(FutexModel, RequeueWakesSomeAndMovesTheRest) {
+  ExecutionModel m;
+  m.add_thread();
+  uint32_t a = m.add_thread(), b = m.add_thread(), c = m.add_thread();
+  constexpr uint64_t kCond = 0x7000, kLock = 0x8000;
+  m.futex_wait_begin(a, kCond, 0, ~0u, false, 0);
+  m.futex_wait_begin(b, kCond, 0, ~0u, false, 0);
+  m.futex_wait_begin(c, kCond, 0, ~0u, false, 0);
+  uint32_t woken = 0;
+  EXPECT_EQ(m.futex_requeue(kCond, kLock, 1, 1, woken), 2u);
+  EXPECT_EQ(woken, 1u);
+  EXPECT_TRUE(m.enabled(a));
+  EXPECT_FALSE(m.enabled(b));
+  EXPECT_EQ(m.thread(b).pending.addr, kLock);
+  EXPECT_EQ(m.thread(c).pending.addr, kCond);
+  EXPECT_EQ(m.futex_wake(kCond, ~0u, 1), 1u);
+  EXPECT_TRUE(m.enabled(c));
+  EXPECT_EQ(m.futex_wake(kLock, ~0u, 1), 1u);
+  EXPECT_TRUE(m.enabled(b));
+}
+
+// Probed kernel waits (agent/KernelWaits.h): enabled when the probe found
+// the call ready, or when timed; the oldest unready one is the one that
+// blocks in the kernel for real when nothing else can run.
+TEST(KernelWaitModel, ReadyOrTimedWaitsAreEnabledAndTheOldestUnreadyOneBlocksOutside) {
+  ExecutionModel m;
+  uint32_t t0 = m.add_thread(), a = m.add_thread(), b = m.add_thread();
+  PendingOp read_op{OpKind::FdWait, 5};
+  PendingOp sig_op{OpKind::SignalWait, 0};
+  m.kernel_wait_begin(b, read_op);
+  m.kernel_wait_begin(a, sig_op);
+  EXPECT_FALSE(m.enabled(a));
+  EXPECT_FALSE(m.enabled(b));
+  EXPECT_EQ(m.oldest_kernel_waiter(), b);
+  m.set_ready(b, true);
+  EXPECT_TRUE(m.enabled(b));
+  EXPECT_EQ(m.oldest_kernel_waiter(), a);
+  m.set_ready(b, false);
+  m.set_external(b);
+  EXPECT_TRUE(m.enabled(b));
+  EXPECT_EQ(m.oldest_kernel_waiter(), a);
+  PendingOp timed{OpKind::ChildWait, 0};
+  timed.timed = true;
+  m.kernel_wait_begin(t0, timed);
+  EXPECT_TRUE(m.enabled(t0));
+  m.kernel_wait_begin(b, read_op);  // a new wait starts unready and not outside
+  EXPECT_FALSE(m.enabled(b));
+}

@@ -315,6 +315,19 @@ TEST(SiteClassifyTest, DecodesOnlyTheFirstInstruction) {
   EXPECT_EQ(s.insn_id, X86_INS_MOV);
 }
 
+TEST(SiteClassifyTest, ASyscallInstructionIsASyscallSite) {
+  // syscall; then (not part of the site) mov eax, [rdi].
+  const uint8_t bytes[] = {0x0f, 0x05, 0x8b, 0x07};
+  Site s{};
+  ASSERT_EQ(classify(bytes, sizeof bytes, 0x1000, s), kSite);
+  EXPECT_EQ(s.kind, SiteKind::Syscall);
+  EXPECT_EQ(s.length, 2);
+  EXPECT_EQ(s.size, 0);
+  // sysenter and int 0x80 are not (32-bit entries, not used by x86-64 code).
+  const uint8_t sysenter[] = {0x0f, 0x34};
+  EXPECT_EQ(classify(sysenter, sizeof sysenter, 0x1000, s), kNotSite);
+}
+
 // Spin detection leaves out of a thread's state what the code overwrites
 // before it reads it (Site::dead).
 uint16_t dead_of(std::initializer_list<uint8_t> code) {

@@ -1,0 +1,20 @@
+// The shared libraries the dynamic loader would load for a program, as the
+// loader itself resolves them (its --list mode: DT_NEEDED, RPATH/RUNPATH,
+// LD_LIBRARY_PATH, the system directories), without running the program.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ctrl {
+
+// Absolute paths in load order; empty for a static program or when the
+// loader cannot be asked (the program then simply gets no library sites).
+std::vector<std::string> program_libraries(const std::string& program);
+
+// Whether `path` is part of the C library itself (libc, the dynamic loader,
+// libpthread, libm ...): its system calls implement what the agent already
+// interposes at the function level.
+bool is_c_library(const std::string& path);
+
+}  // namespace ctrl
