@@ -10,6 +10,7 @@
 
 #include <cstring>
 
+#include "AgentDescriptors.h"
 #include "InstructionSites.h"
 #include "RealFunctions.h"
 #include "Runtime.h"
@@ -204,6 +205,7 @@ long syscall(long number, ...) {
   for (long& v : a) v = va_arg(ap, long);  // as libc's syscall(): six registers, whatever was passed
   va_end(ap);
   ensure_real();
+  if (long r; descriptor_syscall(number, a, &r)) return r;
   bool signal_call = (number == SYS_rt_sigaction || number == SYS_rt_sigprocmask) && rt.enabled;
   if (!signal_call) return real.syscall(number, a[0], a[1], a[2], a[3], a[4], a[5]);
   if (size_t(a[3]) != kKernelSigsetSize) {  // both take the set's size last

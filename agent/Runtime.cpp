@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "FileState.h"
 #include "Framing.h"
 #include "InstructionSites.h"
 #include "RealFunctions.h"
@@ -379,6 +380,9 @@ void Runtime::start_execution(pid_t fork_server) {
   for (auto& p : park_) p.go.store(kWaiting, std::memory_order_relaxed);
   for (uint32_t t = 0; t < model.thread_count(); ++t) publish(t);
   publish_tid(0);
+  // The previous execution is over (released after it): put the files
+  // back as they were at the checkpoint.
+  file_state::start_execution();
   if (h->target_output == 0) {
     int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
     if (null >= 0) {
@@ -397,14 +401,16 @@ void Runtime::execution_finished() {
   // next execution's: then the fork server's report of the exit is awaited.
   if (h->target_output) return;
   finished_ = true;
+  // The program's own exit handlers and destructors have run; what is left
+  // is the libraries' clean-up, a cost per execution that nobody can see
+  // (the output goes to /dev/null). Buffered stdio still reaches its files,
+  // before the next execution puts the files back (it starts once the
+  // controller has this message).
+  fflush(nullptr);
   proto::ControlMessage m;
   m.mutable_finished()->set_pid(getpid());
   m.mutable_finished()->set_exit_status(h->exit_status);
   framing::send_message(control_fd, m);
-  // The program's own exit handlers and destructors have run; what is left
-  // is the libraries' clean-up, a cost per execution that nobody can see
-  // (the output goes to /dev/null). Buffered stdio still reaches its files.
-  fflush(nullptr);
   real._exit(h->exit_status);
 }
 
@@ -412,6 +418,7 @@ void Runtime::checkpoint(uint64_t site) {
   AgentScope scope;
   checkpointed = true;
   fflush(nullptr);  // or buffered output would be written once per execution
+  file_state::checkpoint();
   // Sites trap from here on: the single-threaded start-up ran natively.
   if (const char* err = sites.patch()) {
     proto::ControlMessage m;

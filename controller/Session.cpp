@@ -215,6 +215,10 @@ std::optional<proto::ControlMessage> Session::read_message() {
     throw InternalError("the control channel to the target broke");
   }
   if (m.has_error()) throw InternalError("agent: " + m.error().message());
+  if (m.has_notice()) {
+    fmt::print(stderr, "ctrl: warning: {}\n", m.notice().text());
+    return read_message();
+  }
   return m;
 }
 
