@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "CheckpointClaim.h"
 #include "FileState.h"
 #include "Framing.h"
 #include "InstructionSites.h"
@@ -417,6 +418,14 @@ void Runtime::execution_finished() {
 void Runtime::checkpoint(uint64_t site) {
   AgentScope scope;
   checkpointed = true;
+  if (!claim_checkpoint()) {
+    // Another process of the program is the fork server: this one goes on
+    // without ctrl.
+    enabled = false;
+    real.close(control_fd);
+    control_fd = -1;
+    return;
+  }
   fflush(nullptr);  // or buffered output would be written once per execution
   file_state::checkpoint();
   // Sites trap from here on: the single-threaded start-up ran natively.

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <cstring>
 #include <fstream>
 
@@ -193,6 +194,39 @@ ExecutionResult Session::run(const ExecutionPlan& plan, uint64_t index, const st
   return r;
 }
 
+bool Session::follow_forked_child() {
+  // The program forked before its first thread and this process ended: a
+  // child still alive may yet create threads (daemon(), or the work done
+  // in a child). Our tracees are the launched process's descendants.
+  pid_t me = getpid();
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream status(entry.path() / "status");
+    std::string line;
+    bool zombie = false;
+    pid_t tracer = 0;
+    while (std::getline(status, line)) {
+      if (line.rfind("State:", 0) == 0) zombie = line.find('Z') != std::string::npos;
+      if (line.rfind("TracerPid:", 0) == 0) tracer = pid_t(std::stol(line.substr(10)));
+    }
+    if (tracer == me && !zombie) {
+      if (current_pid_ == template_pid_) template_pid_ = 0;  // reaped: the template is gone
+      current_pid_ = pid_t(std::stol(name));
+      return true;
+    }
+  }
+  return false;
+}
+
+void Session::adopt_fork_server(pid_t pid) {
+  if (pid <= 0 || pid == template_pid_) return;
+  // Not the launched process: a child it forked (see follow_forked_child).
+  template_pid_ = pid;
+  adopted_fork_server_ = true;
+}
+
 void Session::release_fork_server() {
   // From here the fork server only forks executions: untraced, it costs no
   // ptrace stop per execution (fork event, the child's first stop, SIGCHLD).
@@ -203,6 +237,15 @@ void Session::release_fork_server() {
   if (!s || s->exited()) throw InternalError("the target's fork server died");
   // A signal on its way in is delivered with the detach.
   int signal = s->event() == 0 && s->signal_stop() ? s->signal() : 0;
+  if (adopted_fork_server_) {
+    // A forked child has no parent-death signal tied to ctrl (its parent
+    // may be gone): it stays traced, with EXITKILL only, so that it dies
+    // with ctrl yet stops for nothing it does (its executions are not
+    // attached; SIGCHLD is read from a signalfd, never delivered).
+    ptrace(PTRACE_SETOPTIONS, template_pid_, nullptr, reinterpret_cast<void*>(long(PTRACE_O_EXITKILL)));
+    tracer_.resume(template_pid_, signal);
+    return;
+  }
   ptrace(PTRACE_DETACH, template_pid_, nullptr, reinterpret_cast<void*>(long(signal)));
 }
 
@@ -229,6 +272,7 @@ void Session::handle_startup_message(const proto::ControlMessage& m, bool& check
     hello_ = true;
   } else if (m.has_checkpoint_ready()) {
     checkpointed = true;
+    adopt_fork_server(m.checkpoint_ready().pid());
   }
 }
 
@@ -465,6 +509,7 @@ ExecutionResult Session::supervise_startup(bool& checkpointed) {
     const Stop& s = *stop;
     if (s.exited()) {
       if (s.tid != current_pid_) continue;
+      if (follow_forked_child()) continue;
       ExecutionResult r;
       r.events.assign(region_.view().events, region_.view().events + std::min(h.steps.load(), region_.capacity()));
       if (WIFSIGNALED(s.status)) {
