@@ -132,11 +132,16 @@ Entry* add(Kind kind, const char* path, const char* path2 = nullptr) {
     notice_lost(path, "the file journal's path space is full");
     return nullptr;
   }
-  Entry& e = j->entries[j->count++];
+  // Complete before it counts: an execution may be killed anywhere (hang,
+  // Ctrl-C), and the next one undoes what it finds. A copy is not
+  // trusted until it is whole (the change it saves comes after it).
+  Entry& e = j->entries[j->count];
   memset(&e, 0, sizeof e);
   e.kind = kind;
   e.path = p;
   e.path2 = p2;
+  e.lost = kind == Kind::Content || kind == Kind::Removed;
+  __atomic_store_n(&j->count, j->count + 1, __ATOMIC_RELEASE);
   return &e;
 }
 
@@ -186,8 +191,10 @@ void save_file(Entry& e, const char* path, const struct stat& st, bool size_only
   e.times[0] = st.st_atim;
   e.times[1] = st.st_mtim;
   e.size_only = size_only;
-  if (size_only || copy_in(path, e.size, e.data)) return;
-  e.lost = true;
+  if (size_only || copy_in(path, e.size, e.data)) {
+    e.lost = false;
+    return;
+  }
   notice_lost(path, j->data_used + e.size > kDataSize
                         ? "too large to keep a copy of (512 MiB of copies per execution)"
                         : "cannot be read to keep a copy");
@@ -205,6 +212,7 @@ void save_removed(const char* path, const struct stat& st) {
   e->mode = st.st_mode;
   e->times[0] = st.st_atim;
   e->times[1] = st.st_mtim;
+  e->lost = false;
   if (S_ISDIR(st.st_mode)) {
     e->type = Type::Directory;
   } else if (S_ISLNK(st.st_mode)) {
@@ -309,6 +317,8 @@ bool create() {
 void undo_and_record() {
   if (!j) return;
   AgentScope scope;
+  // The previous execution is gone, possibly killed while it held the lock.
+  j->lock.store(0, std::memory_order_relaxed);
   for (uint32_t i = j->count; i-- > 0;) undo(j->entries[i]);
   j->count = 0;
   j->pool_used = 0;
