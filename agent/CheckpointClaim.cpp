@@ -4,8 +4,8 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <new>
 #include <cstdint>
+#include <new>
 
 namespace ctrl::agent {
 

@@ -149,8 +149,7 @@ Entry* add(Kind kind, const char* path, const char* path2 = nullptr) {
 const Entry* latest(const char* path) {
   for (uint32_t i = j->count; i-- > 0;) {
     const Entry& e = j->entries[i];
-    if (strcmp(j->pool + e.path, path) == 0 || (e.path2 != kNone && strcmp(j->pool + e.path2, path) == 0))
-      return &e;
+    if (strcmp(j->pool + e.path, path) == 0 || (e.path2 != kNone && strcmp(j->pool + e.path2, path) == 0)) return &e;
   }
   return nullptr;
 }
@@ -195,9 +194,8 @@ void save_file(Entry& e, const char* path, const struct stat& st, bool size_only
     e.lost = false;
     return;
   }
-  notice_lost(path, j->data_used + e.size > kDataSize
-                        ? "too large to keep a copy of (512 MiB of copies per execution)"
-                        : "cannot be read to keep a copy");
+  notice_lost(path, j->data_used + e.size > kDataSize ? "too large to keep a copy of (512 MiB of copies per execution)"
+                                                      : "cannot be read to keep a copy");
 }
 
 // Records what removing (or replacing) `path` takes away.
@@ -307,8 +305,7 @@ void undo(const Entry& e) {
 }  // namespace
 
 bool create() {
-  void* p = mmap(nullptr, sizeof(Journal), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1,
-                 0);
+  void* p = mmap(nullptr, sizeof(Journal), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) return false;
   j = static_cast<Journal*>(p);
   return true;

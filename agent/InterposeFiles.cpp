@@ -22,14 +22,14 @@ namespace {
 
 bool takes_mode(int flags) { return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE; }
 
-#define OPEN_MODE(flags)              \
-  mode_t mode = 0;                    \
-  if (takes_mode(flags)) {            \
-    va_list ap;                       \
-    va_start(ap, flags);              \
-    mode = va_arg(ap, mode_t);        \
-    va_end(ap);                       \
-  }                                   \
+#define OPEN_MODE(flags)       \
+  mode_t mode = 0;             \
+  if (takes_mode(flags)) {     \
+    va_list ap;                \
+    va_start(ap, flags);       \
+    mode = va_arg(ap, mode_t); \
+    va_end(ap);                \
+  }                            \
   ensure_real();
 
 // open(2) flags of an fopen mode string.
