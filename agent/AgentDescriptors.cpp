@@ -51,8 +51,13 @@ bool move_agent_descriptor(int fd) {
   return true;
 }
 
+int raw_close_range(unsigned first, unsigned last, int flags) {
+  return real.close_range ? real.close_range(first, last, flags)
+                          : int(real.syscall(SYS_close_range, first, last, flags));
+}
+
 int close_range_around_agent(unsigned first, unsigned last, int flags) {
-  if (!guarding()) return real.close_range(first, last, flags);
+  if (!guarding()) return raw_close_range(first, last, flags);
   if (first > last) {
     errno = EINVAL;
     return -1;
@@ -73,12 +78,12 @@ int close_range_around_agent(unsigned first, unsigned last, int flags) {
     unsigned h = unsigned(held[i]);
     if (h < from) continue;  // the same descriptor in two slots
     if (h > from) {
-      if (real.close_range(from, h - 1, flags) != 0) return -1;
+      if (raw_close_range(from, h - 1, flags) != 0) return -1;
       flags &= ~CLOSE_RANGE_UNSHARE;
     }
     from = h + 1;
   }
-  if (from <= last && real.close_range(from, last, flags) != 0) return -1;
+  if (from <= last && raw_close_range(from, last, flags) != 0) return -1;
   return 0;
 }
 

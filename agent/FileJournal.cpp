@@ -297,7 +297,7 @@ void undo(const Entry& e) {
       real.rename(j->pool + e.path2, path);
       break;
     case Kind::Exchanged:
-      real.renameat2(AT_FDCWD, path, AT_FDCWD, j->pool + e.path2, RENAME_EXCHANGE);
+      real.syscall(SYS_renameat2, AT_FDCWD, path, AT_FDCWD, j->pool + e.path2, RENAME_EXCHANGE);
       break;
   }
 }

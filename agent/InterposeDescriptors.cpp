@@ -84,7 +84,7 @@ int fcntl64(int fd, int cmd, ...) {
   va_end(ap);
   ensure_real();
   if (agent_descriptor(fd)) return bad_descriptor();
-  return real.fcntl64(fd, cmd, arg);
+  return real.fcntl64 ? real.fcntl64(fd, cmd, arg) : real.fcntl(fd, cmd, arg);
 }
 
 }  // extern "C"

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -210,7 +211,8 @@ int renameat(int from_dir, const char* from, int to_dir, const char* to) {
 int renameat2(int from_dir, const char* from, int to_dir, const char* to, unsigned flags) {
   ensure_real();
   if (journal::recording()) journal::before_rename(from_dir, from, to_dir, to, flags);
-  return real.renameat2(from_dir, from, to_dir, to, flags);
+  if (real.renameat2) return real.renameat2(from_dir, from, to_dir, to, flags);
+  return int(real.syscall(SYS_renameat2, from_dir, from, to_dir, to, flags));
 }
 
 int mkdir(const char* path, mode_t mode) {

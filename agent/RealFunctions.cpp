@@ -89,7 +89,6 @@ const char* resolve_real_functions() {
   CTRL_RESOLVE(rmdir, "rmdir")
   CTRL_RESOLVE(rename, "rename")
   CTRL_RESOLVE(renameat, "renameat")
-  CTRL_RESOLVE(renameat2, "renameat2")
   CTRL_RESOLVE(truncate, "truncate")
   CTRL_RESOLVE(truncate64, "truncate64")
   CTRL_RESOLVE(mkdir, "mkdir")
@@ -108,14 +107,17 @@ const char* resolve_real_functions() {
   CTRL_RESOLVE(mkostemps64, "mkostemps64")
   CTRL_RESOLVE(mkdtemp, "mkdtemp")
   CTRL_RESOLVE(close, "close")
-  CTRL_RESOLVE(close_range, "close_range")
-  CTRL_RESOLVE(closefrom, "closefrom")
   CTRL_RESOLVE(dup, "dup")
   CTRL_RESOLVE(dup2, "dup2")
   CTRL_RESOLVE(dup3, "dup3")
   CTRL_RESOLVE(fcntl, "fcntl")
-  CTRL_RESOLVE(fcntl64, "fcntl64")
 #undef CTRL_RESOLVE
+  // Newer than some glibc versions ctrl runs with (2.28, 2.34): optional,
+  // their interposers fall back on the system call.
+  resolve(real.renameat2, "renameat2");
+  resolve(real.close_range, "close_range");
+  resolve(real.closefrom, "closefrom");
+  resolve(real.fcntl64, "fcntl64");
   real_resolved = true;
   return nullptr;
 }

@@ -65,7 +65,8 @@ struct RealFunctions {
   int (*execvpe)(const char*, char* const[], char* const[]);
   int (*libc_start_main)(int (*)(int, char**, char**), int, char**, void (*)(), void (*)(), void (*)(),
                          void*);
-  // Files and descriptors (FileJournal, AgentDescriptors).
+  // Files and descriptors (FileJournal, AgentDescriptors). renameat2,
+  // close_range, closefrom and fcntl64 may be null (older glibc).
   int (*open)(const char*, int, ...);
   int (*open64)(const char*, int, ...);
   int (*openat)(int, const char*, int, ...);
