@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "FileState.h"
 #include "Notice.h"
 #include "RealFunctions.h"
 #include "Runtime.h"
@@ -30,6 +31,7 @@ struct Entry {
   Type type;
   bool size_only;  // only appended to: cutting it back to `size` restores it
   bool lost;       // the copy did not fit: not restored
+  bool linked;     // a removed file kept under a second name (pool offset in `data`)
   uint32_t mode;
   uint32_t path, path2;  // offsets in the pool
   uint64_t data, size;   // the copy in the data area (a symlink's target: pool offset)
@@ -49,6 +51,8 @@ struct Journal {
   uint32_t pool_used;
   uint32_t notices;
   uint64_t data_used;
+  int32_t server;  // the fork server's pid, in the names of kept links
+  uint32_t links;  // links made, for their names
   Entry entries[kMaxEntries];
   char pool[kPoolSize];
   alignas(4096) char data[kDataSize];
@@ -198,12 +202,33 @@ void save_file(Entry& e, const char* path, const struct stat& st, bool size_only
                                                       : "cannot be read to keep a copy");
 }
 
+// Gives the file at `path` a second name next to it; false when it cannot
+// (another file system's rules, a full pool).
+bool keep_link(Entry& e, const char* path) {
+  char name[PATH_MAX];
+  const char* slash = strrchr(path, '/');
+  size_t dir = size_t(slash - path) + 1;
+  int n = snprintf(name, sizeof name, "%.*s.ctrl-keep-%d-%u", int(dir), path, j->server, j->links++);
+  if (n <= 0 || size_t(n) >= sizeof name || real.link(path, name) != 0) return false;
+  uint32_t at = intern(name, size_t(n));
+  if (at == kNone) {
+    real.unlink(name);
+    return false;
+  }
+  e.data = at;
+  e.linked = true;
+  e.lost = false;
+  return true;
+}
+
 // Records what removing (or replacing) `path` takes away.
 void save_removed(const char* path, const struct stat& st) {
   if (already_saved(path, nullptr)) return;  // made by this execution
   Entry* e = add(Kind::Removed, path);
   if (!e) return;
   if (S_ISREG(st.st_mode)) {
+    e->type = Type::File;
+    if (file_state::held_at_checkpoint(st.st_dev, st.st_ino) && keep_link(*e, path)) return;
     save_file(*e, path, st, false);
     return;
   }
@@ -279,7 +304,13 @@ void undo(const Entry& e) {
       if (e.lost) break;
       switch (e.type) {
         case Type::File:
-          write_back(path, e);
+          if (e.linked) {
+            // The link itself when the removal never happened (killed).
+            real.rename(j->pool + e.data, path);
+            real.unlink(j->pool + e.data);
+          } else {
+            write_back(path, e);
+          }
           break;
         case Type::Directory:
           real.mkdir(path, e.mode & 07777);
@@ -308,7 +339,16 @@ bool create() {
   void* p = mmap(nullptr, sizeof(Journal), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) return false;
   j = static_cast<Journal*>(p);
+  j->server = int32_t(getpid());
   return true;
+}
+
+void commit() {
+  if (!j) return;
+  AgentScope scope;
+  for (uint32_t i = 0; i < j->count; ++i)
+    if (j->entries[i].linked) real.unlink(j->pool + j->entries[i].data);
+  j->count = 0;
 }
 
 void undo_and_record() {

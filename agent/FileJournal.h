@@ -13,6 +13,13 @@
 //    created path is removed, a removed or rewritten file is written back
 //    from the copy taken before the change (in place when the path still
 //    holds a file, so descriptors the checkpoint holds keep their inode).
+//    A file removed (or replaced by a rename) that a descriptor open at the
+//    checkpoint holds keeps its inode too: instead of a copy it gets a
+//    second name, a hard link `.ctrl-keep-<fork server>-<n>` next to it,
+//    renamed back by the undo (programs such as xz check that the file they
+//    remove is the one they opened). The fork server removes the last
+//    execution's links when the session ends (commit); only a ctrl killed
+//    by SIGKILL leaves one behind.
 //  * No heap and no stdio on any of these paths: the program's heap must be
 //    the same in every execution and in a replay.
 //  * A change whose copy does not fit (kDataSize bytes of copies per
@@ -34,6 +41,9 @@ bool create();
 // In a new execution, before the program runs: undoes what the previous
 // execution recorded, empties the journal and starts recording.
 void undo_and_record();
+// At the end of the session, in the fork server: the last execution's
+// changes stay; the links kept to undo them are removed.
+void commit();
 // Whether changes are being recorded in this process (an execution or a
 // process it forked), for a call the program makes.
 bool recording();

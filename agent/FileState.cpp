@@ -35,6 +35,7 @@ struct Saved {
   off_t size;
   struct timespec times[2];
   const char* copy;
+  uint64_t dev, ino;
 };
 
 // Private to the fork server; executions read their inherited copy.
@@ -65,6 +66,8 @@ void record(int fd, uint64_t& copied_bytes) {
   Saved& s = saved[nsaved++];
   s = Saved{};
   s.fd = fd;
+  s.dev = st.st_dev;
+  s.ino = st.st_ino;
   s.offset = lseek(fd, 0, SEEK_CUR);
   s.written = S_ISREG(st.st_mode) && flags >= 0 && (flags & O_ACCMODE) != O_RDONLY;
   if (!s.written) return;
@@ -128,6 +131,12 @@ void checkpoint() {
   }
   real.close(dir);
   journal::create();
+}
+
+bool held_at_checkpoint(uint64_t dev, uint64_t ino) {
+  for (int i = 0; i < nsaved; ++i)
+    if (saved[i].dev == dev && saved[i].ino == ino) return true;
+  return false;
 }
 
 void start_execution() {

@@ -18,11 +18,17 @@
 // for writing beyond the copy limit (only its size is put back; ctrl warns).
 #pragma once
 
+#include <cstdint>
+
 namespace ctrl::agent::file_state {
 
 // In the fork server, at the checkpoint (single-threaded).
 void checkpoint();
 // In a new execution, before the program runs.
 void start_execution();
+// Whether a descriptor open at the checkpoint holds this file (whose
+// identity the program may then check, as xz does before removing its
+// input).
+bool held_at_checkpoint(uint64_t dev, uint64_t ino);
 
 }  // namespace ctrl::agent::file_state

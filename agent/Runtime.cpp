@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "CheckpointClaim.h"
+#include "FileJournal.h"
 #include "FileState.h"
 #include "Framing.h"
 #include "InstructionSites.h"
@@ -481,7 +482,11 @@ void Runtime::checkpoint(uint64_t site) {
     }
     if (!(fds[0].revents & (POLLIN | POLLHUP))) continue;
     proto::ControlMessage m;
-    if (!framing::receive_message(control_fd, m) || m.has_stop()) real._exit(0);
+    if (!framing::receive_message(control_fd, m) || m.has_stop()) {
+      // The session is over: the last execution's file changes stay.
+      journal::commit();
+      real._exit(0);
+    }
     if (!m.has_run()) continue;
     // The released execution (forked now if no spare was waiting), then a
     // spare for the next one: its fork runs while this execution does.

@@ -92,8 +92,9 @@ Session::Session(SessionConfig config)
 
 Session::~Session() {
   if (template_pid_ > 0) {
+    if (current_pid_ > 0 && current_pid_ != template_pid_) kill(current_pid_, SIGKILL);
+    stop_fork_server();
     kill(template_pid_, SIGKILL);
-    if (current_pid_ > 0) kill(current_pid_, SIGKILL);
     // Reap what is left so nothing outlives the session.
     for (;;) {
       int status;
@@ -192,6 +193,24 @@ ExecutionResult Session::run(const ExecutionPlan& plan, uint64_t index, const st
   r.execution = index;
   current_pid_ = 0;
   return r;
+}
+
+void Session::stop_fork_server() {
+  // Asked to stop, the fork server removes the links it kept to undo the
+  // last execution's file changes (FileJournal.h); killed, it could not.
+  if (control_fd_ < 0 || current_pid_ == template_pid_) return;
+  proto::ControlMessage m;
+  m.mutable_stop();
+  if (!framing::send_message(control_fd_, m)) return;
+  // Its end of the channel closes when it (and its spare, which dies with
+  // it) exits; what it still says meanwhile is of no interest.
+  for (int i = 0; i < 100; ++i) {
+    pollfd pfd{control_fd_, POLLIN, 0};
+    if (poll(&pfd, 1, 10) <= 0) continue;
+    if (pfd.revents & (POLLHUP | POLLERR)) return;
+    char buf[256];
+    if (recv(control_fd_, buf, sizeof buf, MSG_DONTWAIT) == 0) return;
+  }
 }
 
 bool Session::follow_forked_child() {

@@ -69,6 +69,8 @@ class Session {
   // of the program (forked before its first thread) becomes the one
   // followed. False when none is left.
   bool follow_forked_child();
+  // At the end: lets the fork server finish the file journal, then exit.
+  void stop_fork_server();
   // The fork server is the process that said CheckpointReady.
   void adopt_fork_server(pid_t pid);
   void handle_startup_message(const proto::ControlMessage& m, bool& checkpointed);

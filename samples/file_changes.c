@@ -10,6 +10,8 @@
  *   moved.txt  input.txt renamed by T1 (input.txt gone)
  *   data.txt   rewritten by T2
  *   gone.txt   removed by T2
+ *   held.txt   removed by T1, after it checked that the name still names
+ *              the file main opened before the threads (as xz does)
  * The log's descriptor is also stdout when the test redirects it there. */
 #include <assert.h>
 #include <fcntl.h>
@@ -20,6 +22,7 @@
 #include <unistd.h>
 
 static FILE *logf;
+static int held;
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 
 static void put(const char *path, const char *text) {
@@ -46,6 +49,10 @@ static void *t1(void *arg) {
   pthread_mutex_unlock(&m);
   put("made.txt", "made by T1\n");
   assert(rename("input.txt", "moved.txt") == 0);
+  struct stat by_fd, by_name;
+  assert(fstat(held, &by_fd) == 0 && stat("held.txt", &by_name) == 0);
+  assert(by_fd.st_ino == by_name.st_ino && by_fd.st_dev == by_name.st_dev);
+  assert(unlink("held.txt") == 0);
   return NULL;
 }
 
@@ -71,6 +78,9 @@ int main(void) {
   put("input.txt", "input\n");
   put("data.txt", "old data, longer than the new\n");
   put("gone.txt", "to be removed\n");
+  put("held.txt", "held open\n");
+  held = open("held.txt", O_RDONLY);
+  assert(held >= 0);
   logf = fopen("log.txt", "w");
   assert(logf);
   fprintf(logf, "header\n");
