@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <poll.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -386,10 +387,14 @@ void Runtime::start_execution(pid_t fork_server) {
   // back as they were at the checkpoint.
   file_state::start_execution();
   if (h->target_output == 0) {
+    // A stdout or stderr the program pointed at a regular file itself
+    // before its threads (sort -o, freopen) is its result, not noise: it
+    // stays (FileState puts it back for each execution).
     int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    struct stat st;
     if (null >= 0) {
-      dup2(null, 1);
-      dup2(null, 2);
+      for (int fd = 1; fd <= 2; ++fd)
+        if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) dup2(null, fd);
       close(null);
     }
   }

@@ -12,7 +12,10 @@
  *   gone.txt   removed by T2
  *   held.txt   removed by T1, after it checked that the name still names
  *              the file main opened before the threads (as xz does)
- * The log's descriptor is also stdout when the test redirects it there. */
+ *   stderr.txt "execution stderr" once: the program sends its stderr there
+ *              before its threads, and writes to it in each execution
+ * Its stdout, when the test redirects it to a file, must hold "stdout
+ * header" and "execution output" once each. */
 #include <assert.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -86,6 +89,7 @@ int main(void) {
   fprintf(logf, "header\n");
   fflush(logf);
   printf("stdout header\n");
+  assert(freopen("stderr.txt", "w", stderr));
   // The checkpoint: everything after runs once per execution.
   pthread_t first;
   pthread_create(&first, NULL, nothing, NULL);
@@ -96,6 +100,7 @@ int main(void) {
   assert(holds("gone.txt", "to be removed\n"));
   assert(holds("log.txt", "header\n"));
   printf("execution output\n");
+  fprintf(stderr, "execution stderr\n");
   pthread_t a, b;
   pthread_create(&a, NULL, t1, NULL);
   pthread_create(&b, NULL, t2, NULL);
