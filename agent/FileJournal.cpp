@@ -291,7 +291,7 @@ void write_back(const char* path, const Entry& e) {
   real.close(fd);
 }
 
-void undo(const Entry& e) {
+void undo_entry(const Entry& e) {
   const char* path = j->pool + e.path;
   switch (e.kind) {
     case Kind::Created:
@@ -352,11 +352,16 @@ void commit() {
 }
 
 void undo_and_record() {
+  undo();
+  if (j) recording_ = true;
+}
+
+void undo() {
   if (!j) return;
   AgentScope scope;
   // The previous execution is gone, possibly killed while it held the lock.
   j->lock.store(0, std::memory_order_relaxed);
-  for (uint32_t i = j->count; i-- > 0;) undo(j->entries[i]);
+  for (uint32_t i = j->count; i-- > 0;) undo_entry(j->entries[i]);
   j->count = 0;
   j->pool_used = 0;
   if (j->data_used) {
@@ -364,7 +369,6 @@ void undo_and_record() {
     madvise(j->data, (j->data_used + 4095) & ~uint64_t(4095), MADV_REMOVE);
     j->data_used = 0;
   }
-  recording_ = true;
 }
 
 bool recording() { return recording_ && !t_in_agent; }

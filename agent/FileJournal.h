@@ -44,6 +44,8 @@ void undo_and_record();
 // At the end of the session, in the fork server: the last execution's
 // changes stay; the links kept to undo them are removed.
 void commit();
+// Or they are undone (the fork server, at the end, after a bug).
+void undo();
 // Whether changes are being recorded in this process (an execution or a
 // process it forked), for a call the program makes.
 bool recording();

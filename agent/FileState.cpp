@@ -139,8 +139,9 @@ bool held_at_checkpoint(uint64_t dev, uint64_t ino) {
   return false;
 }
 
-void start_execution() {
-  journal::undo_and_record();
+namespace {
+
+void restore_descriptors() {
   for (int i = 0; i < nsaved; ++i) {
     const Saved& s = saved[i];
     if (s.written) {
@@ -160,6 +161,18 @@ void start_execution() {
     }
     if (s.offset >= 0) lseek(s.fd, s.offset, SEEK_SET);
   }
+}
+
+}  // namespace
+
+void start_execution() {
+  journal::undo_and_record();
+  restore_descriptors();
+}
+
+void restore_at_end() {
+  journal::undo();
+  restore_descriptors();
 }
 
 }  // namespace ctrl::agent::file_state

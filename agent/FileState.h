@@ -26,6 +26,9 @@ namespace ctrl::agent::file_state {
 void checkpoint();
 // In a new execution, before the program runs.
 void start_execution();
+// In the fork server at the end of a session that found a bug: the files
+// as at the checkpoint, for a replay.
+void restore_at_end();
 // Whether a descriptor open at the checkpoint holds this file (whose
 // identity the program may then check, as xz does before removing its
 // input).

@@ -197,10 +197,12 @@ ExecutionResult Session::run(const ExecutionPlan& plan, uint64_t index, const st
 
 void Session::stop_fork_server() {
   // Asked to stop, the fork server removes the links it kept to undo the
-  // last execution's file changes (FileJournal.h); killed, it could not.
+  // last execution's file changes (FileJournal.h), or after a bug undoes
+  // them, so that a replay starts from the checkpoint's files; killed, it
+  // could do neither.
   if (control_fd_ < 0 || current_pid_ == template_pid_) return;
   proto::ControlMessage m;
-  m.mutable_stop();
+  m.mutable_stop()->set_restore_files(found_bug_);
   if (!framing::send_message(control_fd_, m)) return;
   // Its end of the channel closes when it (and its spare, which dies with
   // it) exits; what it still says meanwhile is of no interest.
@@ -431,6 +433,7 @@ void Session::kill_execution() {
 
 ExecutionResult Session::finish_with_bug(ExecutionResult r, pid_t stopped_tid) {
   r.end = ExecutionResult::End::Bug;
+  found_bug_ = true;
   const shm::Header& h = region_.header();
   r.events.assign(region_.view().events, region_.view().events + std::min(h.steps.load(), region_.capacity()));
   collect_backtraces(r, stopped_tid);

@@ -96,7 +96,8 @@ class Session {
   pid_t template_pid_ = 0;  // the launched process, later the fork server
   pid_t current_pid_ = 0;   // the process of the running execution
   bool hello_ = false;
-  bool adopted_fork_server_ = false;  // the fork server is a child of the launched process
+  bool adopted_fork_server_ = false;
+  bool found_bug_ = false;  // the fork server puts the checkpoint's files back at the end  // the fork server is a child of the launched process
   bool traced_execution_ = false;  // current_pid_'s threads are seized (startup, or a bug)
   bool ended_ = false;             // current_pid_ is gone
   int end_status_ = 0;
