@@ -1,7 +1,11 @@
 // Process-level entry points: main's return and exit (the execution's last
 // step), assertion failures and abort (bugs the agent reports itself),
-// sleeps and yields (scheduling points that do not sleep), fork (the child
-// runs uncontrolled) and exec (refused: ctrl cannot follow a new image).
+// sleeps and yields (scheduling points that do not sleep), fork (in an
+// execution the child runs uncontrolled; before the checkpoint it may become
+// the fork server), daemon, and exec (refused: ctrl cannot follow a new
+// image).
+#include <dlfcn.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -12,6 +16,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "CheckpointClaim.h"
 #include "RealFunctions.h"
 #include "Runtime.h"
 
@@ -45,7 +50,16 @@ void yield_point(uint64_t site) {
   rt.end_execution(shm::Outcome::Unsupported, t_me, site, msg);
 }
 
-bool exec_refused() { return rt.enabled && !t_in_agent && t_me != kNoThread; }
+bool exec_refused() {
+  if (!rt.enabled || t_in_agent || t_me == kNoThread) return false;
+  if (rt.checkpointed || !forked_child()) return true;
+  // A child forked before the checkpoint that executes another program
+  // (a helper) lets go of ctrl, as a child of an execution does.
+  rt.enabled = false;
+  real.close(rt.control_fd);
+  rt.control_fd = -1;
+  return false;
+}
 
 }  // namespace
 
@@ -132,6 +146,15 @@ int clock_nanosleep(clockid_t clock, int flags, const struct timespec* req, stru
 pid_t fork() {
   ensure_real();
   if (!rt.enabled || t_in_agent) return real.fork();
+  // Before the checkpoint both processes keep the agent: whichever first
+  // creates a thread becomes the fork server (daemons, and programs whose
+  // work runs in a child while the parent waits or exits). The controller
+  // traces both already (TRACEFORK, EXITKILL).
+  if (!rt.checkpointed && prepare_checkpoint_claim()) {
+    pid_t child = real.fork();
+    if (child == 0) note_forked_child();
+    return child;
+  }
   pid_t child = real.fork();
   if (child == 0) {
     // The child is a separate, unserialised process: its agent lets go of
@@ -142,6 +165,30 @@ pid_t fork() {
     rt.control_fd = -1;
   }
   return child;
+}
+
+// libc's daemon() forks internally, past the interposed fork(): the same
+// steps (daemon(3)) through it, so the child is followed.
+int daemon(int nochdir, int noclose) {
+  ensure_real();
+  if (!rt.enabled) {
+    static auto* libc_daemon = reinterpret_cast<int (*)(int, int)>(dlsym(RTLD_NEXT, "daemon"));
+    return libc_daemon(nochdir, noclose);
+  }
+  pid_t child = fork();
+  if (child < 0) return -1;
+  if (child > 0) real._exit(0);
+  if (setsid() < 0) return -1;
+  if (!nochdir && chdir("/") != 0) return -1;
+  if (!noclose) {
+    int null = open("/dev/null", O_RDWR);
+    if (null < 0) return -1;
+    dup2(null, 0);
+    dup2(null, 1);
+    dup2(null, 2);
+    if (null > 2) close(null);
+  }
+  return 0;
 }
 
 int execve(const char* path, char* const argv[], char* const envp[]) {

@@ -162,6 +162,7 @@ int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*fn)(vo
   uint64_t site = SITE();
   if (!rt.controlled()) return real.pthread_create(thread, attr, fn, arg);
   if (!rt.checkpointed) rt.checkpoint(site);
+  if (!rt.enabled) return real.pthread_create(thread, attr, fn, arg);  // another process is the fork server
   uint32_t me = t_me;
   rt.begin(me, PendingOp{OpKind::ThreadCreate, 0, 0, site});
   uint32_t child = rt.model.add_thread();

@@ -10,6 +10,7 @@
 
 #include <cstring>
 
+#include "AgentDescriptors.h"
 #include "InstructionSites.h"
 #include "KernelWaits.h"
 #include "RealFunctions.h"
@@ -205,6 +206,7 @@ long syscall(long number, ...) {
   for (long& v : a) v = va_arg(ap, long);  // as libc's syscall(): six registers, whatever was passed
   va_end(ap);
   ensure_real();
+  if (long r; descriptor_syscall(number, a, &r)) return r;
   long modelled = 0;
   if (modelled_syscall(number, a, reinterpret_cast<uint64_t>(__builtin_return_address(0)), modelled)) {
     if (modelled >= 0) return modelled;

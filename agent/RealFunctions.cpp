@@ -69,7 +69,55 @@ const char* resolve_real_functions() {
   CTRL_RESOLVE(execvp, "execvp")
   CTRL_RESOLVE(execvpe, "execvpe")
   CTRL_RESOLVE(libc_start_main, "__libc_start_main")
+  CTRL_RESOLVE(open, "open")
+  CTRL_RESOLVE(open64, "open64")
+  CTRL_RESOLVE(openat, "openat")
+  CTRL_RESOLVE(openat64, "openat64")
+  CTRL_RESOLVE(open_2, "__open_2")
+  CTRL_RESOLVE(open64_2, "__open64_2")
+  CTRL_RESOLVE(openat_2, "__openat_2")
+  CTRL_RESOLVE(openat64_2, "__openat64_2")
+  CTRL_RESOLVE(creat, "creat")
+  CTRL_RESOLVE(creat64, "creat64")
+  CTRL_RESOLVE(fopen, "fopen")
+  CTRL_RESOLVE(fopen64, "fopen64")
+  CTRL_RESOLVE(freopen, "freopen")
+  CTRL_RESOLVE(freopen64, "freopen64")
+  CTRL_RESOLVE(unlink, "unlink")
+  CTRL_RESOLVE(unlinkat, "unlinkat")
+  CTRL_RESOLVE(remove, "remove")
+  CTRL_RESOLVE(rmdir, "rmdir")
+  CTRL_RESOLVE(rename, "rename")
+  CTRL_RESOLVE(renameat, "renameat")
+  CTRL_RESOLVE(truncate, "truncate")
+  CTRL_RESOLVE(truncate64, "truncate64")
+  CTRL_RESOLVE(mkdir, "mkdir")
+  CTRL_RESOLVE(mkdirat, "mkdirat")
+  CTRL_RESOLVE(link, "link")
+  CTRL_RESOLVE(linkat, "linkat")
+  CTRL_RESOLVE(symlink, "symlink")
+  CTRL_RESOLVE(symlinkat, "symlinkat")
+  CTRL_RESOLVE(mkstemp, "mkstemp")
+  CTRL_RESOLVE(mkstemp64, "mkstemp64")
+  CTRL_RESOLVE(mkostemp, "mkostemp")
+  CTRL_RESOLVE(mkostemp64, "mkostemp64")
+  CTRL_RESOLVE(mkstemps, "mkstemps")
+  CTRL_RESOLVE(mkstemps64, "mkstemps64")
+  CTRL_RESOLVE(mkostemps, "mkostemps")
+  CTRL_RESOLVE(mkostemps64, "mkostemps64")
+  CTRL_RESOLVE(mkdtemp, "mkdtemp")
+  CTRL_RESOLVE(close, "close")
+  CTRL_RESOLVE(dup, "dup")
+  CTRL_RESOLVE(dup2, "dup2")
+  CTRL_RESOLVE(dup3, "dup3")
+  CTRL_RESOLVE(fcntl, "fcntl")
 #undef CTRL_RESOLVE
+  // Newer than some glibc versions ctrl runs with (2.28, 2.34): optional,
+  // their interposers fall back on the system call.
+  resolve(real.renameat2, "renameat2");
+  resolve(real.close_range, "close_range");
+  resolve(real.closefrom, "closefrom");
+  resolve(real.fcntl64, "fcntl64");
   real_resolved = true;
   return nullptr;
 }

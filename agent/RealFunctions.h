@@ -4,6 +4,8 @@
 #pragma once
 
 #include <pthread.h>
+#include <stdio.h>
+#include <sys/types.h>
 #include <semaphore.h>
 #include <signal.h>
 #include <time.h>
@@ -63,6 +65,54 @@ struct RealFunctions {
   int (*execvpe)(const char*, char* const[], char* const[]);
   int (*libc_start_main)(int (*)(int, char**, char**), int, char**, void (*)(), void (*)(), void (*)(),
                          void*);
+  // Files and descriptors (FileJournal, AgentDescriptors). renameat2,
+  // close_range, closefrom and fcntl64 may be null (older glibc).
+  int (*open)(const char*, int, ...);
+  int (*open64)(const char*, int, ...);
+  int (*openat)(int, const char*, int, ...);
+  int (*openat64)(int, const char*, int, ...);
+  int (*open_2)(const char*, int);
+  int (*open64_2)(const char*, int);
+  int (*openat_2)(int, const char*, int);
+  int (*openat64_2)(int, const char*, int);
+  int (*creat)(const char*, mode_t);
+  int (*creat64)(const char*, mode_t);
+  FILE* (*fopen)(const char*, const char*);
+  FILE* (*fopen64)(const char*, const char*);
+  FILE* (*freopen)(const char*, const char*, FILE*);
+  FILE* (*freopen64)(const char*, const char*, FILE*);
+  int (*unlink)(const char*);
+  int (*unlinkat)(int, const char*, int);
+  int (*remove)(const char*);
+  int (*rmdir)(const char*);
+  int (*rename)(const char*, const char*);
+  int (*renameat)(int, const char*, int, const char*);
+  int (*renameat2)(int, const char*, int, const char*, unsigned);
+  int (*truncate)(const char*, off_t);
+  int (*truncate64)(const char*, off_t);
+  int (*mkdir)(const char*, mode_t);
+  int (*mkdirat)(int, const char*, mode_t);
+  int (*link)(const char*, const char*);
+  int (*linkat)(int, const char*, int, const char*, int);
+  int (*symlink)(const char*, const char*);
+  int (*symlinkat)(const char*, int, const char*);
+  int (*mkstemp)(char*);
+  int (*mkstemp64)(char*);
+  int (*mkostemp)(char*, int);
+  int (*mkostemp64)(char*, int);
+  int (*mkstemps)(char*, int);
+  int (*mkstemps64)(char*, int);
+  int (*mkostemps)(char*, int, int);
+  int (*mkostemps64)(char*, int, int);
+  char* (*mkdtemp)(char*);
+  int (*close)(int);
+  int (*close_range)(unsigned, unsigned, int);
+  void (*closefrom)(int);
+  int (*dup)(int);
+  int (*dup2)(int, int);
+  int (*dup3)(int, int, int);
+  int (*fcntl)(int, int, ...);
+  int (*fcntl64)(int, int, ...);
 };
 
 extern RealFunctions real;

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <poll.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -14,6 +15,9 @@
 #include <cstdio>
 #include <cstring>
 
+#include "CheckpointClaim.h"
+#include "FileJournal.h"
+#include "FileState.h"
 #include "Framing.h"
 #include "InstructionSites.h"
 #include "KernelWaits.h"
@@ -444,11 +448,18 @@ void Runtime::start_execution(pid_t fork_server) {
   for (auto& p : park_) p.go.store(kWaiting, std::memory_order_relaxed);
   for (uint32_t t = 0; t < model.thread_count(); ++t) publish(t);
   publish_tid(0);
+  // The previous execution is over (released after it): put the files
+  // back as they were at the checkpoint.
+  file_state::start_execution();
   if (h->target_output == 0) {
+    // A stdout or stderr the program pointed at a regular file itself
+    // before its threads (sort -o, freopen) is its result, not noise: it
+    // stays (FileState puts it back for each execution).
     int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    struct stat st;
     if (null >= 0) {
-      dup2(null, 1);
-      dup2(null, 2);
+      for (int fd = 1; fd <= 2; ++fd)
+        if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) dup2(null, fd);
       close(null);
     }
   }
@@ -462,21 +473,32 @@ void Runtime::execution_finished() {
   // next execution's: then the fork server's report of the exit is awaited.
   if (h->target_output) return;
   finished_ = true;
+  // The program's own exit handlers and destructors have run; what is left
+  // is the libraries' clean-up, a cost per execution that nobody can see
+  // (the output goes to /dev/null). Buffered stdio still reaches its files,
+  // before the next execution puts the files back (it starts once the
+  // controller has this message).
+  fflush(nullptr);
   proto::ControlMessage m;
   m.mutable_finished()->set_pid(getpid());
   m.mutable_finished()->set_exit_status(h->exit_status);
   framing::send_message(control_fd, m);
-  // The program's own exit handlers and destructors have run; what is left
-  // is the libraries' clean-up, a cost per execution that nobody can see
-  // (the output goes to /dev/null). Buffered stdio still reaches its files.
-  fflush(nullptr);
   real._exit(h->exit_status);
 }
 
 void Runtime::checkpoint(uint64_t site) {
   AgentScope scope;
   checkpointed = true;
+  if (!claim_checkpoint()) {
+    // Another process of the program is the fork server: this one goes on
+    // without ctrl.
+    enabled = false;
+    real.close(control_fd);
+    control_fd = -1;
+    return;
+  }
   fflush(nullptr);  // or buffered output would be written once per execution
+  file_state::checkpoint();
   // Sites trap from here on: the single-threaded start-up ran natively.
   if (const char* err = sites.patch()) {
     proto::ControlMessage m;
@@ -530,7 +552,15 @@ void Runtime::checkpoint(uint64_t site) {
     }
     if (!(fds[0].revents & (POLLIN | POLLHUP))) continue;
     proto::ControlMessage m;
-    if (!framing::receive_message(control_fd, m) || m.has_stop()) real._exit(0);
+    if (!framing::receive_message(control_fd, m) || m.has_stop()) {
+      // The session is over: the last execution's file changes stay, unless
+      // a bug was found (the controller has seen every execution end).
+      if (m.has_stop() && m.stop().restore_files())
+        file_state::restore_at_end();
+      else
+        journal::commit();
+      real._exit(0);
+    }
     if (!m.has_run()) continue;
     // The released execution (forked now if no spare was waiting), then a
     // spare for the next one: its fork runs while this execution does.

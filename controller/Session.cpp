@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include <fmt/format.h>
@@ -105,8 +106,9 @@ Session::Session(SessionConfig config)
 
 Session::~Session() {
   if (template_pid_ > 0) {
+    if (current_pid_ > 0 && current_pid_ != template_pid_) kill(current_pid_, SIGKILL);
+    stop_fork_server();
     kill(template_pid_, SIGKILL);
-    if (current_pid_ > 0) kill(current_pid_, SIGKILL);
     // Reap what is left so nothing outlives the session.
     for (;;) {
       int status;
@@ -207,6 +209,59 @@ ExecutionResult Session::run(const ExecutionPlan& plan, uint64_t index, const st
   return r;
 }
 
+void Session::stop_fork_server() {
+  // Asked to stop, the fork server removes the links it kept to undo the
+  // last execution's file changes (FileJournal.h), or after a bug undoes
+  // them, so that a replay starts from the checkpoint's files; killed, it
+  // could do neither.
+  if (control_fd_ < 0 || current_pid_ == template_pid_) return;
+  proto::ControlMessage m;
+  m.mutable_stop()->set_restore_files(found_bug_);
+  if (!framing::send_message(control_fd_, m)) return;
+  // Its end of the channel closes when it (and its spare, which dies with
+  // it) exits; what it still says meanwhile is of no interest.
+  for (int i = 0; i < 100; ++i) {
+    pollfd pfd{control_fd_, POLLIN, 0};
+    if (poll(&pfd, 1, 10) <= 0) continue;
+    if (pfd.revents & (POLLHUP | POLLERR)) return;
+    char buf[256];
+    if (recv(control_fd_, buf, sizeof buf, MSG_DONTWAIT) == 0) return;
+  }
+}
+
+bool Session::follow_forked_child() {
+  // The program forked before its first thread and this process ended: a
+  // child still alive may yet create threads (daemon(), or the work done
+  // in a child). Our tracees are the launched process's descendants.
+  pid_t me = getpid();
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream status(entry.path() / "status");
+    std::string line;
+    bool zombie = false;
+    pid_t tracer = 0;
+    while (std::getline(status, line)) {
+      if (line.rfind("State:", 0) == 0) zombie = line.find('Z') != std::string::npos;
+      if (line.rfind("TracerPid:", 0) == 0) tracer = pid_t(std::stol(line.substr(10)));
+    }
+    if (tracer == me && !zombie) {
+      if (current_pid_ == template_pid_) template_pid_ = 0;  // reaped: the template is gone
+      current_pid_ = pid_t(std::stol(name));
+      return true;
+    }
+  }
+  return false;
+}
+
+void Session::adopt_fork_server(pid_t pid) {
+  if (pid <= 0 || pid == template_pid_) return;
+  // Not the launched process: a child it forked (see follow_forked_child).
+  template_pid_ = pid;
+  adopted_fork_server_ = true;
+}
+
 void Session::release_fork_server() {
   // From here the fork server only forks executions: untraced, it costs no
   // ptrace stop per execution (fork event, the child's first stop, SIGCHLD).
@@ -217,6 +272,15 @@ void Session::release_fork_server() {
   if (!s || s->exited()) throw InternalError("the target's fork server died");
   // A signal on its way in is delivered with the detach.
   int signal = s->event() == 0 && s->signal_stop() ? s->signal() : 0;
+  if (adopted_fork_server_) {
+    // A forked child has no parent-death signal tied to ctrl (its parent
+    // may be gone): it stays traced, with EXITKILL only, so that it dies
+    // with ctrl yet stops for nothing it does (its executions are not
+    // attached; SIGCHLD is read from a signalfd, never delivered).
+    ptrace(PTRACE_SETOPTIONS, template_pid_, nullptr, reinterpret_cast<void*>(long(PTRACE_O_EXITKILL)));
+    tracer_.resume(template_pid_, signal);
+    return;
+  }
   ptrace(PTRACE_DETACH, template_pid_, nullptr, reinterpret_cast<void*>(long(signal)));
 }
 
@@ -229,6 +293,10 @@ std::optional<proto::ControlMessage> Session::read_message() {
     throw InternalError("the control channel to the target broke");
   }
   if (m.has_error()) throw InternalError("agent: " + m.error().message());
+  if (m.has_notice()) {
+    fmt::print(stderr, "ctrl: warning: {}\n", m.notice().text());
+    return read_message();
+  }
   return m;
 }
 
@@ -239,6 +307,7 @@ void Session::handle_startup_message(const proto::ControlMessage& m, bool& check
     hello_ = true;
   } else if (m.has_checkpoint_ready()) {
     checkpointed = true;
+    adopt_fork_server(m.checkpoint_ready().pid());
   }
 }
 
@@ -387,6 +456,7 @@ void Session::kill_execution() {
 
 ExecutionResult Session::finish_with_bug(ExecutionResult r, pid_t stopped_tid) {
   r.end = ExecutionResult::End::Bug;
+  found_bug_ = true;
   const shm::Header& h = region_.header();
   r.events.assign(region_.view().events, region_.view().events + std::min(h.steps.load(), region_.capacity()));
   collect_backtraces(r, stopped_tid);
@@ -504,6 +574,7 @@ ExecutionResult Session::supervise_startup(bool& checkpointed) {
     const Stop& s = *stop;
     if (s.exited()) {
       if (s.tid != current_pid_) continue;
+      if (follow_forked_child()) continue;
       ExecutionResult r;
       r.events.assign(region_.view().events, region_.view().events + std::min(h.steps.load(), region_.capacity()));
       if (WIFSIGNALED(s.status)) {

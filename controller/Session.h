@@ -69,6 +69,14 @@ class Session {
   // Reads one message; returns it when there was one.
   std::optional<proto::ControlMessage> read_message();
   void release_fork_server();
+  // Before the checkpoint, when the traced process ends: another process
+  // of the program (forked before its first thread) becomes the one
+  // followed. False when none is left.
+  bool follow_forked_child();
+  // At the end: lets the fork server finish the file journal, then exit.
+  void stop_fork_server();
+  // The fork server is the process that said CheckpointReady.
+  void adopt_fork_server(pid_t pid);
   void handle_startup_message(const proto::ControlMessage& m, bool& checkpointed);
   bool is_execution_thread(pid_t tid) const;
   ExecutionResult finish_with_bug(ExecutionResult r, pid_t stopped_tid);
@@ -93,6 +101,8 @@ class Session {
   pid_t template_pid_ = 0;  // the launched process, later the fork server
   pid_t current_pid_ = 0;   // the process of the running execution
   bool hello_ = false;
+  bool adopted_fork_server_ = false;
+  bool found_bug_ = false;  // the fork server puts the checkpoint's files back at the end  // the fork server is a child of the launched process
   bool traced_execution_ = false;  // current_pid_'s threads are seized (startup, or a bug)
   bool ended_ = false;             // current_pid_ is gone
   int end_status_ = 0;

@@ -1,0 +1,178 @@
+#include "FileState.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+#include "AgentDescriptors.h"
+#include "FileJournal.h"
+#include "Notice.h"
+#include "RealFunctions.h"
+#include "Runtime.h"
+
+namespace ctrl::agent::file_state {
+
+namespace {
+
+constexpr int kMaxSaved = 1024;
+constexpr uint64_t kCopyLimit = uint64_t(256) << 20;
+
+struct Saved {
+  int fd;
+  bool written;  // a regular file open for writing
+  bool copied;   // `copy` holds its contents
+  off_t offset;  // -1: not seekable
+  off_t size;
+  struct timespec times[2];
+  const char* copy;
+  uint64_t dev, ino;
+};
+
+// Private to the fork server; executions read their inherited copy.
+Saved* saved = nullptr;
+int nsaved = 0;
+
+void* map(uint64_t size) {
+  void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? nullptr : p;
+}
+
+bool read_all_at(int fd, char* out, uint64_t size) {
+  uint64_t done = 0;
+  while (done < size) {
+    ssize_t n = pread(fd, out + done, size - done, off_t(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += uint64_t(n);
+  }
+  return true;
+}
+
+void record(int fd, uint64_t& copied_bytes) {
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) return;
+  if (nsaved >= kMaxSaved) return;
+  int flags = real.fcntl(fd, F_GETFL);
+  Saved& s = saved[nsaved++];
+  s = Saved{};
+  s.fd = fd;
+  s.dev = st.st_dev;
+  s.ino = st.st_ino;
+  s.offset = lseek(fd, 0, SEEK_CUR);
+  s.written = S_ISREG(st.st_mode) && flags >= 0 && (flags & O_ACCMODE) != O_RDONLY;
+  if (!s.written) return;
+  s.size = st.st_size;
+  s.times[0] = st.st_atim;
+  s.times[1] = st.st_mtim;
+  if ((flags & O_APPEND) && (flags & O_ACCMODE) == O_WRONLY) return;  // executions can only extend it
+  // The same file through another descriptor: one copy serves both.
+  for (int i = 0; i < nsaved - 1; ++i) {
+    struct stat other;
+    if (saved[i].copied && fstat(saved[i].fd, &other) == 0 && other.st_dev == st.st_dev && other.st_ino == st.st_ino) {
+      s.copy = saved[i].copy;
+      s.copied = true;
+      return;
+    }
+  }
+  uint64_t size = uint64_t(st.st_size);
+  char* copy = size == 0 ? nullptr : static_cast<char*>(copied_bytes + size <= kCopyLimit ? map(size) : nullptr);
+  char link[40];
+  snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  // A write-only descriptor cannot be read: the same file, opened again.
+  int reader = (flags & O_ACCMODE) == O_WRONLY ? real.open(link, O_RDONLY | O_CLOEXEC | O_NOCTTY) : fd;
+  bool read_ok = copy && reader >= 0 && read_all_at(reader, copy, size);
+  if (reader >= 0 && reader != fd) real.close(reader);
+  if (size == 0 || read_ok) {
+    s.copy = copy;
+    s.copied = true;
+    copied_bytes += size;
+    return;
+  }
+  char path[PATH_MAX] = "?", text[PATH_MAX + 300];
+  ssize_t n = readlink(link, path, sizeof path - 1);
+  if (n > 0) path[n] = 0;
+  snprintf(text, sizeof text,
+           "%s (descriptor %d) is open for writing at the checkpoint and %s: each execution gets back its size, "
+           "not what earlier executions wrote over its first %lld bytes",
+           path, fd, copy ? "cannot be read" : "too large to keep a copy of (256 MiB)", (long long)size);
+  send_notice(text);
+}
+
+}  // namespace
+
+void checkpoint() {
+  saved = static_cast<Saved*>(map(sizeof(Saved) * kMaxSaved));
+  if (!saved) return;
+  int dir = real.open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return;
+  uint64_t copied_bytes = 0;
+  alignas(8) char buf[4096];
+  for (;;) {
+    long n = syscall(SYS_getdents64, dir, buf, sizeof buf);
+    if (n <= 0) break;
+    for (long at = 0; at < n;) {
+      auto* d = reinterpret_cast<struct dirent64*>(buf + at);
+      at += d->d_reclen;
+      char* end = nullptr;
+      long fd = strtol(d->d_name, &end, 10);
+      if (end == d->d_name || *end || fd == dir || holds_descriptor(int(fd))) continue;
+      record(int(fd), copied_bytes);
+    }
+  }
+  real.close(dir);
+  journal::create();
+}
+
+bool held_at_checkpoint(uint64_t dev, uint64_t ino) {
+  for (int i = 0; i < nsaved; ++i)
+    if (saved[i].dev == dev && saved[i].ino == ino) return true;
+  return false;
+}
+
+namespace {
+
+void restore_descriptors() {
+  for (int i = 0; i < nsaved; ++i) {
+    const Saved& s = saved[i];
+    if (s.written) {
+      struct stat st;
+      if (fstat(s.fd, &st) == 0 && (st.st_size != s.size || st.st_mtim.tv_sec != s.times[1].tv_sec ||
+                                    st.st_mtim.tv_nsec != s.times[1].tv_nsec)) {
+        if (ftruncate(s.fd, s.size) == 0 && s.copied) {
+          for (off_t done = 0; done < s.size;) {
+            ssize_t n = pwrite(s.fd, s.copy + done, size_t(s.size - done), done);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) break;
+            done += n;
+          }
+        }
+        futimens(s.fd, s.times);
+      }
+    }
+    if (s.offset >= 0) lseek(s.fd, s.offset, SEEK_SET);
+  }
+}
+
+}  // namespace
+
+void start_execution() {
+  journal::undo_and_record();
+  restore_descriptors();
+}
+
+void restore_at_end() {
+  journal::undo();
+  restore_descriptors();
+}
+
+}  // namespace ctrl::agent::file_state
