@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "AgentDescriptors.h"
 #include "Dependence.h"
 #include "RealFunctions.h"
 #include "Runtime.h"
@@ -414,7 +415,11 @@ bool perform_syscall_site(ucontext_t* uc, uint64_t address) {
                      long(g[REG_R10]), long(g[REG_R8]),  long(g[REG_R9])};
   int saved_errno = errno;  // the program's errno is not this call's business
   long result = 0;
-  if (!modelled_syscall(nr, a, address, result)) {
+  long guarded = 0;
+  if (descriptor_syscall(nr, a, &guarded)) {
+    // A close/close_range/dup2 that would hit the agent's descriptors.
+    result = guarded == -1 ? -errno : guarded;
+  } else if (!modelled_syscall(nr, a, address, result)) {
     if (nr == SYS_rt_sigprocmask) {
       result = sigprocmask_in_frame(uc, a);
     } else {

@@ -499,6 +499,12 @@ void Runtime::checkpoint(uint64_t site) {
   }
   fflush(nullptr);  // or buffered output would be written once per execution
   file_state::checkpoint();
+  // The agent's own code may run patched program code from here on: a
+  // program that exports a library's template instances (std::string's
+  // members, say) is where the dynamic linker binds the agent's calls to
+  // them. Their int3 sites then trap in the fork server too, and must find
+  // the handler that steps over them (no execution: nothing is visible).
+  install_execution_signal_handlers();
   // Sites trap from here on: the single-threaded start-up ran natively.
   if (const char* err = sites.patch()) {
     proto::ControlMessage m;
