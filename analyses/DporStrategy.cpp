@@ -585,8 +585,11 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, 
       cands.erase(std::remove_if(cands.begin(), cands.end(),
                                  [&](int64_t x) { return OpKind(events[x].kind) == OpKind::ProcessExit; }),
                   cands.end());
-    // A blocked wake-up needs the signal it never got.
+    // A blocked wake-up needs the signal it never got; a futex waiter that
+    // cannot leave was never woken (a woken one is enabled), and a wake
+    // cannot be moved before the wait it wakes.
     if (OpKind(e.kind) == OpKind::CondReacquire && !can_run && woken_by[p] < 0) continue;
+    if (OpKind(e.kind) == OpKind::FutexWoken && !can_run) continue;
     racing.clear();
     for (int64_t x : cands)
       if (thread_[x] != p && c[thread_[x]] < seq_[x]) racing.push_back(x);
