@@ -323,7 +323,16 @@ uint32_t ExecutionModel::confirmed_spinner() const {
   return kNoThread;
 }
 
-bool ExecutionModel::awaiting(uint32_t t) const { return !threads_[t].probe && repeated_read(t) >= 0; }
+bool ExecutionModel::awaiting(uint32_t t) const {
+  return !threads_[t].probe && repeated_read(t) >= 0 && !holds_what_others_wait_for(t);
+}
+
+bool ExecutionModel::holds_what_others_wait_for(uint32_t t) const {
+  for (uint32_t u = 0; u < count_; ++u)
+    if (u != t && !threads_[u].finished && threads_[u].pending.kind != OpKind::ThreadJoin && blocker(u) == t)
+      return true;
+  return false;
+}
 
 void ExecutionModel::thread_finished(uint32_t t) {
   threads_[t].finished = true;

@@ -179,8 +179,13 @@ class ExecutionModel {
   // event flag kSameState, from which DPOR tells where the thread would
   // await.
   bool same_state_repeat(uint32_t t) const;
-  // `t` waits for a write: its pending operation re-reads an unchanged location.
+  // `t` waits for a write: its pending operation re-reads an unchanged
+  // location. Not while it holds a mutex or write lock another thread waits
+  // for: its loop releases it (a loop polling under a lock), and taken for a
+  // spinner inside its critical section it would block the very threads
+  // that could write what it re-reads (a false hang).
   bool awaiting(uint32_t t) const;
+  bool holds_what_others_wait_for(uint32_t t) const;
   // The entry of the window the pending operation repeats, if the thread
   // would go round an unchanged loop; -1 otherwise.
   int repeated_read(uint32_t t) const;

@@ -210,6 +210,22 @@ TEST_F(SpinTest, ALoopWhoseProgressIsInRegistersIsNoSpin) {
   EXPECT_TRUE(m.enabled(t1));
 }
 
+TEST_F(SpinTest, NoSpinWhileHoldingAMutexAnotherThreadWaitsFor) {
+  // while (!done) { lock; re-read; unlock; }: inside its critical section the
+  // thread re-reads unchanged, but it is about to release the mutex the
+  // thread that would write waits for (samples/lock_polling).
+  m.mutex_locked(t1, kM);
+  read(t1, kSite, kX, 0x51);
+  at_read(t1, kSite, kX, 0x51);
+  EXPECT_TRUE(m.awaiting(t1)) << "nobody waits for the mutex: a spin";
+  m.set_pending(t2, PendingOp{OpKind::MutexLock, kM});
+  EXPECT_FALSE(m.awaiting(t1));
+  EXPECT_TRUE(m.enabled(t1));
+  // Joining the spinner is no reason to let it run: it never finishes.
+  m.set_pending(t2, PendingOp{OpKind::ThreadJoin, 0, 0, 0, t1});
+  EXPECT_TRUE(m.awaiting(t1));
+}
+
 TEST_F(SpinTest, AnUnknownStateIsNeverASpin) {
   read(t1, kSite, kX, 0);
   at_read(t1, kSite, kX, 0);
