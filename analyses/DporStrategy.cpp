@@ -607,6 +607,14 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from) 
   // Optimal mode: a reversal takes in events after e_j, so it needs every
   // clock of the execution.
   for (const auto& [i, j] : races) race_sequence(events, n, i, j);
+  // The process exit ends every thread, so it races with the next step of
+  // each thread still enabled there, a step no event of this execution shows
+  // (a detached thread the exit cut short: its crash was never explored).
+  // Running that thread first is the reversal.
+  if (!optimal_ && n > 0 && n - 1 >= from && OpKind(events[n - 1].kind) == OpKind::ProcessExit) {
+    Position& pos = stack_[n - 1];
+    pos.backtrack |= pos.enabled & ~bit(events[n - 1].thread);
+  }
 }
 
 void DporStrategy::add_backtrack(const shm::Event* events, uint64_t i, uint64_t j) {
