@@ -52,6 +52,18 @@ int env_fd(const char* name) {
 // exit handlers and destructors (the agent is finalised after the program).
 __attribute__((destructor)) void agent_fini() { rt.execution_finished(); }
 
+// The standard streams get their buffers here, from static storage. libc
+// would allocate them on the heap at their first use, sized by what the
+// descriptor is (1024 bytes for a terminal, 4096 for /dev/null or a pipe),
+// so every later heap address differed between a run whose output went to a
+// terminal (--show-output, a replay run in one) and one whose output did not:
+// a replay diverged on them. The buffering modes stay libc's.
+void give_stdio_static_buffers() {
+  static char out_buffer[BUFSIZ], in_buffer[BUFSIZ];
+  setvbuf(stdout, out_buffer, isatty(1) ? _IOLBF : _IOFBF, sizeof out_buffer);
+  setvbuf(stdin, in_buffer, isatty(0) ? _IOLBF : _IOFBF, sizeof in_buffer);
+}
+
 __attribute__((constructor)) void agent_init() {
   int control = env_fd("CTRL_CONTROL_FD");
   int region_fd = env_fd("CTRL_REGION_FD");
@@ -65,6 +77,7 @@ __attribute__((constructor)) void agent_init() {
 
 
   AgentScope scope;
+  give_stdio_static_buffers();
   shm::Header probe;
   if (pread(region_fd, &probe, sizeof probe, 0) != ssize_t(sizeof probe) || probe.magic != shm::kMagic ||
       probe.version != shm::kVersion)

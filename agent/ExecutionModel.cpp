@@ -9,9 +9,15 @@ ExecutionModel::ExecutionModel() {
   sems_.reserve(16);
 }
 
-uint32_t ExecutionModel::add_thread() {
-  if (count_ >= shm::kMaxThreads) return kNoThread;
-  uint32_t t = count_++;
+uint32_t ExecutionModel::add_thread(uint32_t creator) {
+  uint32_t t = kNoThread;
+  if (creator != kNoThread)
+    for (uint32_t u = 0; u < count_ && t == kNoThread; ++u)
+      if (u != creator && threads_[u].finished && threads_[u].joined_by == creator) t = u;
+  if (t == kNoThread) {
+    if (count_ >= shm::kMaxThreads) return kNoThread;
+    t = count_++;
+  }
   threads_[t] = ThreadModel{};
   threads_[t].used = true;
   threads_[t].pending.kind = OpKind::ThreadStart;
@@ -19,9 +25,26 @@ uint32_t ExecutionModel::add_thread() {
 }
 
 uint32_t ExecutionModel::find_by_handle(uint64_t handle) const {
+  if (handle == 0) return kNoThread;
   for (uint32_t t = 0; t < count_; ++t)
     if (threads_[t].handle == handle) return t;
   return kNoThread;
+}
+
+void ExecutionModel::thread_named(uint32_t t, uint64_t handle) {
+  for (uint32_t u = 0; u < count_; ++u)
+    if (threads_[u].handle == handle) threads_[u].handle = 0;
+  threads_[t].handle = handle;
+}
+
+void ExecutionModel::thread_joined(uint32_t t, uint32_t joiner) {
+  threads_[t].handle = 0;
+  threads_[t].joined_by = joiner;
+}
+
+void ExecutionModel::thread_detached(uint32_t t) {
+  threads_[t].detached = true;
+  if (threads_[t].finished) threads_[t].handle = 0;
 }
 
 bool ExecutionModel::mutex_can_lock(uint32_t t, uint64_t m) const {
@@ -378,10 +401,20 @@ uint32_t ExecutionModel::confirmed_spinner() const {
   return kNoThread;
 }
 
-bool ExecutionModel::awaiting(uint32_t t) const { return !threads_[t].probe && repeated_read(t) >= 0; }
+bool ExecutionModel::awaiting(uint32_t t) const {
+  return !threads_[t].probe && repeated_read(t) >= 0 && !holds_what_others_wait_for(t);
+}
+
+bool ExecutionModel::holds_what_others_wait_for(uint32_t t) const {
+  for (uint32_t u = 0; u < count_; ++u)
+    if (u != t && !threads_[u].finished && threads_[u].pending.kind != OpKind::ThreadJoin && blocker(u) == t)
+      return true;
+  return false;
+}
 
 void ExecutionModel::thread_finished(uint32_t t) {
   threads_[t].finished = true;
+  if (threads_[t].detached) threads_[t].handle = 0;
   threads_[t].pending = PendingOp{};
 }
 

@@ -63,7 +63,13 @@ struct ThreadModel {
   bool detached = false;
   bool signalled = false;  // its condition wait was signalled
   uint64_t wait_seq = 0;   // FIFO order among a condition's waiters
-  uint64_t handle = 0;     // pthread_t
+  // The pthread_t that names this thread, 0 once it names it no more: after
+  // its join, or once it is detached and finished. libc then hands the same
+  // value (and stack) to a new thread, so a stale one must never match.
+  uint64_t handle = 0;
+  // The thread that joined it (kNoThread: not joined). Its index is free
+  // for that thread's next creation (see add_thread).
+  uint32_t joined_by = kNoThread;
   PendingOp pending;
   // Spin detection: the thread's latest reads (instruction, location, the
   // thread's own state there) and whether memory there has changed since. A
@@ -105,12 +111,30 @@ class ExecutionModel {
  public:
   ExecutionModel();
 
-  // A new thread, enabled with pending ThreadStart. kNoThread when full.
-  uint32_t add_thread();
+  // A new thread created by `creator`, enabled with pending ThreadStart;
+  // kNoThread when every index is taken. Indices are what traces and DPOR
+  // name threads by, and the limit (kMaxThreads) counts threads not yet
+  // joined: the new thread takes the lowest index of a thread `creator`
+  // itself joined, if any, else a fresh one. Only those: the old thread's
+  // exit then happens before the new one's creation (exit -> join -> create
+  // in the creator's program order), so continuing the index's program
+  // order is true happens-before for DPOR's vector clocks. A detached
+  // thread's index, whose end nothing orders, is never reused; nor one
+  // another thread joined (its join need not happen before this creation).
+  // The choice depends only on the creator's own history and the count of
+  // indices, so a replayed prefix names every thread alike.
+  uint32_t add_thread(uint32_t creator = kNoThread);
   uint32_t thread_count() const { return count_; }
   ThreadModel& thread(uint32_t t) { return threads_[t]; }
   const ThreadModel& thread(uint32_t t) const { return threads_[t]; }
+  // The thread a pthread_t names now (kNoThread: none).
   uint32_t find_by_handle(uint64_t handle) const;
+  // `t` is named `handle` from now on (a value no other thread keeps).
+  void thread_named(uint32_t t, uint64_t handle);
+  // `joiner` joined `t` (finished): its pthread_t is stale from here on.
+  void thread_joined(uint32_t t, uint32_t joiner);
+  // `t` was detached (at its creation or later).
+  void thread_detached(uint32_t t);
 
   void set_pending(uint32_t t, const PendingOp& op) { threads_[t].pending = op; }
   bool enabled(uint32_t t) const;
@@ -195,8 +219,13 @@ class ExecutionModel {
   // event flag kSameState, from which DPOR tells where the thread would
   // await.
   bool same_state_repeat(uint32_t t) const;
-  // `t` waits for a write: its pending operation re-reads an unchanged location.
+  // `t` waits for a write: its pending operation re-reads an unchanged
+  // location. Not while it holds a mutex or write lock another thread waits
+  // for: its loop releases it (a loop polling under a lock), and taken for a
+  // spinner inside its critical section it would block the very threads
+  // that could write what it re-reads (a false hang).
   bool awaiting(uint32_t t) const;
+  bool holds_what_others_wait_for(uint32_t t) const;
   // The entry of the window the pending operation repeats, if the thread
   // would go round an unchanged loop; -1 otherwise.
   int repeated_read(uint32_t t) const;

@@ -165,19 +165,25 @@ int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*fn)(vo
   if (!rt.enabled) return real.pthread_create(thread, attr, fn, arg);  // another process is the fork server
   uint32_t me = t_me;
   rt.begin(me, PendingOp{OpKind::ThreadCreate, 0, 0, site});
-  uint32_t child = rt.model.add_thread();
+  uint32_t child = rt.model.add_thread(me);
   if (child == kNoThread)
-    rt.end_execution(shm::Outcome::Unsupported, me, site, "the program creates more than 64 threads");
+    rt.end_execution(shm::Outcome::Unsupported, me, site,
+                     "the program has more than 64 threads that are running, detached or not joined by their "
+                     "creator");
   if (rt.buffering && child >= shm::kFlushActorBase)
     rt.end_execution(shm::Outcome::Unsupported, me, site,
-                     "the program creates more than 32 threads, the most --model tso and pso support");
+                     "the program has more than 32 threads that are running, detached or not joined by their "
+                     "creator, the most --model tso and pso support");
   rt.model.thread(child).pending.site = reinterpret_cast<uint64_t>(fn);
   rt.region.header->threads[child].start_routine = reinterpret_cast<uint64_t>(fn);
   StartInfo* info = &start_infos[child];
   *info = StartInfo{fn, arg, child};
   int r = real.pthread_create(thread, attr, thread_trampoline, info);
   if (r == 0) {
-    rt.model.thread(child).handle = uint64_t(*thread);
+    rt.model.thread_named(child, uint64_t(*thread));
+    int state = PTHREAD_CREATE_JOINABLE;
+    if (attr && pthread_attr_getdetachstate(attr, &state) == 0 && state == PTHREAD_CREATE_DETACHED)
+      rt.model.thread_detached(child);
   } else {
     rt.model.thread_finished(child);
   }
@@ -196,6 +202,7 @@ int pthread_join(pthread_t thread, void** result) {
   if (target == kNoThread) return real.pthread_join(thread, result);
   rt.begin(me, PendingOp{OpKind::ThreadJoin, 0, 0, site, target});
   int r = real.pthread_join(thread, result);
+  if (r == 0) rt.model.thread_joined(target, me);
   rt.log(me, OpKind::ThreadJoin, 0, site, 0, 0, target);
   return r;
 }
@@ -208,7 +215,7 @@ int pthread_detach(pthread_t thread) {
   uint32_t target = rt.model.find_by_handle(uint64_t(thread));
   rt.begin(me, PendingOp{OpKind::ThreadDetach, 0, 0, site, target});
   int r = real.pthread_detach(thread);
-  if (target != kNoThread) rt.model.thread(target).detached = true;
+  if (target != kNoThread && r == 0) rt.model.thread_detached(target);
   rt.log(me, OpKind::ThreadDetach, 0, site, 0, 0, target);
   return r;
 }

@@ -60,6 +60,22 @@ void futex_wake(std::atomic<uint32_t>* word) {
 
 pid_t gettid_raw() { return pid_t(sys(SYS_gettid)); }
 
+// Zeroes the registers a call may leave anything in (rax aside, set by the
+// interposer's return): see Runtime::log.
+inline void clear_scratch_registers() {
+  asm volatile(
+      "xor %%ecx, %%ecx\n\txor %%edx, %%edx\n\txor %%esi, %%esi\n\txor %%edi, %%edi\n\t"
+      "xor %%r8d, %%r8d\n\txor %%r9d, %%r9d\n\txor %%r10d, %%r10d\n\txor %%r11d, %%r11d\n\t"
+      "pxor %%xmm0, %%xmm0\n\tpxor %%xmm1, %%xmm1\n\tpxor %%xmm2, %%xmm2\n\tpxor %%xmm3, %%xmm3\n\t"
+      "pxor %%xmm4, %%xmm4\n\tpxor %%xmm5, %%xmm5\n\tpxor %%xmm6, %%xmm6\n\tpxor %%xmm7, %%xmm7\n\t"
+      "pxor %%xmm8, %%xmm8\n\tpxor %%xmm9, %%xmm9\n\tpxor %%xmm10, %%xmm10\n\tpxor %%xmm11, %%xmm11\n\t"
+      "pxor %%xmm12, %%xmm12\n\tpxor %%xmm13, %%xmm13\n\tpxor %%xmm14, %%xmm14\n\tpxor %%xmm15, %%xmm15"
+      :
+      :
+      : "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6",
+        "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "cc");
+}
+
 int* tid_word(int offset) { return reinterpret_cast<int*>(reinterpret_cast<char*>(pthread_self()) + offset); }
 
 }  // namespace
@@ -170,8 +186,13 @@ uint32_t Runtime::choose(uint32_t me) {
   uint32_t next;
   if (step_ < h->prefix_len) {
     next = region.prefix[step_];
-    if (next >= shm::kMaxThreads || !(mask & (uint64_t(1) << next)))
-      diverged(me, model.thread(me).pending.site, "the thread the trace chose is not enabled");
+    if (next >= shm::kMaxThreads || !(mask & (uint64_t(1) << next))) {
+      char why[shm::kMessageSize];
+      snprintf(why, sizeof why, "the thread the trace chose is not enabled (step %lu: T%u %s)",
+               (unsigned long)step_ + 1, next,
+               next < model.thread_count() ? model.describe_wait(next).c_str() : "does not exist");
+      diverged(me, model.thread(me).pending.site, why);
+    }
     if (step_ == h->sleep_from) sleep_ = h->sleep_mask & ~(uint64_t(1) << next);
   } else {
     uint64_t awake = mask & ~sleep_;
@@ -239,6 +260,11 @@ void Runtime::log(uint32_t me, OpKind kind, uint64_t addr, uint64_t site, uint64
   ++step_;
   h->steps.store(step_, std::memory_order_release);
   note_memory(me, e);
+  // The interposer returns to the program soon after: what this code (which
+  // takes another path in the plan's prefix than in the tail) left in the
+  // scratch registers would reach the program's registers, which spin
+  // detection fingerprints, and a replayed plan would see another state.
+  clear_scratch_registers();
 }
 
 void Runtime::wake_sleepers(const shm::Event& e) {

@@ -392,7 +392,10 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, 
     uint32_t p = e.thread;
     thread_[k] = p;
     Clock c = now[p];
-    if (last_of_thread[p] < 0 && created_by[p] >= 0) {
+    // A thread starts after its creation. (Not only at its index's first
+    // event: an index is reused after a join by the creator,
+    // ExecutionModel::add_thread.)
+    if (OpKind(e.kind) == OpKind::ThreadStart && created_by[p] >= 0) {
       const Clock& cc = clocks_[created_by[p]];
       for (uint32_t t = 0; t < shm::kMaxThreads; ++t) c[t] = std::max(c[t], cc[t]);
     }
@@ -575,7 +578,7 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, 
     if (p >= shm::kFlushActorBase) continue;
     bool can_run = e.enabled & bit(p);
     Clock c = now[p];
-    if (last_of_thread[p] < 0 && created_by[p] >= 0) c = clocks_[created_by[p]];
+    if (OpKind(e.kind) == OpKind::ThreadStart && created_by[p] >= 0) c = clocks_[created_by[p]];
     Virtual last{e, access_of(e), n};
     if (OpKind(e.kind) == OpKind::ThreadStart) last.access = Access{.everything = true};
     collect(e, last.access, p);

@@ -210,6 +210,22 @@ TEST_F(SpinTest, ALoopWhoseProgressIsInRegistersIsNoSpin) {
   EXPECT_TRUE(m.enabled(t1));
 }
 
+TEST_F(SpinTest, NoSpinWhileHoldingAMutexAnotherThreadWaitsFor) {
+  // while (!done) { lock; re-read; unlock; }: inside its critical section the
+  // thread re-reads unchanged, but it is about to release the mutex the
+  // thread that would write waits for (samples/lock_polling).
+  m.mutex_locked(t1, kM);
+  read(t1, kSite, kX, 0x51);
+  at_read(t1, kSite, kX, 0x51);
+  EXPECT_TRUE(m.awaiting(t1)) << "nobody waits for the mutex: a spin";
+  m.set_pending(t2, PendingOp{OpKind::MutexLock, kM});
+  EXPECT_FALSE(m.awaiting(t1));
+  EXPECT_TRUE(m.enabled(t1));
+  // Joining the spinner is no reason to let it run: it never finishes.
+  m.set_pending(t2, PendingOp{OpKind::ThreadJoin, 0, 0, 0, t1});
+  EXPECT_TRUE(m.awaiting(t1));
+}
+
 TEST_F(SpinTest, AnUnknownStateIsNeverASpin) {
   read(t1, kSite, kX, 0);
   at_read(t1, kSite, kX, 0);
@@ -374,3 +390,81 @@ TEST(KernelWaitModel, ReadyOrTimedWaitsAreEnabledAndTheOldestUnreadyOneBlocksOut
   m.kernel_wait_begin(b, read_op);  // a new wait starts unready and not outside
   EXPECT_FALSE(m.enabled(b));
 }
+
+namespace ctrl::agent {
+namespace {
+
+// libc gives a joined thread's pthread_t to the next thread it creates: the
+// handle names the new thread only (the finished one matched before).
+TEST(ThreadIdentity, ReusedHandleNamesTheNewThread) {
+  ExecutionModel m;
+  uint32_t t0 = m.add_thread();
+  uint32_t t1 = m.add_thread(t0);
+  m.thread_named(t1, 0x1000);
+  m.thread_finished(t1);
+  EXPECT_EQ(m.find_by_handle(0x1000), t1);
+  m.thread_joined(t1, t0);
+  EXPECT_EQ(m.find_by_handle(0x1000), kNoThread);
+  uint32_t other = m.add_thread(kNoThread);  // not t0's: gets a fresh index
+  EXPECT_EQ(other, 2u);
+  uint32_t t3 = m.add_thread(t0);
+  EXPECT_EQ(t3, t1) << "the joiner reuses the index of the thread it joined";
+  m.thread_named(t3, 0x1000);
+  EXPECT_EQ(m.find_by_handle(0x1000), t3);
+  EXPECT_FALSE(m.thread(t3).finished);
+  m.set_pending(t0, PendingOp{OpKind::ThreadJoin, 0, 0, 0, t3});
+  EXPECT_FALSE(m.enabled(t0)) << "joins the new thread, which has not finished";
+}
+
+TEST(ThreadIdentity, DetachedThreadsKeepTheirIndex) {
+  ExecutionModel m;
+  uint32_t t0 = m.add_thread();
+  uint32_t t1 = m.add_thread(t0);
+  m.thread_named(t1, 0x1000);
+  m.thread_detached(t1);
+  EXPECT_EQ(m.find_by_handle(0x1000), t1);
+  m.thread_finished(t1);
+  EXPECT_EQ(m.find_by_handle(0x1000), kNoThread) << "a finished detached thread's handle is libc's again";
+  uint32_t t2 = m.add_thread(t0);
+  EXPECT_EQ(t2, 2u) << "nothing orders a detached thread's end before a creation";
+  m.thread_named(t2, 0x1000);
+  EXPECT_EQ(m.find_by_handle(0x1000), t2);
+  // Detached after it finished: its handle is released at once.
+  uint32_t t3 = m.add_thread(t0);
+  m.thread_named(t3, 0x2000);
+  m.thread_finished(t3);
+  m.thread_detached(t3);
+  EXPECT_EQ(m.find_by_handle(0x2000), kNoThread);
+}
+
+// The limit counts threads not joined by their creator: a pool that creates
+// and joins its workers round after round never reaches it.
+TEST(ThreadIdentity, JoinedIndicesAreReusedByTheJoiner) {
+  ExecutionModel m;
+  uint32_t t0 = m.add_thread();
+  for (int round = 0; round < 100; ++round) {
+    uint32_t a = m.add_thread(t0), b = m.add_thread(t0);
+    ASSERT_NE(a, kNoThread);
+    ASSERT_NE(b, kNoThread);
+    EXPECT_EQ(a, 1u);
+    EXPECT_EQ(b, 2u);
+    m.thread_finished(a);
+    m.thread_finished(b);
+    m.thread_joined(a, t0);
+    m.thread_joined(b, t0);
+  }
+  EXPECT_EQ(m.thread_count(), 3u);
+  // Only the joiner reuses a joined thread's index: b, created by a and
+  // joined by t0, is not a's to reuse (t0's join need not happen before a's
+  // next creation).
+  uint32_t a = m.add_thread(t0), b = m.add_thread(a);
+  EXPECT_EQ(b, 3u);
+  m.thread_finished(b);
+  m.thread_joined(b, t0);
+  EXPECT_EQ(m.add_thread(a), 4u);
+  EXPECT_EQ(m.add_thread(t0), 2u);
+  EXPECT_EQ(m.add_thread(t0), 3u);
+}
+
+}  // namespace
+}  // namespace ctrl::agent
