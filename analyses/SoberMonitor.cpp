@@ -174,7 +174,7 @@ struct Location {
 
 }  // namespace
 
-std::optional<Borderline> find_borderline(const shm::Event* events, uint64_t n) {
+std::optional<Borderline> find_borderline(const shm::Event* events, uint64_t n, const std::atomic<bool>* cancel) {
   uint32_t threads = 1;
   for (uint64_t k = 0; k < n; ++k) threads = std::max<uint32_t>(threads, events[k].thread + 1u);
   for (uint64_t k = 0; k < n; ++k)
@@ -210,6 +210,7 @@ std::optional<Borderline> find_borderline(const shm::Event* events, uint64_t n) 
   };
 
   for (uint64_t k = 0; k < n; ++k) {
+    if (cancel && (k & 4095) == 0 && cancel->load(std::memory_order_relaxed)) return std::nullopt;
     const shm::Event& e = events[k];
     const uint32_t p = e.thread;
     accesses_of(e, shapes, accesses);

@@ -25,6 +25,7 @@
 #pragma once
 
 #include <cstdint>
+#include <atomic>
 #include <optional>
 #include <vector>
 
@@ -40,7 +41,9 @@ struct Borderline {
 };
 
 // The first borderline load of the execution, if any. O(n * threads) plus
-// the walks; deterministic.
-std::optional<Borderline> find_borderline(const shm::Event* events, uint64_t n);
+// the walks; deterministic. Gives up (nothing) once *cancel is set: a long
+// execution's check must not hold up Ctrl-C or the time limit.
+std::optional<Borderline> find_borderline(const shm::Event* events, uint64_t n,
+                                          const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace ctrl

@@ -8,7 +8,9 @@
 // verdict of the execution submit() was last given, exactly once.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -29,8 +31,9 @@ class BackgroundMonitor {
   // Starts checking `events`; the previous verdict must have been taken.
   void submit(const std::vector<shm::Event>& events);
   bool busy() const { return submitted_; }
-  // The verdict of the submitted execution (waits for it).
-  std::optional<Borderline> wait();
+  // The verdict of the submitted execution (waits for it). False, with the
+  // check abandoned, when `stop` (polled every 100 ms) says so first.
+  bool wait(std::optional<Borderline>& verdict, const std::function<bool()>& stop);
 
  private:
   void work();
@@ -42,6 +45,7 @@ class BackgroundMonitor {
   bool submitted_ = false;  // owned by the exploration thread
   bool pending_ = false;    // a check waits to run or runs
   bool stop_ = false;
+  std::atomic<bool> cancel_{false};  // the destructor abandons a check under way
   std::thread worker_;
 };
 

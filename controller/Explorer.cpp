@@ -164,7 +164,13 @@ ExplorationReport Explorer::run() {
   ExecutionResult monitored;  // the execution being checked (already counted)
   auto take_verdict = [&]() -> bool {  // true: stop exploring
     if (!monitor || !monitor->busy()) return false;
-    std::optional<Borderline> b = monitor->wait();
+    std::optional<Borderline> b;
+    if (!monitor->wait(b, [&] { return session_.should_stop(); })) {
+      // Stopped while the check ran: that execution is counted, its check is
+      // not done.
+      mark_interrupted(report);
+      return true;
+    }
     if (!b) return false;
     report_borderline(monitored, *b, session_.symbolizer());
     record_bug(report, std::move(monitored));

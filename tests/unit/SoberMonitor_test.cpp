@@ -1,6 +1,7 @@
 // Sober's borderline check on hand-made SC executions: store buffering with
 // and without a fence, with whole accesses and with accesses of different
 // sizes sharing bytes (the per-byte path), and the background worker.
+#include <chrono>
 #include "SoberMonitor.h"
 
 #include <gtest/gtest.h>
@@ -79,12 +80,31 @@ TEST(SoberMonitor, TheBackgroundWorkerGivesEachVerdictOnce) {
   EXPECT_FALSE(m.busy());
   m.submit(store_buffering(8, kX, false));
   EXPECT_TRUE(m.busy());
-  auto b = m.wait();
+  auto never = [] { return false; };
+  std::optional<Borderline> b;
+  ASSERT_TRUE(m.wait(b, never));
   ASSERT_TRUE(b);
   EXPECT_EQ(b->address, kX);
   EXPECT_FALSE(m.busy());
   m.submit(store_buffering(8, kX, true));
-  EXPECT_FALSE(m.wait());
+  ASSERT_TRUE(m.wait(b, never));
+  EXPECT_FALSE(b);
+}
+
+// A stop (Ctrl-C, the time limit) does not wait for the check of a long
+// execution: wait() gives up and the check is abandoned.
+TEST(SoberMonitor, AStopAbandonsALongCheck) {
+  auto started = std::chrono::steady_clock::now();
+  {
+    BackgroundMonitor m;
+    std::vector<shm::Event> v;  // a few seconds of checking
+    for (uint64_t k = 0; k < 300000; ++k)
+      v.push_back(ev(1 + k % 2, k % 3 ? OpKind::Load : OpKind::Store, kX + 64 * (k % 1000), 8));
+    m.submit(v);
+    std::optional<Borderline> b;
+    EXPECT_FALSE(m.wait(b, [] { return true; }));
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(500));
 }
 
 }  // namespace
