@@ -437,6 +437,17 @@ bool probed_call(uint32_t me, long nr, const long in[6], uint64_t site, long& re
     case SYS_tgkill:
     case SYS_tkill: {
       long sig = nr == SYS_tgkill ? a[2] : a[1];
+      // An execution is a process forked from the fork server, which is
+      // the process the program started as: a process id the program took
+      // before its first thread (lbzip2 keeps getpid() to signal itself
+      // when its work is done), or its main thread's id, names the fork
+      // server. Sent there, the signal never reached the execution, whose
+      // main thread waited for it in sigsuspend until it was reported as
+      // a hang. It is meant for the execution itself (whose main thread's
+      // id is its process id).
+      long server = raw(SYS_getppid), self = raw(SYS_getpid);
+      if (a[0] == server) a[0] = self;
+      if (nr == SYS_tgkill && a[1] == server) a[1] = self;
       rt.begin(me, PendingOp{OpKind::SignalSend, uint64_t(sig), 0, site});
       result = raw(nr, a[0], a[1], a[2]);
       rt.log(me, OpKind::SignalSend, uint64_t(sig), site, uint64_t(result), uint64_t(nr), kSignalObject);
