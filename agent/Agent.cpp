@@ -15,6 +15,7 @@
 
 #include "Framing.h"
 #include "InstructionSites.h"
+#include "KernelWaits.h"
 #include "LoopState.h"
 #include "RealFunctions.h"
 #include "Runtime.h"
@@ -120,6 +121,7 @@ __attribute__((constructor)) void agent_init() {
     set_stack(top > size ? top - size : 0, top);
   }
   Runtime::find_tid_word();
+  note_outside_descriptors();
   rt.enabled = true;
 }
 

@@ -42,6 +42,19 @@ struct Saved {
 Saved* saved = nullptr;
 int nsaved = 0;
 
+// The status flags (F_GETFL) of every descriptor, whatever it is open on:
+// they belong to the open file description, which executions share with
+// the fork server, so an execution's fcntl(F_SETFL) outlived it. xz sets
+// O_NONBLOCK on a pipe it writes to and clears it at its end: the next
+// execution started with the flag cleared, its writes became probed
+// waits, and it diverged from its own plan.
+struct StatusFlags {
+  int fd;
+  int flags;
+};
+StatusFlags* status = nullptr;
+int nstatus = 0;
+
 void* map(uint64_t size) {
   void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   return p == MAP_FAILED ? nullptr : p;
@@ -112,7 +125,8 @@ void record(int fd, uint64_t& copied_bytes) {
 
 void checkpoint() {
   saved = static_cast<Saved*>(map(sizeof(Saved) * kMaxSaved));
-  if (!saved) return;
+  status = static_cast<StatusFlags*>(map(sizeof(StatusFlags) * kMaxSaved));
+  if (!saved || !status) return;
   int dir = real.open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir < 0) return;
   uint64_t copied_bytes = 0;
@@ -127,6 +141,8 @@ void checkpoint() {
       long fd = strtol(d->d_name, &end, 10);
       if (end == d->d_name || *end || fd == dir || holds_descriptor(int(fd))) continue;
       record(int(fd), copied_bytes);
+      int flags = real.fcntl(int(fd), F_GETFL);
+      if (flags >= 0 && nstatus < kMaxSaved) status[nstatus++] = StatusFlags{int(fd), flags};
     }
   }
   real.close(dir);
@@ -160,6 +176,12 @@ void restore_descriptors() {
       }
     }
     if (s.offset >= 0) lseek(s.fd, s.offset, SEEK_SET);
+  }
+  // F_SETFL changes only O_APPEND, O_ASYNC, O_DIRECT, O_NOATIME and
+  // O_NONBLOCK: the rest of the recorded flags is ignored.
+  for (int i = 0; i < nstatus; ++i) {
+    int now = real.fcntl(status[i].fd, F_GETFL);
+    if (now >= 0 && now != status[i].flags) real.fcntl(status[i].fd, F_SETFL, status[i].flags);
   }
 }
 

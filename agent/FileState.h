@@ -10,10 +10,14 @@
 // extend it). Each new execution, before the program runs, first undoes the
 // previous execution's changes by path (FileJournal.h), then puts back each
 // recorded file it finds changed (size or modification time differs:
-// truncated and rewritten in place) and every recorded offset.
+// truncated and rewritten in place) and every recorded offset. It also
+// puts back the status flags (O_NONBLOCK, O_APPEND ...) of every descriptor
+// open at the checkpoint, whatever it is open on: they too belong to the
+// shared open file description.
 //
 // Cost for a program that touches no file: one lseek per recorded
-// descriptor and one fstat per recorded descriptor open for writing.
+// descriptor, one fstat per recorded descriptor open for writing, and one
+// fcntl(F_GETFL) per descriptor.
 // Not restored: data read from pipes, sockets and terminals; a file open
 // for writing beyond the copy limit (only its size is put back; ctrl warns).
 #pragma once

@@ -206,14 +206,75 @@ bool probe(const Probe& p) {
   return true;
 }
 
-bool blocking_fd(int fd, bool input) {
-  if (fd < 0 || fd >= kAgentFds) return false;
+// The pipes, sockets and character devices the program was started with
+// (its stdin, stdout and stderr, typically), by identity: only the world
+// outside holds their other end. Recorded before the program runs, so that
+// a pipe the program makes later, even on a reused descriptor number, is
+// never one of them; a dup of one is.
+struct OutsideFile {
+  uint64_t dev, ino;
+};
+constexpr int kMaxOutside = 64;
+OutsideFile outside_files[kMaxOutside];
+int noutside = 0;
+
+bool connected_outside(const struct stat& st) {
+  for (int i = 0; i < noutside; ++i)
+    if (outside_files[i].dev == uint64_t(st.st_dev) && outside_files[i].ino == uint64_t(st.st_ino)) return true;
+  return false;
+}
+
+// How a read or write on `fd` waits. Native: not a wait ctrl models (a
+// file, a non-blocking descriptor of the program's own). Probed: a pipe,
+// socket or (for input) character device of the program's own, ready when
+// poll says so. Outside: one of the descriptors the program was started
+// with, whose readiness only the outside changes, at its own pace: probing
+// it would make enabledness, and so the schedule, depend on timing (xz and
+// pigz writing to a pipe diverged from their own plans).
+enum class FdWaitKind { Native, Probed, Outside };
+
+FdWaitKind fd_wait_kind(int fd, bool input, bool& nonblocking) {
+  nonblocking = false;
+  if (fd < 0 || fd >= kAgentFds) return FdWaitKind::Native;
   struct stat st;
-  if (raw(SYS_fstat, fd, long(&st)) != 0) return false;
+  if (raw(SYS_fstat, fd, long(&st)) != 0) return FdWaitKind::Native;
   bool kind = S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || (input && S_ISCHR(st.st_mode));
-  if (!kind) return false;
+  if (!kind) return FdWaitKind::Native;
   long flags = raw(SYS_fcntl, fd, F_GETFL);
-  return flags >= 0 && !(flags & O_NONBLOCK);
+  if (flags < 0) return FdWaitKind::Native;
+  nonblocking = flags & O_NONBLOCK;
+  if (connected_outside(st)) return FdWaitKind::Outside;
+  return nonblocking ? FdWaitKind::Native : FdWaitKind::Probed;
+}
+
+// A non-blocking write to the outside: whether it finds room, and how much,
+// depends on how fast the reader outside reads. Made whole instead, waiting
+// in the kernel for room (as a blocking write would), so that the program
+// sees the same result in every execution. writev and sendmsg wait for room
+// once, then write what fits.
+long write_outside_whole(long nr, const long a[6]) {
+  pollfd room{int(a[0]), POLLOUT, 0};
+  if (nr != SYS_write && nr != SYS_sendto) {
+    long r = raw(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+    if (r != -EAGAIN) return r;
+    raw(SYS_poll, long(&room), 1, -1);
+    return raw(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+  }
+  const char* buf = reinterpret_cast<const char*>(a[1]);
+  size_t left = size_t(a[2]), done = 0;
+  while (left > 0) {
+    long r = nr == SYS_write ? raw(SYS_write, a[0], long(buf + done), long(left))
+                             : raw(SYS_sendto, a[0], long(buf + done), long(left), a[3], a[4], a[5]);
+    if (r == -EAGAIN) {
+      raw(SYS_poll, long(&room), 1, -1);
+      continue;
+    }
+    if (r == -EINTR && done > 0) continue;
+    if (r < 0) return done > 0 ? long(done) : r;
+    done += size_t(r);
+    left -= size_t(r);
+  }
+  return long(done);
 }
 
 uint64_t sigset_at(long p) {
@@ -278,8 +339,20 @@ bool probed_call(uint32_t me, long nr, const long in[6], uint64_t site, long& re
       bool input = nr == SYS_read || nr == SYS_readv || nr == SYS_accept || nr == SYS_accept4 || nr == SYS_recvfrom ||
                    nr == SYS_recvmsg;
       long flags = nr == SYS_recvfrom || nr == SYS_sendto ? a[3] : nr == SYS_recvmsg || nr == SYS_sendmsg ? a[2] : 0;
-      if ((flags & MSG_DONTWAIT) || !blocking_fd(int(a[0]), input)) return false;
-      p.type = input ? Probe::FdIn : Probe::FdOut;
+      bool nonblocking = false;
+      FdWaitKind how = fd_wait_kind(int(a[0]), input, nonblocking);
+      if (how == FdWaitKind::Native) return false;
+      if (how == FdWaitKind::Outside && (nonblocking || (flags & MSG_DONTWAIT))) {
+        // Not a wait of the program's: an output is made whole (above); an
+        // input keeps its native answer, which depends on timing.
+        if (input) return false;
+        result = write_outside_whole(nr, a);
+        return true;
+      }
+      if (flags & MSG_DONTWAIT) return false;
+      // Outside: always enabled (Probe::None), and blocks natively when
+      // chosen, keeping the token until the outside is ready.
+      p.type = how == FdWaitKind::Outside ? Probe::None : input ? Probe::FdIn : Probe::FdOut;
       p.a[0] = a[0];
       result = probed_wait(me, OpKind::FdWait, nr, a, p, false, uint64_t(a[0]), kIoObject, site, 0);
       return true;
@@ -364,6 +437,17 @@ bool probed_call(uint32_t me, long nr, const long in[6], uint64_t site, long& re
     case SYS_tgkill:
     case SYS_tkill: {
       long sig = nr == SYS_tgkill ? a[2] : a[1];
+      // An execution is a process forked from the fork server, which is
+      // the process the program started as: a process id the program took
+      // before its first thread (lbzip2 keeps getpid() to signal itself
+      // when its work is done), or its main thread's id, names the fork
+      // server. Sent there, the signal never reached the execution, whose
+      // main thread waited for it in sigsuspend until it was reported as
+      // a hang. It is meant for the execution itself (whose main thread's
+      // id is its process id).
+      long server = raw(SYS_getppid), self = raw(SYS_getpid);
+      if (a[0] == server) a[0] = self;
+      if (nr == SYS_tgkill && a[1] == server) a[1] = self;
       rt.begin(me, PendingOp{OpKind::SignalSend, uint64_t(sig), 0, site});
       result = raw(nr, a[0], a[1], a[2]);
       rt.log(me, OpKind::SignalSend, uint64_t(sig), site, uint64_t(result), uint64_t(nr), kSignalObject);
@@ -375,6 +459,15 @@ bool probed_call(uint32_t me, long nr, const long in[6], uint64_t site, long& re
 }
 
 }  // namespace
+
+void note_outside_descriptors() {
+  for (int fd = 0; fd < kAgentFds && noutside < kMaxOutside; ++fd) {
+    struct stat st;
+    if (raw(SYS_fstat, fd, long(&st)) != 0) continue;
+    if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode))
+      outside_files[noutside++] = OutsideFile{uint64_t(st.st_dev), uint64_t(st.st_ino)};
+  }
+}
 
 void probe_kernel_waits() {
   ExecutionModel& m = rt.model;

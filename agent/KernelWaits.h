@@ -26,7 +26,13 @@
 // the schedule alone:
 //  * read/readv/recv*/accept* on a pipe, socket or character device that is
 //    not non-blocking: ready when poll(POLLIN) says so; write/writev/send*
-//    on a pipe or socket: POLLOUT (event FdWait, addr = descriptor);
+//    on a pipe or socket: POLLOUT (event FdWait, addr = descriptor). Not
+//    for the descriptors the program was started with (stdin, stdout ...):
+//    only the outside changes their readiness, at its own pace, so a call
+//    on one is always enabled and blocks natively when chosen (a probe
+//    would make the schedule depend on timing); a non-blocking write to
+//    one is made whole, waiting for room, since how much of it the pipe
+//    takes also depends on timing;
 //  * poll/ppoll/select/pselect/epoll_wait(epoll_pwait): a zero-timeout probe
 //    on copies of the sets (epoll: the epoll descriptor polled for POLLIN,
 //    so no event is consumed) (FdWait, addr = first descriptor or 0);
@@ -82,6 +88,13 @@ bool modelled_syscall(long nr, const long a[6], uint64_t site, long& result);
 // change. False for the calls that cannot be made from a signal handler
 // (clone, fork, exec, exit, rt_sigreturn): the instruction then runs itself.
 bool perform_syscall_site(ucontext_t* uc, uint64_t address);
+
+// At the agent's start, before the program runs: records the pipes,
+// sockets and character devices the program was started with. Reads and
+// writes on them (or on dups of them) wait for the outside only: they are
+// always enabled and block natively when chosen; a non-blocking write to
+// one is made whole (see "Outside" in KernelWaits.cpp).
+void note_outside_descriptors();
 
 // Called by the deciding thread before each decision: takes the readiness
 // probe of every thread waiting in a probed call (ExecutionModel::set_ready).

@@ -149,10 +149,9 @@ class DporStrategy final : public Strategy {
   void analyse(const shm::Event* events, uint64_t n, uint64_t from, const shm::Event* pending, uint64_t npending);
   // `last`: e_j is that pending operation (j == its index).
   void add_backtrack(const shm::Event* events, uint64_t i, uint64_t j, const Virtual* last = nullptr);
-  // Happens-before among the events of v alone (paths through events left
-  // out of v do not count): for each position, the positions before it.
-  std::vector<std::vector<bool>> order_within(const shm::Event* events, const std::vector<uint64_t>& v,
-                                              const Virtual* last = nullptr) const;
+  // The threads whose first event in v is not ordered after another event
+  // of v (happens-before among the events of v alone: paths through events
+  // left out of v do not count).
   uint64_t initials_of(const shm::Event* events, const std::vector<uint64_t>& v, const Virtual* last = nullptr) const;
   bool happens_before(uint64_t a, uint64_t b) const;
   int64_t flush_bound(const shm::Event& e) const;
