@@ -197,6 +197,8 @@ uint32_t Runtime::choose(uint32_t me) {
   } else {
     uint64_t awake = mask & ~sleep_;
     if (awake == 0) end_execution(shm::Outcome::SleepBlocked, me, model.thread(me).pending.site, "");
+    if (h->policy == shm::TailPolicy::Sticky && (awake & yielding_) && (awake & ~yielding_))
+      awake &= ~yielding_;
     next = choose_tail(h->policy, awake, me, last_, rng_);
   }
   last_ = next;
@@ -232,6 +234,11 @@ void Runtime::wait_turn(uint32_t me) {
 void Runtime::log(uint32_t me, OpKind kind, uint64_t addr, uint64_t site, uint64_t read, uint64_t written,
                   uint64_t aux, uint32_t size, MemOrder order, RmwOp rmw, uint8_t flags) {
   if (!active || ended) return;
+  if (me < shm::kMaxThreads) {
+    uint64_t bit = uint64_t(1) << me;
+    bool yields = (flags & shm::kTimedOut) || kind == OpKind::CondTimedWait;
+    yielding_ = yields ? yielding_ | bit : yielding_ & ~bit;
+  }
   shm::Header* h = region.header;
   shm::Event& e = region.events[step_];
   e.step = uint32_t(step_);
@@ -469,6 +476,7 @@ void Runtime::start_execution(pid_t fork_server) {
   rng_ = h->seed;
   sleep_ = 0;
   last_enabled_ = 0;
+  yielding_ = 0;
   buffering = h->model != shm::MemoryModel::SC;
   buffers.reset(h->model == shm::MemoryModel::PSO ? StoreBuffers::Mode::PSO : StoreBuffers::Mode::TSO);
   for (auto& p : park_) p.go.store(kWaiting, std::memory_order_relaxed);

@@ -130,6 +130,14 @@ class Runtime {
   uint64_t last_enabled_ = 0;  // enabled set of the latest decision, logged with its event
   uint64_t sleep_ = 0;         // DPOR sleep set (see Header::sleep_mask)
   uint8_t flush_owner_ = 0;    // the owner logged with a flush event
+  // Threads whose latest step began a timed wait (a real one sleeps until
+  // its deadline, the others running meanwhile) or timed out. Under the
+  // sticky tail policy they give the turn to another awake thread: ctrl
+  // explores a time-out as immediate, so a thread polling with timed waits
+  // (pbzip2's writer) would otherwise take its mutex back at once, again and
+  // again, while the thread that waits for that mutex stays parked, until
+  // --max-steps.
+  uint64_t yielding_ = 0;
   bool finished_ = false;      // execution_finished told the controller
   // The tid word of a thread that handed the token on as it exited; the
   // thread that received the token waits for it to become 0.
