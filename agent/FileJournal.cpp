@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "DirectoryEntries.h"
 #include "FileState.h"
 #include "Notice.h"
 #include "RealFunctions.h"
@@ -258,16 +259,7 @@ void remove_tree_at(int parent, const char* name, int depth) {
   // see (made by a program the execution ran): all of it goes.
   int dir = real.openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (dir >= 0) {
-    alignas(8) char buf[2048];
-    for (;;) {
-      long n = syscall(SYS_getdents64, dir, buf, sizeof buf);
-      if (n <= 0) break;
-      for (long at = 0; at < n;) {
-        auto* d = reinterpret_cast<struct dirent64*>(buf + at);
-        at += d->d_reclen;
-        if (strcmp(d->d_name, ".") != 0 && strcmp(d->d_name, "..") != 0) remove_tree_at(dir, d->d_name, depth + 1);
-      }
-    }
+    for_each_entry(dir, [&](const char* entry) { remove_tree_at(dir, entry, depth + 1); });
     real.close(dir);
   }
   real.unlinkat(parent, name, AT_REMOVEDIR);

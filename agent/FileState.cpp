@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "AgentDescriptors.h"
+#include "DirectoryEntries.h"
 #include "FileJournal.h"
 #include "Notice.h"
 #include "RealFunctions.h"
@@ -130,21 +131,14 @@ void checkpoint() {
   int dir = real.open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir < 0) return;
   uint64_t copied_bytes = 0;
-  alignas(8) char buf[4096];
-  for (;;) {
-    long n = syscall(SYS_getdents64, dir, buf, sizeof buf);
-    if (n <= 0) break;
-    for (long at = 0; at < n;) {
-      auto* d = reinterpret_cast<struct dirent64*>(buf + at);
-      at += d->d_reclen;
-      char* end = nullptr;
-      long fd = strtol(d->d_name, &end, 10);
-      if (end == d->d_name || *end || fd == dir || holds_descriptor(int(fd))) continue;
-      record(int(fd), copied_bytes);
-      int flags = real.fcntl(int(fd), F_GETFL);
-      if (flags >= 0 && nstatus < kMaxSaved) status[nstatus++] = StatusFlags{int(fd), flags};
-    }
-  }
+  for_each_entry(dir, [&](const char* entry) {
+    char* end = nullptr;
+    long fd = strtol(entry, &end, 10);
+    if (end == entry || *end || fd == dir || holds_descriptor(int(fd))) return;
+    record(int(fd), copied_bytes);
+    int flags = real.fcntl(int(fd), F_GETFL);
+    if (flags >= 0 && nstatus < kMaxSaved) status[nstatus++] = StatusFlags{int(fd), flags};
+  });
   real.close(dir);
   journal::create();
 }

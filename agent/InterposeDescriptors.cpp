@@ -77,14 +77,14 @@ int fcntl(int fd, int cmd, ...) {
   return real.fcntl(fd, cmd, arg);
 }
 
+// The same entry point under its large-file name: fcntl's argument is never
+// an offset on x86-64.
 int fcntl64(int fd, int cmd, ...) {
   va_list ap;
   va_start(ap, cmd);
   void* arg = va_arg(ap, void*);
   va_end(ap);
-  ensure_real();
-  if (agent_descriptor(fd)) return bad_descriptor();
-  return real.fcntl64 ? real.fcntl64(fd, cmd, arg) : real.fcntl(fd, cmd, arg);
+  return fcntl(fd, cmd, arg);
 }
 
 }  // extern "C"

@@ -117,7 +117,6 @@ const char* resolve_real_functions() {
   resolve(real.renameat2, "renameat2");
   resolve(real.close_range, "close_range");
   resolve(real.closefrom, "closefrom");
-  resolve(real.fcntl64, "fcntl64");
   real_resolved = true;
   return nullptr;
 }

@@ -66,7 +66,7 @@ struct RealFunctions {
   int (*libc_start_main)(int (*)(int, char**, char**), int, char**, void (*)(), void (*)(), void (*)(),
                          void*);
   // Files and descriptors (FileJournal, AgentDescriptors). renameat2,
-  // close_range, closefrom and fcntl64 may be null (older glibc).
+  // close_range and closefrom may be null (older glibc).
   int (*open)(const char*, int, ...);
   int (*open64)(const char*, int, ...);
   int (*openat)(int, const char*, int, ...);
@@ -112,7 +112,6 @@ struct RealFunctions {
   int (*dup2)(int, int);
   int (*dup3)(int, int, int);
   int (*fcntl)(int, int, ...);
-  int (*fcntl64)(int, int, ...);
 };
 
 extern RealFunctions real;
