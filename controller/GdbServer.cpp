@@ -1,0 +1,619 @@
+#include "GdbServer.h"
+
+#include <signal.h>
+#include <string.h>
+
+#include <climits>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+#include "ExitStatus.h"
+#include "GdbConnection.h"
+#include "GdbPackets.h"
+#include "Operation.h"
+#include "Symbolizer.h"
+
+namespace ctrl {
+
+namespace {
+
+constexpr uint64_t kPacketSize = 0x4000;
+constexpr uint64_t kPage = 4096;
+
+constexpr int kSigInt = 2, kSigTrap = 5, kSigAbrt = 6, kSigKill = 9, kSigSegv = 11;
+
+// ctrl blocks SIGINT and SIGTERM and reads them from a signalfd; while the
+// server waits for gdb nobody reads it, so it looks at what is pending.
+bool termination_pending() {
+  sigset_t pending;
+  sigemptyset(&pending);
+  if (sigpending(&pending) != 0) return false;
+  return sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1;
+}
+
+std::string hex_byte(int value) {
+  char buffer[4];
+  std::snprintf(buffer, sizeof buffer, "%02x", value & 0xff);
+  return buffer;
+}
+
+// Whether step event `e` performed an operation that breakpoint `b` stops
+// before. Mirrors the Breakpoint contract of DebugSession.h: a code
+// breakpoint matches the site or, inside its function, the source line; a
+// watch matches an operation touching its bytes.
+bool event_hits(const Breakpoint& b, const shm::Event& e, Symbolizer& symbolizer) {
+  if (b.kind == Breakpoint::Kind::Watch) {
+    uint64_t size = e.size ? e.size : 1;
+    return e.addr != 0 && e.addr < b.address + (b.size ? b.size : 1) && b.address < e.addr + size;
+  }
+  if (e.site == 0) return false;
+  if (b.address != 0 && e.site == b.address) return true;
+  // An interposed call's site is its return address: its line is the call's.
+  uint64_t code = (e.flags & shm::kInstruction) ? e.site : e.site - 1;
+  if (code < b.function_start || code >= b.function_end) return false;
+  if (b.line <= 0) return true;
+  return symbolizer.source_line(code) == b.file + ":" + std::to_string(b.line);
+}
+
+const char* state_name(ThreadView::State s) {
+  switch (s) {
+    case ThreadView::State::Running:
+      return "running";
+    case ThreadView::State::Enabled:
+      return "enabled";
+    case ThreadView::State::Blocked:
+      return "blocked";
+    case ThreadView::State::Finished:
+      return "finished";
+  }
+  return "?";
+}
+
+}  // namespace
+
+GdbServer::GdbServer(DebugSession& session) : session_(session) {}
+
+int GdbServer::serve(uint16_t port, std::FILE* log) {
+  uint16_t bound = 0;
+  int listen_fd = GdbConnection::listen_on(port, bound);
+  std::fprintf(stderr, "ctrl: gdb server listening on 127.0.0.1:%u (gdb %s -ex 'target remote :%u')\n", bound,
+               session_.program().c_str(), bound);
+  std::fflush(stderr);
+  int fd = GdbConnection::accept_one(listen_fd, termination_pending);
+  if (fd < 0) return kExitNoBug;
+  GdbConnection connection(fd, log);
+  connection.set_stop_check(termination_pending);
+  serve_connection(connection);
+  return kExitNoBug;
+}
+
+void GdbServer::serve_connection(GdbConnection& connection) {
+  connection_ = &connection;
+  pid_ = session_.pid();
+  StopInfo initial;
+  initial.reason = session_.ended() && session_.bug() ? StopReason::Bug
+                   : session_.ended()                 ? StopReason::Exited
+                                                      : StopReason::Step;
+  if (initial.reason == StopReason::Bug) initial.thread = session_.bug()->thread;
+  // Reply to '?' without console output: gdb does not expect it there.
+  connection_ = nullptr;
+  stop_reply(initial, std::nullopt);
+  connection_ = &connection;
+  for (;;) {
+    auto in = connection.receive();
+    if (in.kind == GdbConnection::Incoming::Kind::Closed) break;
+    // An interrupt while stopped came too late for the run it was meant
+    // for: the stop was already reported.
+    if (in.kind == GdbConnection::Incoming::Kind::Interrupt) continue;
+    if (!handle(in.payload)) break;
+  }
+  connection_ = nullptr;
+}
+
+void GdbServer::reply(const std::string& payload) {
+  if (connection_) connection_->send(payload);
+}
+
+void GdbServer::output(const std::string& text) {
+  if (connection_ && !text.empty()) connection_->send(gdb::console_output(text));
+}
+
+bool GdbServer::handle(const std::string& packet) {
+  if (packet.empty()) {
+    reply("");
+    return true;
+  }
+  try {
+    switch (packet[0]) {
+      case '?':
+        reply(last_stop_);
+        return true;
+      case 'q':
+      case 'Q':
+        if (packet == "QStartNoAckMode") {
+          reply("OK");
+          connection_->disable_acks();
+          return true;
+        }
+        if (packet.rfind("qRcmd,", 0) == 0) {
+          auto text = gdb::from_hex(std::string_view(packet).substr(6));
+          if (!text) {
+            reply("E01");
+          } else {
+            monitor(*text);
+            reply("OK");
+          }
+          return true;
+        }
+        reply(query(packet));
+        return true;
+      case 'H': {
+        auto thread = gdb::parse_thread_id(std::string_view(packet).substr(std::min<size_t>(2, packet.size())));
+        if (packet.size() < 2 || !thread || (packet[1] != 'g' && packet[1] != 'c')) {
+          reply("E01");
+          return true;
+        }
+        std::optional<uint32_t> chosen;
+        if (thread->kind == gdb::ThreadId::Kind::One) {
+          if (thread->index >= session_.threads().size()) {
+            reply("E01");
+            return true;
+          }
+          chosen = thread->index;
+        }
+        (packet[1] == 'g' ? general_thread_ : continue_thread_) = chosen;
+        reply("OK");
+        return true;
+      }
+      case 'T': {
+        auto thread = gdb::parse_thread_id(std::string_view(packet).substr(1));
+        bool alive = thread && thread->kind == gdb::ThreadId::Kind::One && thread->index < session_.threads().size();
+        reply(alive ? "OK" : "E01");
+        return true;
+      }
+      case 'g':
+      case 'p':
+        reply(read_registers(packet));
+        return true;
+      case 'm':
+        reply(read_memory(packet));
+        return true;
+      case 'G':
+      case 'P':
+      case 'M':
+      case 'X':
+        // ctrl replays the recorded execution: a write would make it diverge.
+        std::fprintf(stderr, "ctrl: gdb tried to write to the target, which is read-only\n");
+        reply("E01");
+        return true;
+      case 'Z':
+      case 'z':
+        reply(breakpoint(packet));
+        return true;
+      case 'c':
+      case 'C':
+        resume('c', std::nullopt);
+        return true;
+      case 's':
+      case 'S':
+        resume('s', continue_thread_);
+        return true;
+      case 'b':
+        if (packet == "bc" || packet == "bs") {
+          reverse(packet == "bs");
+        } else {
+          reply("");
+        }
+        return true;
+      case 'v':
+        if (packet == "vCont?") {
+          reply("vCont;c;C;s;S;t");
+          return true;
+        }
+        if (packet.rfind("vCont;", 0) == 0) {
+          auto actions = gdb::parse_vcont(packet);
+          if (!actions) {
+            reply("E01");
+            return true;
+          }
+          // All-stop: one thread steps (the first 's' naming one), else the
+          // schedule continues.
+          for (const auto& a : *actions) {
+            if (a.action == 's') {
+              std::optional<uint32_t> thread;
+              if (a.thread.kind == gdb::ThreadId::Kind::One) thread = a.thread.index;
+              resume('s', thread);
+              return true;
+            }
+          }
+          for (const auto& a : *actions) {
+            if (a.action == 'c') {
+              resume('c', std::nullopt);
+              return true;
+            }
+          }
+          reply("OK");  // only 't': every thread is stopped already
+          return true;
+        }
+        if (packet.rfind("vKill", 0) == 0) {
+          reply("OK");
+          return false;
+        }
+        reply("");
+        return true;
+      case 'D':
+        reply("OK");
+        return false;
+      case 'k':
+        return false;
+      default:
+        reply("");
+        return true;
+    }
+  } catch (const UsageError& e) {
+    // A request the session refuses (bad thread, step past the end): gdb
+    // gets an error for it and the session goes on.
+    std::fprintf(stderr, "ctrl: gdb request '%s': %s\n", packet.substr(0, 40).c_str(), e.what());
+    reply("E01");
+    return true;
+  }
+}
+
+std::string GdbServer::query(const std::string& packet) {
+  if (packet.rfind("qSupported", 0) == 0) {
+    return "PacketSize=" + gdb::hex_number(kPacketSize) +
+           ";QStartNoAckMode+;multiprocess+;swbreak+;vContSupported+;ReverseContinue+;ReverseStep+"
+           ";qXfer:features:read+;qXfer:auxv:read+;qXfer:threads:read+;qXfer:exec-file:read+";
+  }
+  if (packet.rfind("qXfer:", 0) == 0) return xfer(packet);
+  if (packet == "qfThreadInfo") {
+    std::string ids;
+    for (const auto& t : session_.threads()) ids += (ids.empty() ? "m" : ",") + gdb::thread_id(pid_, t.index);
+    return ids.empty() ? "l" : ids;
+  }
+  if (packet == "qsThreadInfo") return "l";
+  if (packet == "qC") return "QC" + gdb::thread_id(pid_, general_thread());
+  if (packet.rfind("qAttached", 0) == 0) return "1";
+  if (packet.rfind("qThreadExtraInfo,", 0) == 0) {
+    auto thread = gdb::parse_thread_id(std::string_view(packet).substr(17));
+    if (!thread || thread->kind != gdb::ThreadId::Kind::One) return "E01";
+    for (const auto& t : session_.threads())
+      if (t.index == thread->index) return gdb::to_hex(t.description);
+    return "E01";
+  }
+  return "";
+}
+
+std::string GdbServer::xfer(const std::string& packet) {
+  auto request = gdb::parse_xfer_read(packet);
+  if (!request) return "";  // writes, and objects not offered
+  std::string document;
+  if (request->object == "features") {
+    if (request->annex != "target.xml") return "E00";
+    document = gdb::target_xml();
+  } else if (request->object == "auxv") {
+    // A fork has its parent's auxiliary vector: any process of the session
+    // gives the program's load address (AT_PHDR, AT_ENTRY) and the vdso.
+    std::ifstream in("/proc/" + std::to_string(session_.pid()) + "/auxv", std::ios::binary);
+    if (!in) return "E01";
+    document.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  } else if (request->object == "threads") {
+    std::vector<gdb::ThreadEntry> entries;
+    Symbolizer& symbolizer = session_.symbolizer();
+    for (const auto& t : session_.threads()) {
+      gdb::ThreadEntry e;
+      e.index = t.index;
+      e.name = "T" + std::to_string(t.index);
+      if (t.state == ThreadView::State::Finished) {
+        e.name += " finished";
+      } else {
+        e.name += std::string(" ") + op_name(t.pending);
+        if (t.pending_addr) e.name += " " + symbolizer.describe_data(t.pending_addr);
+      }
+      e.extra = t.description;
+      if (!t.where.empty() && t.description.find(t.where) == std::string::npos)
+        e.extra += (e.extra.empty() ? "" : " at ") + t.where;
+      entries.push_back(std::move(e));
+    }
+    document = gdb::threads_xml(pid_, entries);
+  } else if (request->object == "exec-file") {
+    char* real = realpath(session_.program().c_str(), nullptr);
+    document = real ? real : session_.program();
+    std::free(real);
+  } else {
+    return "";
+  }
+  return gdb::xfer_slice(document, request->offset, request->length);
+}
+
+uint32_t GdbServer::thread_of_step(uint64_t step) {
+  uint32_t t = session_.schedule()[step];
+  // Under tso/pso a flush actor stands for the thread whose buffer it drains.
+  return t >= shm::kFlushActorBase ? t - shm::kFlushActorBase : t;
+}
+
+uint32_t GdbServer::next_thread() {
+  uint64_t position = session_.position();
+  if (position < session_.schedule().size()) return thread_of_step(position);
+  if (auto recorded = session_.recorded_next())
+    return *recorded >= shm::kFlushActorBase ? *recorded - shm::kFlushActorBase : *recorded;
+  if (position > 0) return thread_of_step(position - 1);
+  uint64_t enabled = session_.enabled();
+  for (uint32_t t = 0; t < 64; ++t)
+    if (enabled >> t & 1) return t >= shm::kFlushActorBase ? t - shm::kFlushActorBase : t;
+  return 0;
+}
+
+uint32_t GdbServer::general_thread() { return general_thread_ ? *general_thread_ : last_stop_thread_; }
+
+std::string GdbServer::read_registers(const std::string& packet) {
+  uint32_t thread = general_thread();
+  auto registers = session_.registers(thread);
+  if (packet[0] == 'g') return gdb::encode_registers(registers);
+  auto number = gdb::parse_hex(std::string_view(packet).substr(1));
+  if (!number) return "E01";
+  auto value = gdb::encode_register(registers, *number);
+  return value ? *value : "E45";
+}
+
+std::string GdbServer::read_memory(const std::string& packet) {
+  auto range = gdb::parse_memory_range(std::string_view(packet).substr(1));
+  if (!range) return "E01";
+  uint64_t length = std::min<uint64_t>(range->length, (kPacketSize - 16) / 2);
+  std::string bytes(length, '\0');
+  if (length == 0 || session_.read_memory(range->address, bytes.data(), length)) return gdb::to_hex(bytes);
+  // Part of the range may be readable: gdb takes a shorter reply as that.
+  uint64_t done = 0;
+  while (done < length) {
+    uint64_t address = range->address + done;
+    uint64_t chunk = std::min(length - done, kPage - address % kPage);
+    if (!session_.read_memory(address, bytes.data() + done, chunk)) break;
+    done += chunk;
+  }
+  if (done == 0) return "E14";
+  bytes.resize(done);
+  return gdb::to_hex(bytes);
+}
+
+std::string GdbServer::breakpoint(const std::string& packet) {
+  auto request = gdb::parse_breakpoint(packet);
+  if (!request) return "E01";
+  if (request->type <= 1) {
+    if (request->insert) {
+      try {
+        session_.add_address_breakpoint(request->address);
+        unplaced_.erase(request->address);
+      } catch (const UsageError& e) {
+        // No visible operation can happen there: the breakpoint can never
+        // stop, which is what gdb would see. Refusing it would make gdb
+        // refuse to resume (its own breakpoints in ld.so are of this kind).
+        unplaced_.insert(request->address);
+        std::fprintf(stderr, "ctrl: gdb breakpoint at 0x%llx never stops: %s\n",
+                     static_cast<unsigned long long>(request->address), e.what());
+      }
+    } else if (!unplaced_.erase(request->address)) {
+      session_.remove_address_breakpoint(request->address);
+    }
+    return "OK";
+  }
+  if (request->insert) {
+    const Breakpoint& b = session_.add_watch("0x" + gdb::hex_number(request->address));
+    watches_[request->address] = b.number;
+    return "OK";
+  }
+  auto it = watches_.find(request->address);
+  if (it == watches_.end()) return "E01";
+  session_.remove_breakpoint(it->second);
+  watches_.erase(it);
+  return "OK";
+}
+
+StopInfo GdbServer::moving(const std::function<StopInfo(const std::function<void(const std::string&)>&)>& move) {
+  size_t lines = 0;
+  bool interrupted = false;
+  auto on_step = [&](const std::string& line) {
+    if (++lines <= kStepLines) output(line + "\n");
+    if (connection_ && connection_->poll_interrupt()) interrupted = true;
+  };
+  StopInfo stop = move(on_step);
+  if (lines > kStepLines) output("... " + std::to_string(lines - kStepLines) + " more steps\n");
+  if (interrupted) output("ctrl: the interrupt came while running; ctrl runs to the next stop\n");
+  return stop;
+}
+
+void GdbServer::resume(char action, std::optional<uint32_t> thread) {
+  StopInfo stop;
+  try {
+    if (action == 's') {
+      stop = moving([&](const auto& on_step) { return session_.step(thread, 1, on_step); });
+      if (stop.thread == UINT32_MAX && session_.position() > 0) stop.thread = thread_of_step(session_.position() - 1);
+    } else {
+      stop = moving([&](const auto& on_step) { return session_.cont(on_step); });
+    }
+  } catch (const UsageError& e) {
+    // The thread cannot move (blocked, finished, past the end): gdb still
+    // needs a stop, at the same place.
+    output(std::string("ctrl: ") + e.what() + "\n");
+    stop = StopInfo{};
+    stop.thread = thread ? *thread : last_stop_thread_;
+  }
+  stop_reply(stop, std::nullopt);
+}
+
+void GdbServer::reverse(bool step) {
+  uint64_t position = session_.position();
+  std::optional<uint64_t> target;
+  int hit = -1;
+  if (step) {
+    if (continue_thread_) {
+      // Back to before the selected thread's previous step.
+      for (uint64_t k = position; k-- > 0;)
+        if (thread_of_step(k) == *continue_thread_) {
+          target = k;
+          break;
+        }
+    } else if (position > 0) {
+      target = position - 1;
+    }
+  } else {
+    const auto& events = session_.events();
+    Symbolizer& symbolizer = session_.symbolizer();
+    for (uint64_t k = std::min<uint64_t>(position, events.size()); k-- > 0 && !target;) {
+      for (const auto& b : session_.breakpoints()) {
+        if (event_hits(b, events[k], symbolizer)) {
+          target = k;
+          hit = b.number;
+          break;
+        }
+      }
+    }
+  }
+  StopInfo stop;
+  try {
+    stop = session_.go_to(target ? *target : 0);
+  } catch (const UsageError& e) {
+    output(std::string("ctrl: ") + e.what() + "\n");
+  }
+  if (stop.reason == StopReason::Step && hit >= 0) {
+    stop.breakpoint = hit;
+    for (const auto& b : session_.breakpoints())
+      if (b.number == hit)
+        stop.reason = b.kind == Breakpoint::Kind::Watch ? StopReason::Watchpoint : StopReason::Breakpoint;
+  }
+  if (!stop.message.empty()) output(stop.message + "\n");
+  stop.message.clear();
+  stop.thread = next_thread();
+  stop_reply(stop, std::nullopt, true);
+}
+
+int GdbServer::bug_signal() const {
+  const ExecutionResult* bug = session_.bug();
+  if (!bug) return kSigTrap;
+  if (bug->kind == "assertion") return kSigAbrt;
+  if (bug->kind != "crash") return kSigTrap;  // deadlock, hang: no signal
+  for (int s = 1; s < 32; ++s) {
+    const char* name = sigabbrev_np(s);
+    if (name && bug->message.find(std::string("SIG") + name) != std::string::npos) return s;
+  }
+  return kSigSegv;
+}
+
+void GdbServer::stop_reply(const StopInfo& stop, std::optional<uint32_t> thread_override, bool reversed) {
+  uint32_t thread = thread_override ? *thread_override
+                    : stop.thread != UINT32_MAX
+                        ? (stop.thread >= shm::kFlushActorBase ? stop.thread - shm::kFlushActorBase : stop.thread)
+                        : next_thread();
+  int signal = kSigTrap;
+  std::string reason;
+  switch (stop.reason) {
+    case StopReason::Step:
+    case StopReason::EndOfRecording:
+      break;
+    case StopReason::Breakpoint:
+      reason = "swbreak:;";
+      break;
+    case StopReason::Watchpoint:
+      for (const auto& b : session_.breakpoints())
+        if (b.number == stop.breakpoint) reason = "awatch:" + gdb::hex_number(b.address) + ";";
+      break;
+    case StopReason::Bug:
+      signal = bug_signal();
+      break;
+    case StopReason::Exited:
+      signal = kSigKill;
+      break;
+    case StopReason::Interrupted:
+      signal = kSigInt;
+      break;
+  }
+  if (reversed && session_.position() == 0) reason += "replaylog:begin;";
+  if (!stop.message.empty()) output(stop.message + "\n");
+  if (stop.reason == StopReason::Exited)
+    output("ctrl: the program has ended; reverse-stepi, reverse-continue and monitor back still work\n");
+  last_stop_thread_ = thread;
+  general_thread_.reset();
+  last_stop_ = "T" + hex_byte(signal) + "thread:" + gdb::thread_id(pid_, thread) + ";" + reason;
+  reply(last_stop_);
+}
+
+void GdbServer::monitor(const std::string& text) {
+  gdb::MonitorCommand command;
+  try {
+    command = gdb::parse_monitor(text);
+  } catch (const UsageError& e) {
+    output(std::string("ctrl: ") + e.what() + "\n");
+    return;
+  }
+  using Name = gdb::MonitorCommand::Name;
+  const char* moved = "(gdb still shows the old state: maintenance flush register-cache)\n";
+  try {
+    switch (command.name) {
+      case Name::Help:
+        output(gdb::monitor_help());
+        break;
+      case Name::Threads: {
+        std::string out;
+        for (const auto& t : session_.threads()) {
+          out += "T" + std::to_string(t.index) + " (gdb thread " + std::to_string(t.index + 1) + ") " +
+                 state_name(t.state) + ": " + t.description;
+          if (!t.where.empty() && t.description.find(t.where) == std::string::npos) out += " at " + t.where;
+          out += "\n";
+        }
+        for (const auto& line : session_.buffers()) out += line + "\n";
+        output(out);
+        break;
+      }
+      case Name::Step: {
+        StopInfo stop =
+            moving([&](const auto& on_step) { return session_.step(command.thread, command.count, on_step); });
+        if (!stop.message.empty()) output(stop.message + "\n");
+        output("at step " + std::to_string(session_.position()) + " " + moved);
+        break;
+      }
+      case Name::Back:
+      case Name::Goto: {
+        StopInfo stop = command.name == Name::Back ? session_.back(command.count) : session_.go_to(command.count);
+        if (!stop.message.empty()) output(stop.message + "\n");
+        output("at step " + std::to_string(session_.position()) + " " + moved);
+        break;
+      }
+      case Name::Schedule: {
+        std::string out;
+        for (uint64_t k = 0; k < session_.position(); ++k) out += session_.describe_step(k) + "\n";
+        if (out.empty()) out = "no step yet\n";
+        if (!session_.following_recording()) out += "(the schedule has left the recording)\n";
+        output(out);
+        break;
+      }
+      case Name::Save:
+        session_.save(command.file);
+        output("saved the schedule (" + std::to_string(session_.position()) + " steps) to " + command.file + "\n");
+        break;
+      case Name::Checkpoint: {
+        int id = session_.checkpoint();
+        output("checkpoint " + std::to_string(id) + " at step " + std::to_string(session_.position()) + "\n");
+        break;
+      }
+      case Name::Checkpoints: {
+        std::string out;
+        for (const auto& c : session_.checkpoints())
+          out += std::to_string(c.id) + ": step " + std::to_string(c.step) + (c.automatic ? " (automatic)" : "") + "\n";
+        output(out.empty() ? "no checkpoints\n" : out);
+        break;
+      }
+      case Name::Restart: {
+        if (command.count > INT_MAX) throw UsageError("no checkpoint " + std::to_string(command.count));
+        StopInfo stop = session_.restart(static_cast<int>(command.count));
+        if (!stop.message.empty()) output(stop.message + "\n");
+        output("at step " + std::to_string(session_.position()) + " " + moved);
+        break;
+      }
+    }
+  } catch (const UsageError& e) {
+    output(std::string("ctrl: ") + e.what() + "\n");
+  }
+}
+
+}  // namespace ctrl

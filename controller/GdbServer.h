@@ -1,0 +1,109 @@
+// gdb's remote serial protocol served on a DebugSession: what each request
+// means for a paused ctrl execution. Bytes and framing are GdbConnection's;
+// argument parsing and reply encoding are GdbPackets'.
+//
+// What gdb sees:
+//  - One process whose threads are ctrl's threads, T<i> as gdb thread i + 1,
+//    named "T<i> <pending operation> <object>"; `info threads` shows what
+//    each does and where. The process id is the session's at connection
+//    time: going back or forward re-creates the process (a fork) with the
+//    same memory, and gdb is not told.
+//  - Registers of a thread are those of its innermost program frame
+//    (DebugSession::registers), the rest "unavailable"; memory is read-only.
+//  - `stepi`/`step`/`next` move the stepping thread by one visible
+//    operation per single step; `continue` is DebugSession::cont;
+//    breakpoints (Z0/Z1) stop before a visible operation at their address
+//    or line, so gdb reports them as a SIGTRAP at that line rather than as
+//    "Breakpoint N". Watchpoints (Z2-Z4) stop before an operation that
+//    touches the address (the session chooses the size watched); gdb's
+//    `watch` only reports once it sees the value changed. Breakpoint
+//    addresses the session cannot place (no visible operation can be
+//    there, e.g. gdb's own breakpoint in the dynamic loader) are accepted
+//    and never stop.
+//  - `reverse-stepi` goes back one step (with a thread selected, to before
+//    that thread's previous step); `reverse-continue` goes back to the
+//    latest earlier step that performed an operation at a breakpoint, else
+//    to step 0, where gdb is told the history begins.
+//  - The end of the execution is a stop, not an exit: a bug stops the
+//    thread at it with its signal (assertion SIGABRT, crash its signal,
+//    deadlock and hang SIGTRAP); a normal end is reported as SIGKILL (as rr
+//    does) because gdb closes `target remote` on an exit and reverse
+//    execution would be lost.
+//  - Ctrl-C in gdb during a continue stops nothing: DebugSession::cont runs
+//    to its next stop (the interrupt is noted in the output).
+//  - Each stop is preceded by console output: the steps performed (the bug
+//    report's lines, at most kStepLines of them) and the stop's message.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "DebugSession.h"
+
+namespace ctrl {
+
+class GdbConnection;
+
+class GdbServer {
+ public:
+  static constexpr size_t kStepLines = 64;
+
+  explicit GdbServer(DebugSession& session);
+
+  // Listens on 127.0.0.1:`port` (0: a free port), says where on stderr
+  // ("ctrl: gdb server listening on 127.0.0.1:PORT (gdb PROGRAM -ex
+  // 'target remote :PORT')"), serves one connection to its end (gdb
+  // detaches, kills or hangs up) and returns 0. The session stays where gdb
+  // left it. A SIGINT or SIGTERM pending (ctrl blocks them for its signalfd)
+  // also ends it, and stays pending for the session to see. `log`, when not
+  // null, gets every packet. Throws UsageError when the port is taken.
+  int serve(uint16_t port, std::FILE* log);
+
+  // Serves an accepted connection until its end.
+  void serve_connection(GdbConnection& connection);
+
+ private:
+  // Handles one request; false when gdb ended the session.
+  bool handle(const std::string& packet);
+  void reply(const std::string& payload);
+  void output(const std::string& text);  // console output ('O')
+
+  std::string query(const std::string& packet);
+  std::string xfer(const std::string& packet);
+  std::string read_registers(const std::string& packet);
+  std::string read_memory(const std::string& packet);
+  std::string breakpoint(const std::string& packet);
+  void monitor(const std::string& text);
+
+  // Resuming: each sends its stop reply.
+  void resume(char action, std::optional<uint32_t> thread);
+  void reverse(bool step);
+  void stop_reply(const StopInfo& stop, std::optional<uint32_t> thread, bool reversed = false);
+  // Runs `move` with the step lines going to gdb; returns its stop.
+  StopInfo moving(const std::function<StopInfo(const std::function<void(const std::string&)>&)>& move);
+
+  // The thread the next step belongs to, for stops that name none.
+  uint32_t next_thread();
+  uint32_t thread_of_step(uint64_t step);
+  uint32_t general_thread();
+  int bug_signal() const;
+
+  DebugSession& session_;
+  GdbConnection* connection_ = nullptr;
+  pid_t pid_ = 0;                            // as gdb knows it
+  std::optional<uint32_t> general_thread_;   // Hg: registers
+  std::optional<uint32_t> continue_thread_;  // Hc: legacy s, bs
+  std::string last_stop_;                    // for '?'
+  uint32_t last_stop_thread_ = 0;
+  std::map<uint64_t, int> watches_;  // Z2-Z4 address -> breakpoint number
+  std::set<uint64_t> unplaced_;      // Z0 addresses the session could not place
+};
+
+}  // namespace ctrl
