@@ -83,6 +83,7 @@ int GdbServer::serve(uint16_t port, std::FILE* log) {
   std::fflush(stderr);
   int fd = GdbConnection::accept_one(listen_fd, termination_pending);
   if (fd < 0) return kExitNoBug;
+  log_ = log;
   GdbConnection connection(fd, log);
   connection.set_stop_check(termination_pending);
   serve_connection(connection);
@@ -385,16 +386,19 @@ std::string GdbServer::breakpoint(const std::string& packet) {
       try {
         session_.add_address_breakpoint(request->address);
         unplaced_.erase(request->address);
+        inserted_.insert(request->address);
       } catch (const UsageError& e) {
         // No visible operation can happen there: the breakpoint can never
         // stop, which is what gdb would see. Refusing it would make gdb
         // refuse to resume (its own breakpoints in ld.so are of this kind).
         unplaced_.insert(request->address);
-        std::fprintf(stderr, "ctrl: gdb breakpoint at 0x%llx never stops: %s\n",
-                     static_cast<unsigned long long>(request->address), e.what());
+        if (log_)
+          std::fprintf(log_, "gdb: breakpoint at 0x%llx never stops: %s\n",
+                       static_cast<unsigned long long>(request->address), e.what());
       }
     } else if (!unplaced_.erase(request->address)) {
       session_.remove_address_breakpoint(request->address);
+      inserted_.erase(request->address);
     }
     return "OK";
   }
@@ -511,9 +515,16 @@ void GdbServer::stop_reply(const StopInfo& stop, std::optional<uint32_t> thread_
     case StopReason::Step:
     case StopReason::EndOfRecording:
       break;
-    case StopReason::Breakpoint:
-      reason = "swbreak:;";
+    case StopReason::Breakpoint: {
+      // gdb takes a software breakpoint stop at a pc where none of its
+      // breakpoints is for a stale one and silently resumes: say swbreak
+      // only when the thread is exactly at one (a trapped instruction).
+      auto registers = session_.registers(thread);
+      constexpr int kRipField = 16;
+      if (registers && (registers->known >> kRipField & 1) && inserted_.count(registers->regs.rip))
+        reason = "swbreak:;";
       break;
+    }
     case StopReason::Watchpoint:
       for (const auto& b : session_.breakpoints())
         if (b.number == stop.breakpoint) reason = "awatch:" + gdb::hex_number(b.address) + ";";

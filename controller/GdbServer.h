@@ -97,12 +97,14 @@ class GdbServer {
 
   DebugSession& session_;
   GdbConnection* connection_ = nullptr;
+  std::FILE* log_ = nullptr;
   pid_t pid_ = 0;                            // as gdb knows it
   std::optional<uint32_t> general_thread_;   // Hg: registers
   std::optional<uint32_t> continue_thread_;  // Hc: legacy s, bs
   std::string last_stop_;                    // for '?'
   uint32_t last_stop_thread_ = 0;
   std::map<uint64_t, int> watches_;  // Z2-Z4 address -> breakpoint number
+  std::set<uint64_t> inserted_;      // Z0 addresses the session placed
   std::set<uint64_t> unplaced_;      // Z0 addresses the session could not place
 };
 
