@@ -283,6 +283,16 @@ std::string hex_number(uint64_t value) {
   return buffer;
 }
 
+std::vector<std::string_view> split(std::string_view text, char separator) {
+  std::vector<std::string_view> parts;
+  for (;;) {
+    size_t at = text.find(separator);
+    parts.push_back(text.substr(0, at));
+    if (at == std::string_view::npos) return parts;
+    text.remove_prefix(at + 1);
+  }
+}
+
 std::optional<ThreadId> parse_thread_id(std::string_view text) {
   if (!text.empty() && text[0] == 'p') {
     size_t dot = text.find('.');

@@ -37,6 +37,7 @@ std::optional<std::string> from_hex(std::string_view hex);
 // The whole of `text` as one hex number (1 to 16 digits).
 std::optional<uint64_t> parse_hex(std::string_view text);
 std::string hex_number(uint64_t value);  // lowercase, no leading zeros
+std::vector<std::string_view> split(std::string_view text, char separator);
 
 // ---- thread ids ----
 struct ThreadId {

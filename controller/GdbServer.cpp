@@ -277,6 +277,7 @@ std::string GdbServer::query(const std::string& packet) {
   if (packet == "qsThreadInfo") return "l";
   if (packet == "qC") return "QC" + gdb::thread_id(pid_, general_thread());
   if (packet.rfind("qAttached", 0) == 0) return "1";
+  if (packet.rfind("qGetTLSAddr:", 0) == 0) return tls_address(packet);
   if (packet.rfind("qThreadExtraInfo,", 0) == 0) {
     auto thread = gdb::parse_thread_id(std::string_view(packet).substr(17));
     if (!thread || thread->kind != gdb::ThreadId::Kind::One) return "E01";
@@ -345,6 +346,44 @@ uint32_t GdbServer::next_thread() {
   for (uint32_t t = 0; t < 64; ++t)
     if (enabled >> t & 1) return t >= shm::kFlushActorBase ? t - shm::kFlushActorBase : t;
   return 0;
+}
+
+std::string GdbServer::tls_address(const std::string& packet) {
+  // "qGetTLSAddr:THREAD,OFFSET,LM": the address of OFFSET in the TLS block
+  // of the module whose link_map is LM, for THREAD.
+  auto arguments = gdb::split(std::string_view(packet).substr(12), ',');
+  if (arguments.size() != 3) return "E01";
+  auto thread = gdb::parse_thread_id(arguments[0]);
+  auto offset = gdb::parse_hex(arguments[1]);
+  auto link_map = gdb::parse_hex(arguments[2]);
+  if (!thread || !offset || !link_map) return "E01";
+  uint32_t index = thread->kind == gdb::ThreadId::Kind::One ? thread->index : general_thread();
+  // Only the executable's block is found without glibc's private link_map
+  // fields: it is TLS module 1 whenever it has TLS, and its link_map is the
+  // one with an empty l_name (the third word of the public struct link_map).
+  uint64_t name = 0;
+  char first = 1;
+  if (!session_.read_memory(*link_map + 8, &name, sizeof name) || !session_.read_memory(name, &first, 1)) return "E01";
+  if (first != '\0') return "E02";
+  // x86-64: the thread pointer points at tcbhead_t, whose second word is
+  // the dtv; dtv[1] (16-byte entries) holds module 1's block.
+  uint64_t tp = session_.thread_pointer(index), dtv = 0, block = 0;
+  if (tp == 0 || !session_.read_memory(tp + 8, &dtv, sizeof dtv) ||
+      !session_.read_memory(dtv + 16, &block, sizeof block) || block == 0 || block == UINT64_MAX)
+    return "E03";
+  return gdb::hex_number(block + *offset);
+}
+
+uint32_t GdbServer::with_pc(uint32_t thread) {
+  constexpr int kRipField = 16;
+  auto has_pc = [&](uint32_t t) {
+    auto registers = session_.registers(t);
+    return registers && (registers->known >> kRipField & 1);
+  };
+  if (has_pc(thread)) return thread;
+  for (const auto& t : session_.threads())
+    if (has_pc(t.index)) return t.index;
+  return thread;
 }
 
 uint32_t GdbServer::general_thread() { return general_thread_ ? *general_thread_ : last_stop_thread_; }
@@ -450,17 +489,15 @@ void GdbServer::reverse(bool step) {
   uint64_t position = session_.position();
   std::optional<uint64_t> target;
   int hit = -1;
+  // gdb steps its selected thread (Hc, else the one whose registers it
+  // read last): back to before that thread's previous step, as rr does.
+  uint32_t stepping = continue_thread_ ? *continue_thread_ : general_thread();
   if (step) {
-    if (continue_thread_) {
-      // Back to before the selected thread's previous step.
-      for (uint64_t k = position; k-- > 0;)
-        if (thread_of_step(k) == *continue_thread_) {
-          target = k;
-          break;
-        }
-    } else if (position > 0) {
-      target = position - 1;
-    }
+    for (uint64_t k = position; k-- > 0;)
+      if (thread_of_step(k) == stepping) {
+        target = k;
+        break;
+      }
   } else {
     const auto& events = session_.events();
     Symbolizer& symbolizer = session_.symbolizer();
@@ -473,12 +510,16 @@ void GdbServer::reverse(bool step) {
         }
       }
     }
+    // No earlier hit: back to the start, where the history begins.
+    if (!target && position > 0) target = 0;
   }
   StopInfo stop;
-  try {
-    stop = session_.go_to(target ? *target : 0);
-  } catch (const UsageError& e) {
-    output(std::string("ctrl: ") + e.what() + "\n");
+  if (target) {
+    try {
+      stop = session_.go_to(*target);
+    } catch (const UsageError& e) {
+      output(std::string("ctrl: ") + e.what() + "\n");
+    }
   }
   if (stop.reason == StopReason::Step && hit >= 0) {
     stop.breakpoint = hit;
@@ -488,8 +529,12 @@ void GdbServer::reverse(bool step) {
   }
   if (!stop.message.empty()) output(stop.message + "\n");
   stop.message.clear();
-  stop.thread = next_thread();
-  stop_reply(stop, std::nullopt, true);
+  // A reverse step reports its thread (it stays where it is when it has no
+  // earlier step); a reverse continue the thread at the breakpoint, or the
+  // first one at step 0.
+  stop.thread = step ? stepping : next_thread();
+  bool history_begins = step ? !target : hit < 0;
+  stop_reply(stop, std::nullopt, history_begins);
 }
 
 int GdbServer::bug_signal() const {
@@ -504,11 +549,14 @@ int GdbServer::bug_signal() const {
   return kSigSegv;
 }
 
-void GdbServer::stop_reply(const StopInfo& stop, std::optional<uint32_t> thread_override, bool reversed) {
+void GdbServer::stop_reply(const StopInfo& stop, std::optional<uint32_t> thread_override, bool history_begins) {
   uint32_t thread = thread_override ? *thread_override
                     : stop.thread != UINT32_MAX
                         ? (stop.thread >= shm::kFlushActorBase ? stop.thread - shm::kFlushActorBase : stop.thread)
                         : next_thread();
+  // gdb refuses to go on (even backwards) from a thread without a pc, as a
+  // finished one: the stop goes to a thread that has one, if any.
+  if (stop.reason == StopReason::Exited || stop.reason == StopReason::Bug) thread = with_pc(thread);
   int signal = kSigTrap;
   std::string reason;
   switch (stop.reason) {
@@ -539,10 +587,12 @@ void GdbServer::stop_reply(const StopInfo& stop, std::optional<uint32_t> thread_
       signal = kSigInt;
       break;
   }
-  if (reversed && session_.position() == 0) reason += "replaylog:begin;";
+  if (history_begins) reason += "replaylog:begin;";
   if (!stop.message.empty()) output(stop.message + "\n");
   if (stop.reason == StopReason::Exited)
-    output("ctrl: the program has ended; reverse-stepi, reverse-continue and monitor back still work\n");
+    output(
+        "ctrl: the program has ended; monitor back and monitor goto still work (and reverse-stepi and "
+        "reverse-continue while a thread remains)\n");
   last_stop_thread_ = thread;
   general_thread_.reset();
   last_stop_ = "T" + hex_byte(signal) + "thread:" + gdb::thread_id(pid_, thread) + ";" + reason;

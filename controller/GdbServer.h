@@ -10,27 +10,45 @@
 //    same memory, and gdb is not told.
 //  - Registers of a thread are those of its innermost program frame
 //    (DebugSession::registers), the rest "unavailable"; memory is read-only.
-//  - `stepi`/`step`/`next` move the stepping thread by one visible
-//    operation per single step; `continue` is DebugSession::cont;
-//    breakpoints (Z0/Z1) stop before a visible operation at their address
-//    or line, so gdb reports them as a SIGTRAP at that line rather than as
-//    "Breakpoint N". Watchpoints (Z2-Z4) stop before an operation that
-//    touches the address (the session chooses the size watched); gdb's
-//    `watch` only reports once it sees the value changed. Breakpoint
-//    addresses the session cannot place (no visible operation can be
-//    there, e.g. gdb's own breakpoint in the dynamic loader) are accepted
-//    and never stop.
-//  - `reverse-stepi` goes back one step (with a thread selected, to before
-//    that thread's previous step); `reverse-continue` goes back to the
-//    latest earlier step that performed an operation at a breakpoint, else
-//    to step 0, where gdb is told the history begins.
+//  - `stepi` moves the selected thread by one visible operation; `step` and
+//    `next` are made of such single steps (and of continues when gdb steps
+//    over a call: those follow the schedule, so use stepi or `monitor step`
+//    for exact control); `continue` is DebugSession::cont.
+//  - Breakpoints (Z0/Z1) go to DebugSession::add_address_breakpoint: they
+//    stop before a visible operation at that address or line. gdb names the
+//    breakpoint ("Breakpoint N, ...") only when the thread's pc is exactly
+//    its address (a call's return address, a trapped instruction);
+//    otherwise it reports a SIGTRAP at that line (a "swbreak" stop elsewhere
+//    would make gdb silently resume). Addresses the session cannot place (no
+//    visible operation can be there, e.g. gdb's own breakpoints in the
+//    dynamic loader) are accepted and never stop.
+//  - Watchpoints (Z2-Z4) go to DebugSession::add_watch("0xADDR"), which
+//    chooses the size watched; they stop before an operation that touches
+//    the address, so gdb's `watch` (which compares values) reports at the
+//    first stop after the value changed; `awatch` and `rwatch` at once.
+//  - `reverse-stepi` goes back to before the selected thread's previous
+//    step (the other threads go back in time with it, as in rr);
+//    `reverse-continue` to the latest earlier step that performed an
+//    operation matching a breakpoint (the match of DebugSession.h's
+//    Breakpoint, redone here on events()), else to step 0. When nothing is
+//    earlier gdb is told the history begins.
+//  - Thread-local variables of the executable (TLS module 1) are found
+//    through the thread pointer and the dtv; those of shared libraries
+//    (errno) are not: glibc keeps their module ids in private fields.
 //  - The end of the execution is a stop, not an exit: a bug stops the
 //    thread at it with its signal (assertion SIGABRT, crash its signal,
 //    deadlock and hang SIGTRAP); a normal end is reported as SIGKILL (as rr
-//    does) because gdb closes `target remote` on an exit and reverse
-//    execution would be lost.
+//    does) because gdb closes `target remote` on an exit and going back
+//    would be lost. The stop goes to a thread that still has a pc: gdb
+//    refuses to move from one without (then only `monitor back`/`goto`).
 //  - Ctrl-C in gdb during a continue stops nothing: DebugSession::cont runs
 //    to its next stop (the interrupt is noted in the output).
+//  - `monitor CMD` gives the prompt's commands (monitor help lists them),
+//    their output as console output. Those that move (step, back, goto,
+//    restart) do so behind gdb's back: its register and frame caches are
+//    stale until `maintenance flush register-cache`.
+//  - A request the session refuses (UsageError) is answered E01 with one
+//    line on stderr; the session goes on.
 //  - Each stop is preceded by console output: the steps performed (the bug
 //    report's lines, at most kStepLines of them) and the stop's message.
 #pragma once
@@ -79,13 +97,15 @@ class GdbServer {
   std::string xfer(const std::string& packet);
   std::string read_registers(const std::string& packet);
   std::string read_memory(const std::string& packet);
+  std::string tls_address(const std::string& packet);
   std::string breakpoint(const std::string& packet);
   void monitor(const std::string& text);
 
   // Resuming: each sends its stop reply.
   void resume(char action, std::optional<uint32_t> thread);
   void reverse(bool step);
-  void stop_reply(const StopInfo& stop, std::optional<uint32_t> thread, bool reversed = false);
+  // `history_begins`: a reverse execution found nothing earlier to stop at.
+  void stop_reply(const StopInfo& stop, std::optional<uint32_t> thread, bool history_begins = false);
   // Runs `move` with the step lines going to gdb; returns its stop.
   StopInfo moving(const std::function<StopInfo(const std::function<void(const std::string&)>&)>& move);
 
@@ -93,6 +113,8 @@ class GdbServer {
   uint32_t next_thread();
   uint32_t thread_of_step(uint64_t step);
   uint32_t general_thread();
+  // `thread` if gdb can have its pc, else the first thread that has one.
+  uint32_t with_pc(uint32_t thread);
   int bug_signal() const;
 
   DebugSession& session_;
