@@ -309,6 +309,32 @@ TEST(GdbPackets, RegistersFollowTheLayoutLittleEndianUnknownAsX) {
   EXPECT_EQ(gdb::encode_registers(std::nullopt), std::string(2 * 560, 'x'));
 }
 
+// Each register of gdb's layout comes from its own user_regs_struct field.
+TEST(GdbPackets, EachRegisterComesFromItsField) {
+  ThreadRegisters r;
+  auto* words = reinterpret_cast<unsigned long long*>(&r.regs);
+  for (size_t i = 0; i < sizeof r.regs / 8; ++i) words[i] = 0x1000 + i;
+  r.known = ~0ull;
+  using R = user_regs_struct;
+  struct Case {
+    size_t slot;
+    unsigned long long R::*field;
+    size_t bytes;
+  } cases[] = {
+      {0, &R::rax, 8},      {1, &R::rbx, 8},      {2, &R::rcx, 8},     {3, &R::rdx, 8},  {4, &R::rsi, 8},
+      {5, &R::rdi, 8},      {6, &R::rbp, 8},      {7, &R::rsp, 8},     {8, &R::r8, 8},   {9, &R::r9, 8},
+      {10, &R::r10, 8},     {11, &R::r11, 8},     {12, &R::r12, 8},    {13, &R::r13, 8}, {14, &R::r14, 8},
+      {15, &R::r15, 8},     {16, &R::rip, 8},     {17, &R::eflags, 4}, {18, &R::cs, 4},  {19, &R::ss, 4},
+      {20, &R::ds, 4},      {21, &R::es, 4},      {22, &R::fs, 4},     {23, &R::gs, 4},  {57, &R::orig_rax, 8},
+      {58, &R::fs_base, 8}, {59, &R::gs_base, 8},
+  };
+  for (const auto& c : cases) {
+    unsigned long long v = r.regs.*c.field;
+    std::string expected = gdb::to_hex(std::string_view(reinterpret_cast<const char*>(&v), c.bytes));
+    EXPECT_EQ(gdb::encode_register(r, c.slot), expected) << "slot " << c.slot;
+  }
+}
+
 // gdb itself reads target_xml(): the 'g' offsets it derives must be the
 // encoder's (this is what makes `info registers` and backtraces right).
 TEST(GdbPackets, GdbAgreesWithTheRegisterLayout) {
@@ -364,6 +390,15 @@ TEST(GdbPackets, XferReadsAndSlices) {
   EXPECT_EQ(gdb::xfer_slice("abcdef", 0, 6), "labcdef");
   EXPECT_EQ(gdb::xfer_slice("abcdef", 6, 1), "l");
   EXPECT_EQ(gdb::xfer_slice("abcdef", 100, 1), "l");
+}
+
+TEST(GdbPackets, Split) {
+  auto parts = gdb::split("p1f.2,7c,7ffff7ffe2e0", ',');
+  ASSERT_EQ(parts.size(), 3u);
+  EXPECT_EQ(parts[0], "p1f.2");
+  EXPECT_EQ(parts[2], "7ffff7ffe2e0");
+  EXPECT_EQ(gdb::split("", ',').size(), 1u);
+  EXPECT_EQ(gdb::split("a,", ',').size(), 2u);
 }
 
 TEST(GdbPackets, MemoryAndBreakpointArguments) {
