@@ -10,6 +10,9 @@
 //    same memory, and gdb is not told.
 //  - Registers of a thread are those of its innermost program frame
 //    (DebugSession::registers), the rest "unavailable"; memory is read-only.
+//    A thread parked in an interposed call has the call's return address as
+//    its pc, so gdb's frame #0 shows the line after the call when the
+//    return address starts the next line.
 //  - `stepi` moves the selected thread by one visible operation; `step` and
 //    `next` are made of such single steps (and of continues when gdb steps
 //    over a call: those follow the schedule, so use stepi or `monitor step`
@@ -75,6 +78,7 @@ class GdbServer {
 
   explicit GdbServer(DebugSession& session);
 
+  // `session` has been started (DebugSession::start).
   // Listens on 127.0.0.1:`port` (0: a free port), says where on stderr
   // ("ctrl: gdb server listening on 127.0.0.1:PORT (gdb PROGRAM -ex
   // 'target remote :PORT')"), serves one connection to its end (gdb

@@ -1,70 +1,73 @@
 # gdb against `ctrl replay --gdb PORT TRACE` on the recorded deadlock of
-# samples/deadlock_lock_order (T0 main, T1 left, T2 right; gdb thread i+1 is
-# ctrl's T<i>). Not registered under CTest yet: it waits for DebugSession.
+# samples/deadlock_lock_order (T0 main, T1 left, T2 right; gdb thread i + 1
+# is ctrl's T<i>). Not registered under CTest yet: it needs DebugSession and
+# the --gdb option. The test would run:
 #
 #   ctrl attach --save-trace deadlock.trace samples/deadlock_lock_order   # exit 1
-#   ctrl replay --gdb 0 deadlock.trace &      # prints "... listening on 127.0.0.1:PORT ..."
+#   ctrl replay --gdb 0 deadlock.trace 2> server.err &   # "ctrl: gdb server listening on 127.0.0.1:PORT (...)"
 #   gdb -nx -batch -ex 'target remote :PORT' -x tests/e2e/gdb_session.gdb samples/deadlock_lock_order
 #
-# What each command should print is in the comment above it; a test checks
-# those lines in gdb's output and that ctrl exits 0 after the detach.
+# and check the lines below (regular expressions, in order) in gdb's output,
+# then that ctrl exits 0 after the detach and left no process behind.
 
 set pagination off
 set confirm off
 
-# Step 0 of the recording: only main exists.
-#   * 1    Thread P.1 "T0 thread_create" (...) ... main () at deadlock_lock_order.c:35
+# Step 0 of the recording: only main, about to create its first thread.
+#   \* 1 +Thread [0-9]+\.1 "T0 thread_create" .* main \(\) at .*deadlock_lock_order\.c:3[0-9]
 info threads
 
-# Runs the recording until right() is about to take `a` (its second lock),
-# after left() took `a`. gdb reports the stop as a SIGTRAP of thread 3 at the
-# line (or "Breakpoint 1," when the thread's pc is the breakpoint's address);
-# console output first lists the steps performed, as the bug report does.
-#   Breakpoint 1 at 0x...: file deadlock_lock_order.c, line 26.
-#   Thread 3 "T2 mutex_lock a" received signal SIGTRAP ... right (arg=...) at deadlock_lock_order.c:26
+# The recording runs until right() is about to perform an operation of line
+# 26 (or the operation whose return address starts line 26: its lock of b).
+# Console output first lists the steps performed, as in the bug report. gdb
+# says "hit Breakpoint 1" when T2's pc (the call's return address) is the
+# breakpoint's address, else that it "received signal SIGTRAP"; either way:
+#   Breakpoint 1 at 0x[0-9a-f]+: file .*deadlock_lock_order\.c, line 26\.
+#   Thread 3 "T2 mutex_lock [ab]" (hit Breakpoint 1|received signal SIGTRAP)
+#   right \(.*\) at .*deadlock_lock_order\.c:2[56]
 break deadlock_lock_order.c:26
 continue
 
-# Every thread, with its pending operation.
-#   1    Thread P.1 "T0 thread_join" ...
-#   2    Thread P.2 "T1 mutex_lock b" ... left (arg=...) at deadlock_lock_order.c:16
-# * 3    Thread P.3 "T2 mutex_lock a" ... right (arg=...) at deadlock_lock_order.c:26
+# Every thread with its pending operation and program frame.
+#   1 +Thread [0-9]+\.1 "T0 thread_join
+#   2 +Thread [0-9]+\.2 "T1 mutex_lock .* left \(.*\) at .*deadlock_lock_order\.c:1[56]
+#   \* 3 +Thread [0-9]+\.3 "T2 mutex_lock .* right \(.*\) at .*deadlock_lock_order\.c:2[56]
 info threads
 
-# left's frames, file:line of the program (agent frames left out).
-#   #0  ... left (arg=...) at deadlock_lock_order.c:16
-#   #1  ... start_thread ...
+# left's frames, with file:line, agent frames left out.
+#   \[Switching to thread 2 .*
+#   #0 .*left \(.*\) at .*deadlock_lock_order\.c:1[56]
 thread 2
 bt
 
 # A global, read from the paused process.
-#   $1 = 0
+#   \$1 = 0
 print transfers
 
-# Back one step: the last thread to move (T2 taking b) is before it again.
-#   ... right (arg=...) at deadlock_lock_order.c:25
+# Back to before thread 2's (T1's) previous step; then T1 performs it again
+# through the monitor (gdb's caches are flushed by hand after a monitor
+# command that moves).
+#   left \(.*\) at .*deadlock_lock_order\.c:1[56]
+#   step [0-9]+: T1 .*mutex_lock
+#   at step [0-9]+ \(gdb still shows the old state: maintenance flush register-cache\)
 reverse-stepi
-info threads
-
-# Thread 1 (T1) performs one visible operation through the monitor; gdb's
-# caches are flushed by hand, then T1 is at its next operation.
-#   step N: T1 ...
-#   at step N+1 (gdb still shows the old state: maintenance flush register-cache)
 monitor step 1
 maintenance flush register-cache
 info threads
 
 # The interleaving so far, one bug-report line per step.
+#   step 0: T0 .*thread_create
 monitor schedule
 
-# To the end: the recorded deadlock.
-#   ... deadlock ...
-#   Thread N "..." received signal SIGTRAP
+# To the end: the recorded deadlock, reported with the session's message.
+#   deadlock
+#   Thread [0-9] "T[0-9] mutex_lock [ab]" received signal SIGTRAP
 delete
 continue
 
-# Going back still works at the end.
-#   No more reverse-execution history.   (back at step 0: no breakpoint left)
+# Going back still works at the end: with no breakpoint, to step 0.
+#   No more reverse-execution history\.
+#   main \(\) at .*deadlock_lock_order\.c:3[0-9]
 reverse-continue
 
 detach
