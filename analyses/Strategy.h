@@ -19,6 +19,9 @@ struct ExecutionPlan {
   std::vector<uint32_t> prefix;  // thread chosen at steps 0..prefix.size()-1
   shm::TailPolicy policy = shm::TailPolicy::Sticky;
   uint64_t seed = 0;  // for TailPolicy::Random
+  // TailPolicy::Ask: the step at which the execution pauses even within the
+  // prefix (shm::Header::pause_at).
+  uint64_t pause_at = UINT64_MAX;
   // Sleep set from decision `sleep_from` on (see shm::Header::sleep_mask);
   // by default from the last prefix decision.
   uint64_t sleep_mask = 0;

@@ -127,6 +127,8 @@ ExplorationReport Explorer::run() {
         return true;
       case ExecutionResult::End::Unsupported:
         throw UsageError(r.message);
+      case ExecutionResult::End::Paused:
+        throw InternalError("an explored execution paused for stepping");
       case ExecutionResult::End::Diverged:
         throw InternalError(fmt::format("execution {} diverged from its own plan: {}", r.execution, r.message));
       case ExecutionResult::End::StepBound:

@@ -46,6 +46,8 @@ void SharedMemory::prepare(const ExecutionPlan& plan, uint64_t execution, uint64
   h.max_steps = std::min(max_steps, h.capacity);
   h.prefix_len = prefix;
   h.policy = plan.policy;
+  h.pause_at = plan.pause_at;
+  h.command = shm::StepCommand::None;
   h.sleep_mask = plan.sleep_mask;
   std::memset(h.sleepers, 0, sizeof h.sleepers);
   for (const auto& [thread, access] : plan.sleepers)

@@ -27,7 +27,7 @@
 namespace ctrl::shm {
 
 inline constexpr uint32_t kMagic = 0x4c525443;  // "CTRL"
-inline constexpr uint32_t kVersion = 7;
+inline constexpr uint32_t kVersion = 8;
 inline constexpr uint32_t kMaxThreads = 64;
 // Under x86-TSO each thread t has a flush actor, scheduled as thread
 // kFlushActorBase + t; so at most kFlushActorBase threads there.
@@ -45,6 +45,21 @@ enum class TailPolicy : uint32_t {
   Random = 0,      // uniform among enabled threads, from `seed`
   RoundRobin = 1,  // next enabled thread after the last one chosen
   Sticky = 2,      // keep the current thread while it is enabled, else lowest
+  // Stepping: the deciding thread follows prefix[] while step < pause_at,
+  // then asks the controller (Header::asking/reply) and waits for it.
+  Ask = 3,
+};
+
+// What the controller asks of an execution paused at a decision
+// (TailPolicy::Ask), written into Header::command before raising `reply`.
+enum class StepCommand : uint32_t {
+  None = 0,
+  // Go on: the controller may have extended prefix[]/prefix_len and moved
+  // pause_at; the agent re-reads them and decides again (asking again when
+  // the prefix gives no decision or step == pause_at).
+  Go = 1,
+  // Stop asking: decide by the sticky policy from here to the end.
+  Finish = 2,
 };
 
 // How an execution ended, as the agent saw it. The controller adds what only
@@ -182,6 +197,20 @@ struct Header {
   // only for such an execution.
   uint32_t npending;
   Event pending[kMaxThreads];
+
+  // ---- stepping (TailPolicy::Ask) ----
+  // The deciding thread of a paused execution publishes every thread's
+  // slot, writes ask_step/ask_enabled, raises `asking` and says Paused on
+  // the channel, then waits (a shared futex: the region is a MAP_SHARED
+  // memfd) until the controller raises `reply`, having written `command`
+  // and, for Go, the plan fields it changed (prefix, prefix_len, pause_at).
+  uint64_t pause_at;  // plan: ask at this step even within the prefix
+  alignas(64) std::atomic<uint32_t> asking;
+  std::atomic<uint32_t> reply;
+  StepCommand command;
+  uint32_t pad3;
+  uint64_t ask_step;
+  uint64_t ask_enabled;  // threads and flush actors that may perform it
 };
 
 inline size_t region_size_for(uint64_t capacity) {
