@@ -179,6 +179,9 @@ uint32_t Runtime::choose(uint32_t me) {
     if (mask == 0) {
       uint32_t spinner = model.confirmed_spinner();
       if (spinner != kNoThread) spin_hang(spinner);
+      // Stepping: the controller sees the deadlock while every thread still
+      // waits where it is; its Finish ends the execution as one.
+      if (stepping_) ask(me, 0);
       deadlock(me, model.thread(me).pending.site);
     }
   }
@@ -215,6 +218,7 @@ void Runtime::ask(uint32_t me, uint64_t mask) {
     h->current = me;
     h->ask_step = step_;
     h->ask_enabled = mask;
+    h->nbuffered = buffering ? buffers.snapshot(h->buffered, shm::kMaxShownStores) : 0;
     uint32_t seen = h->reply.load(std::memory_order_acquire);
     h->asking.fetch_add(1, std::memory_order_release);
     framing::write_all(control_fd, paused_frame_, paused_len_);

@@ -90,6 +90,17 @@ struct SleeperAccess {
   uint64_t everything;
 };
 
+// A store waiting in a store buffer (TSO/PSO), as a paused execution shows it.
+struct BufferedStore {
+  uint32_t thread;  // the storing thread
+  uint32_t actor;   // the flush actor that commits it (kFlushActorBase + actor)
+  uint64_t addr;
+  uint64_t size;
+  uint64_t value;  // its first 8 bytes, little-endian
+  uint64_t step;   // the store's event
+};
+inline constexpr uint32_t kMaxShownStores = 128;
+
 struct Signature {
   uint32_t thread;
   uint16_t kind;  // OpKind
@@ -211,6 +222,9 @@ struct Header {
   uint32_t pad3;
   uint64_t ask_step;
   uint64_t ask_enabled;  // threads and flush actors that may perform it
+  uint32_t nbuffered;    // under tso/pso: the buffered stores at the pause
+  uint32_t pad4;
+  BufferedStore buffered[kMaxShownStores];
 };
 
 inline size_t region_size_for(uint64_t capacity) {
