@@ -5,6 +5,7 @@
 #include <editline/readline.h>
 
 #include <charconv>
+#include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <sstream>
@@ -76,6 +77,7 @@ const char* kHelp =
     "  regs [T]                   registers of T's innermost program frame\n"
     "  schedule                   the interleaving so far\n"
     "  save FILE                  write the schedule as a trace (ctrl replay FILE)\n"
+    "  time COMMAND               run COMMAND and say how long it took\n"
     "  quit [q]                   end the session\n";
 
 }  // namespace
@@ -115,6 +117,10 @@ void DebugPrompt::show_stop(const StopInfo& stop) {
     case StopReason::Exited:
       fmt::print(out_, "end at step {}: {}\n", session_.position(), stop.message);
       return;
+    case StopReason::Interrupted:
+      fmt::print(out_, "{}\n", stop.message);
+      interrupted_ = true;
+      return;
     default:
       fmt::print(out_, "{}\n", stop.message);
   }
@@ -123,6 +129,16 @@ void DebugPrompt::show_stop(const StopInfo& stop) {
 bool DebugPrompt::execute(const std::string& line) {
   std::vector<std::string> w = words(line);
   if (w.empty() || w[0].starts_with("#")) return true;
+  if (w[0] == "time" && w.size() > 1) {
+    // `time COMMAND`: how long the command took, for the figures in
+    // docs/PERFORMANCE.md.
+    auto begin = std::chrono::steady_clock::now();
+    bool go_on = execute(line.substr(line.find("time") + 4));
+    fmt::print(out_, "time: {:.1f} ms\n",
+               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count());
+    std::fflush(out_);
+    return go_on;
+  }
   const std::string& cmd = w[0];
   auto print_step = [&](const std::string& s) { fmt::print(out_, "{}\n", s); };
   try {
@@ -260,7 +276,7 @@ bool DebugPrompt::execute(const std::string& line) {
     failed_ = true;
   }
   std::fflush(out_);
-  return true;
+  return !interrupted_;
 }
 
 int DebugPrompt::run(std::istream* script) {
@@ -272,7 +288,7 @@ int DebugPrompt::run(std::istream* script) {
       if (!words(line).empty() && !line.starts_with("#")) fmt::print(out_, "(ctrl) {}\n", line);
       if (!execute(line)) break;
     }
-    return failed_ ? kExitBadInput : kExitNoBug;
+    return failed_ || interrupted_ ? kExitBadInput : kExitNoBug;
   }
   where();
   std::string last;
@@ -287,7 +303,7 @@ int DebugPrompt::run(std::istream* script) {
     last = line;
     if (!execute(line)) break;
   }
-  return kExitNoBug;
+  return interrupted_ ? kExitBadInput : kExitNoBug;
 }
 
 }  // namespace ctrl

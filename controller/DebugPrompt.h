@@ -38,6 +38,7 @@ class DebugPrompt {
   DebugSession& session_;
   std::FILE* out_;
   bool failed_ = false;
+  bool interrupted_ = false;  // Ctrl-C or SIGTERM: the session ends
 };
 
 }  // namespace ctrl

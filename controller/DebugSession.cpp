@@ -24,7 +24,10 @@ constexpr uint64_t kNoSignature = UINT64_MAX;
 
 // Instruction sites are exact addresses; interposed calls log the call's
 // return address, whose line is the one of the call itself at site - 1.
-bool exact_site(OpKind kind) { return kind == OpKind::Load || kind == OpKind::Store || kind == OpKind::Rmw; }
+bool exact_site(OpKind kind) {
+  return kind == OpKind::Load || kind == OpKind::Store || kind == OpKind::Rmw || kind == OpKind::ThreadStart ||
+         kind == OpKind::ThreadExit || kind == OpKind::ProcessExit;
+}
 
 std::optional<uint64_t> parse_number(const std::string& text) {
   uint64_t v = 0;
@@ -107,9 +110,14 @@ struct DebugSession::Impl {
   StopInfo absorb(ExecutionResult r, uint64_t from) {
     uint64_t steps = r.events.size();
     if (r.end == ExecutionResult::End::Interrupted) {
+      // The execution is gone, and every later supervision would stop at
+      // once too: the session ends.
       live = false;
       ended = false;
-      throw UsageError(fmt::format("interrupted by {}: the stepping session ends", session.stop_reason()));
+      StopInfo stop;
+      stop.reason = StopReason::Interrupted;
+      stop.message = fmt::format("interrupted by {}: the stepping session ends", session.stop_reason());
+      return stop;
     }
     if (r.end == ExecutionResult::End::Diverged)
       throw InternalError(fmt::format("the execution diverged from the schedule: {}", r.message));
