@@ -120,6 +120,16 @@ TEST_F(ExplorerPrefix, AfterEachTookOneLockItDeadlocks) {
   EXPECT_EQ(saved.execution(), 2u);
 }
 
+// The session outlives the exploration: its time limit ends with it.
+TEST_F(ExplorerPrefix, TheTimeLimitEndsWithTheExploration) {
+  options.time_limit = 1e-9;
+  options.trace_dir = fresh_dir("time");
+  ExplorationReport r = Explorer(session, options, trace_template).run();
+  EXPECT_TRUE(r.interrupted);
+  EXPECT_FALSE(session.should_stop());
+  EXPECT_EQ(session.run(ExecutionPlan{}, 5).end, ExecutionResult::End::Complete);
+}
+
 // A prefix whose signatures do not match what the program does is an
 // internal error, not an exploration of something else.
 TEST_F(ExplorerPrefix, ADivergingPrefixIsAnInternalError) {
