@@ -35,7 +35,8 @@ std::vector<uint32_t> threads_of(const std::vector<shm::Event>& events) {
   return t;
 }
 
-Explored explore_from(Strategy& strategy, const Program& p, const std::vector<uint32_t>& prefix, uint64_t limit = 10000) {
+Explored explore_from(Strategy& strategy, const Program& p, const std::vector<uint32_t>& prefix,
+                      uint64_t limit = 10000) {
   strategy.set_fixed_prefix(prefix);
   Explored r;
   for (uint64_t i = 0; i < limit; ++i) {
@@ -86,8 +87,10 @@ std::string show(const std::vector<uint32_t>& v) {
 // outside it (T0 stores 1, T1 loads).
 Program two_sections() {
   Program p;
-  p.threads.push_back({{OpKind::MutexLock, M}, {OpKind::AtomicRmw, X, 1}, {OpKind::MutexUnlock, M}, {OpKind::AtomicStore, Y, 1}});
-  p.threads.push_back({{OpKind::MutexLock, M}, {OpKind::AtomicRmw, X, 1}, {OpKind::MutexUnlock, M}, {OpKind::AtomicLoad, Y}});
+  p.threads.push_back(
+      {{OpKind::MutexLock, M}, {OpKind::AtomicRmw, X, 1}, {OpKind::MutexUnlock, M}, {OpKind::AtomicStore, Y, 1}});
+  p.threads.push_back(
+      {{OpKind::MutexLock, M}, {OpKind::AtomicRmw, X, 1}, {OpKind::MutexUnlock, M}, {OpKind::AtomicLoad, Y}});
   return p;
 }
 
@@ -149,8 +152,9 @@ TEST(FixedPrefix, DporMatchesBruteForceFromEveryPrefix) {
   programs[0].threads = {{{OpKind::AtomicStore, X, 1}, {OpKind::AtomicLoad, Y}},
                          {{OpKind::AtomicStore, Y, 1}, {OpKind::AtomicLoad, X}},
                          {{OpKind::AtomicLoad, X}, {OpKind::AtomicLoad, Y}}};
-  programs[1].threads = {{{OpKind::MutexLock, M}, {OpKind::AtomicLoad, X}, {OpKind::MutexUnlock, M}, {OpKind::AtomicStore, X, 5}},
-                         {{OpKind::AtomicStore, X, 3}, {OpKind::MutexLock, M}, {OpKind::AtomicLoad, X}, {OpKind::MutexUnlock, M}}};
+  programs[1].threads = {
+      {{OpKind::MutexLock, M}, {OpKind::AtomicLoad, X}, {OpKind::MutexUnlock, M}, {OpKind::AtomicStore, X, 5}},
+      {{OpKind::AtomicStore, X, 3}, {OpKind::MutexLock, M}, {OpKind::AtomicLoad, X}, {OpKind::MutexUnlock, M}}};
   programs[2].threads = {{{OpKind::AtomicRmw, X, 1}, {OpKind::AtomicRmw, Y, 1}},
                          {{OpKind::AtomicRmw, Y, 1}, {OpKind::AtomicRmw, X, 1}},
                          {xchg(X, 0), cas(Y, 1, 2)}};

@@ -201,8 +201,7 @@ inline Signature signature_of(const Program& p, const std::vector<shm::Event>& e
 
 // Every class of `p`, by brute force over every interleaving (that begins
 // with `prefix`), with the first interleaving found in it.
-inline std::map<Signature, std::vector<shm::Event>> classes_of(const Program& p,
-                                                              const std::vector<uint32_t>& prefix = {}) {
+inline std::map<Signature, std::vector<shm::Event>> classes_of(const Program& p, const std::vector<uint32_t>& prefix = {}) {
   Numbering n(p);
   std::map<Signature, std::vector<shm::Event>> classes;
   std::vector<shm::Event> done;
