@@ -286,7 +286,7 @@ void Runtime::log(uint32_t me, OpKind kind, uint64_t addr, uint64_t site, uint64
   e.owner = flush_owner_;
   e.enabled = last_enabled_;
   if (sleep_) wake_sleepers(e);
-  if (h->check_signatures && step_ < h->prefix_len) {
+  if (step_ < h->checked_steps) {
     const shm::Signature& x = region.expected[step_];
     if (x.thread != me || x.kind != uint16_t(kind) || x.site != site || x.addr != addr) {
       ++step_;

@@ -16,6 +16,8 @@
 #include "Backtracer.h"
 #include "DebugSession.h"
 #include "ExitStatus.h"
+#include "Explorer.h"
+#include "Report.h"
 #include "Symbolizer.h"
 
 namespace ctrl {
@@ -77,6 +79,8 @@ const char* kHelp =
     "  regs [T]                   registers of T's innermost program frame\n"
     "  schedule                   the interleaving so far\n"
     "  save FILE                  write the schedule as a trace (ctrl replay FILE)\n"
+    "  explore [OPTIONS]          explore from this step (--strategy dpor|random|round-robin, --seed N,\n"
+    "                             --max-executions N, --time-limit S, --trace-dir DIR, --keep-going)\n"
     "  time COMMAND               run COMMAND and say how long it took\n"
     "  quit [q]                   end the session\n";
 
@@ -266,6 +270,42 @@ bool DebugPrompt::execute(const std::string& line) {
       if (w.size() != 2) throw UsageError("usage: save FILE");
       session_.save(w[1]);
       fmt::print(out_, "saved {} steps to {}\n", session_.position(), w[1]);
+    } else if (cmd == "explore") {
+      ExploreOptions options;
+      options.trace_dir = "ctrl-traces";
+      for (size_t i = 1; i < w.size(); ++i) {
+        auto value = [&]() -> const std::string& {
+          if (i + 1 >= w.size()) throw UsageError(fmt::format("explore: {} needs a value", w[i]));
+          return w[++i];
+        };
+        if (w[i] == "--strategy") {
+          options.strategy = value();
+          if (options.strategy != "dpor" && options.strategy != "random" && options.strategy != "round-robin")
+            throw UsageError(fmt::format("explore: unknown strategy {}", options.strategy));
+        } else if (w[i] == "--seed") {
+          options.seed = number(value(), "--seed");
+        } else if (w[i] == "--max-executions") {
+          options.max_executions = number(value(), "--max-executions");
+          if (options.max_executions == 0) throw UsageError("explore: --max-executions must be at least 1");
+        } else if (w[i] == "--time-limit") {
+          options.time_limit = double(number(value(), "--time-limit"));
+        } else if (w[i] == "--trace-dir") {
+          options.trace_dir = value();
+        } else if (w[i] == "--keep-going") {
+          options.keep_going = true;
+        } else {
+          throw UsageError(fmt::format("explore: unknown option {} (--strategy, --seed, --max-executions, "
+                                       "--time-limit, --trace-dir, --keep-going)",
+                                       w[i]));
+        }
+      }
+      fmt::print(out_, "exploring from step {} with strategy {}\n", session_.position(), options.strategy);
+      std::fflush(out_);
+      ExplorationReport report = session_.explore(options);
+      int n = 0;
+      for (const auto& bug : report.bugs) print_bug(out_, bug, ++n, session_.symbolizer());
+      print_summary(out_, report);
+      where();
     } else if (cmd == "where" || cmd == "position") {
       where();
     } else {

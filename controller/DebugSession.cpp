@@ -9,6 +9,7 @@
 
 #include "Backtracer.h"
 #include "ExitStatus.h"
+#include "Explorer.h"
 #include "ProgramFrames.h"
 #include "Report.h"
 #include "Session.h"
@@ -206,18 +207,20 @@ struct DebugSession::Impl {
   StopInfo forward_to(uint64_t target) {
     shm::Header& h = header();
     const shm::View& v = session.region().view();
-    bool checked = h.check_signatures != 0;
+    // Signatures are checked up to the first step whose is not known.
+    bool checked = h.checked_steps == position;
     for (uint64_t k = position; k < target; ++k) {
       auto d = known_decision(k);
       if (!d) throw UsageError(fmt::format("step {} is past the known schedule ({} steps)", target, known_length()));
       v.prefix[k] = *d;
       auto sig = signature(k);
-      if (sig)
+      if (sig && checked) {
         v.expected[k] = *sig;
-      else
+        h.checked_steps = k + 1;
+      } else {
         checked = false;
+      }
     }
-    h.check_signatures = checked ? 1 : 0;
     h.prefix_len = target;
     h.pause_at = target;
     uint64_t from = position;
@@ -235,10 +238,10 @@ struct DebugSession::Impl {
     v.prefix[position] = thread;
     auto sig = position < path.size() ? signature(position) : std::nullopt;
     if (!sig && on_recording && recorded(position) == thread) sig = signature(position);
-    if (sig)
+    if (sig && h.checked_steps == position) {
       v.expected[position] = *sig;
-    else
-      h.check_signatures = 0;
+      h.checked_steps = position + 1;
+    }
     h.prefix_len = position + 1;
     h.pause_at = position + 1;
     return absorb(session.resume(shm::StepCommand::Go), position);
@@ -642,8 +645,38 @@ void DebugSession::save(const std::string& path) {
   save_trace(path, make_trace(s.trace_template, r));
 }
 
-ExplorationReport DebugSession::explore(const ExploreOptions&) {
-  throw UsageError("explore is not available yet");
+ExplorationReport DebugSession::explore(const ExploreOptions& given) {
+  Impl& s = *impl_;
+  if (!s.live && !s.ended) throw UsageError("no execution is paused");
+  ExploreOptions options = given;
+  uint64_t here = s.position;
+  options.prefix.assign(s.path.begin(), s.path.begin() + long(here));
+  options.prefix_signatures.clear();
+  for (uint64_t k = 0; k < here; ++k) {
+    const shm::Event& e = s.events[k];
+    options.prefix_signatures.push_back(shm::Signature{e.thread, e.kind, 0, e.site, e.addr});
+  }
+  options.session_started = true;
+  options.first_execution = s.execution + 1;
+  // The session runs one execution at a time: the paused one goes, and is
+  // made again at the same step afterwards.
+  if (s.live) s.session.abandon();
+  s.live = false;
+  bool was_ended = s.ended;
+  ExecutionResult end = s.end;
+  ExplorationReport report;
+  {
+    Explorer explorer(s.session, options, s.trace_template);
+    report = explorer.run();
+  }
+  s.execution = options.first_execution + report.total;
+  if (was_ended && here == s.events.size() && end.end != ExecutionResult::End::Bug) {
+    s.ended = true;
+    s.end = std::move(end);
+  } else {
+    s.run_to(here);
+  }
+  return report;
 }
 
 }  // namespace ctrl

@@ -226,13 +226,9 @@ ExplorationReport Explorer::run() {
       break;
     }
     check_plan(*plan, index);
-    // The agent checks a plan's prefix step by step only against a
-    // signature for every decision of it (SharedMemory::prepare), which
-    // exists when the plan adds nothing to the fixed prefix; check_prefix
-    // checks every execution afterwards.
-    static const std::vector<shm::Signature> none;
-    ExecutionResult r =
-        session_.run(*plan, index, plan->prefix.size() == options_.prefix.size() ? options_.prefix_signatures : none);
+    // The agent checks the fixed prefix's steps as they run
+    // (Header::checked_steps), the rest of the plan's prefix is new.
+    ExecutionResult r = session_.run(*plan, index, options_.prefix_signatures);
     check_prefix(r);
     if (r.end == ExecutionResult::End::Interrupted) {
       // An execution stopped half-way teaches the strategy nothing, and its

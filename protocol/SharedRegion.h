@@ -13,7 +13,7 @@
 //    while the target is stopped or dead, or polls `steps` (atomic) to see
 //    progress.
 // Layout: Header, then uint32 prefix[capacity] (decisions to replay), then
-// Signature expected[capacity] (when check_signatures), then
+// Signature expected[capacity] (the first checked_steps), then
 // Event events[capacity].
 #pragma once
 
@@ -170,7 +170,10 @@ struct Header {
   uint64_t max_steps;
   uint64_t prefix_len;
   TailPolicy policy;
-  uint32_t check_signatures;  // 1: compare each event with expected[step]
+  uint32_t pad1;
+  // Steps 0..checked_steps-1 compare their event with expected[step] (a
+  // replayed prefix may be longer than the signatures known for it).
+  uint64_t checked_steps;
   uint32_t target_output;     // 0 discard, 1 inherit
   MemoryModel model;
   // Sleep set (DPOR): threads that must not be chosen after the prefix until
