@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "DwarfValue.h"
 #include "ExitStatus.h"
 
 namespace ctrl {
@@ -28,9 +29,6 @@ const Dwfl_Callbacks kCallbacks = {
     .debuginfo_path = &g_debuginfo_path,
 };
 
-constexpr size_t kPrintElements = 200;   // gdb's `set print elements`
-constexpr size_t kRepeatThreshold = 10;  // gdb's `set print repeats`
-constexpr uint64_t kMaxValueBytes = 1 << 20;
 // x86-64 glibc: tcbhead_t.dtv is the second word of the TCB, and a dtv_t
 // (union of a counter and {void* val; void* to_free}) is 16 bytes.
 constexpr uint64_t kDtvInTcb = 8;
@@ -43,250 +41,6 @@ std::string plain_symbol(const char* raw) {
   std::string name(raw);
   if (size_t at = name.find('@'); at != std::string::npos && at > 0) name.resize(at);
   return name;
-}
-
-bool type_of(Dwarf_Die* die, Dwarf_Die* out) {
-  Dwarf_Attribute attr;
-  return dwarf_attr_integrate(die, DW_AT_type, &attr) && dwarf_formref_die(&attr, out);
-}
-
-// Strips typedefs and qualifiers; false for void.
-bool peel(Dwarf_Die die, Dwarf_Die* out) { return dwarf_peel_type(&die, out) == 0; }
-
-uint64_t attr_udata(Dwarf_Die* die, unsigned name, uint64_t otherwise) {
-  Dwarf_Attribute attr;
-  Dwarf_Word value = 0;
-  if (!dwarf_attr_integrate(die, name, &attr) || dwarf_formudata(&attr, &value) != 0) return otherwise;
-  return value;
-}
-
-bool is_cplus(Dwarf_Die* die) {
-  Dwarf_Die cu;
-  if (!dwarf_diecu(die, &cu, nullptr, nullptr)) return false;
-  int lang = dwarf_srclang(&cu);
-  return lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 || lang == DW_LANG_C_plus_plus_11 ||
-         lang == DW_LANG_C_plus_plus_14;
-}
-
-// Element counts of an array type, outermost first (0 for a flexible one).
-std::vector<uint64_t> array_dims(Dwarf_Die arr) {
-  std::vector<uint64_t> dims;
-  Dwarf_Die child;
-  if (dwarf_child(&arr, &child) != 0) return dims;
-  do {
-    if (dwarf_tag(&child) != DW_TAG_subrange_type) continue;
-    uint64_t count = attr_udata(&child, DW_AT_count, UINT64_MAX);
-    if (count == UINT64_MAX) {
-      Dwarf_Attribute attr;
-      Dwarf_Sword upper = -1;
-      if (dwarf_attr_integrate(&child, DW_AT_upper_bound, &attr)) dwarf_formsdata(&attr, &upper);
-      count = static_cast<uint64_t>(upper + 1 - static_cast<Dwarf_Sword>(attr_udata(&child, DW_AT_lower_bound, 0)));
-    }
-    dims.push_back(count);
-  } while (dwarf_siblingof(&child, &child) == 0);
-  return dims;
-}
-
-// A type as expressions produce it: a DWARF type, with `pointers` levels of
-// '&' taken on top, or (dims > 0) an array with its first dims indexed away.
-struct Type {
-  std::optional<Dwarf_Die> die;  // nullopt: void
-  unsigned pointers = 0;
-  unsigned dims = 0;
-};
-
-uint64_t size_of(const Type& t);
-
-Type element_of_array(Dwarf_Die arr, unsigned dims_done) {
-  if (dims_done + 1 < array_dims(arr).size()) return Type{arr, 0, dims_done + 1};
-  Dwarf_Die elem;
-  if (!type_of(&arr, &elem)) return Type{};
-  return Type{elem};
-}
-
-uint64_t size_of(const Type& t) {
-  if (t.pointers > 0) return 8;
-  Dwarf_Die d;
-  if (!t.die || !peel(*t.die, &d)) return 1;
-  if (dwarf_tag(&d) == DW_TAG_array_type) {
-    std::vector<uint64_t> dims = array_dims(d);
-    uint64_t n = 1;
-    for (size_t i = t.dims; i < dims.size(); ++i) n *= dims[i];
-    Dwarf_Die elem;
-    return n * (type_of(&d, &elem) ? size_of(Type{elem}) : 1);
-  }
-  Dwarf_Word size = 0;
-  if (dwarf_aggregate_size(&d, &size) == 0) return size;
-  int tag = dwarf_tag(&d);
-  return tag == DW_TAG_pointer_type || tag == DW_TAG_reference_type || tag == DW_TAG_rvalue_reference_type ? 8 : 1;
-}
-
-std::string join(const std::vector<std::string>& parts, const char* sep) {
-  std::string out;
-  for (size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
-  return out;
-}
-
-// A C declarator: `inner` is what the type applies to ("", "*", "(*)").
-std::string declarator(std::optional<Dwarf_Die> die, const std::string& inner) {
-  auto with = [&](const std::string& base) { return inner.empty() ? base : base + " " + inner; };
-  if (!die) return with("void");
-  Dwarf_Die d = *die, target;
-  bool has_target = type_of(&d, &target);
-  std::optional<Dwarf_Die> next = has_target ? std::optional<Dwarf_Die>(target) : std::nullopt;
-  const char* raw = dwarf_diename(&d);
-  std::string name = raw ? raw : "";
-  auto tagged = [&](const char* keyword) {
-    if (name.empty()) return with(fmt::format("{} {{...}}", keyword));
-    return with(is_cplus(&d) ? name : fmt::format("{} {}", keyword, name));
-  };
-  auto qualified = [&](const char* q) {
-    int tag = next ? dwarf_tag(&*next) : 0;
-    if (tag == DW_TAG_pointer_type || tag == DW_TAG_reference_type)
-      return declarator(next, inner.empty() ? q : fmt::format("{} {}", q, inner));
-    return fmt::format("{} {}", q, declarator(next, inner));
-  };
-  switch (dwarf_tag(&d)) {
-    case DW_TAG_structure_type:
-      return tagged("struct");
-    case DW_TAG_class_type:
-      return tagged("class");
-    case DW_TAG_union_type:
-      return tagged("union");
-    case DW_TAG_enumeration_type:
-      return tagged("enum");
-    case DW_TAG_const_type:
-      return qualified("const");
-    case DW_TAG_volatile_type:
-      return qualified("volatile");
-    case DW_TAG_atomic_type:
-      return qualified("_Atomic");
-    case DW_TAG_restrict_type:
-      return qualified("restrict");
-    case DW_TAG_pointer_type:
-    case DW_TAG_reference_type:
-    case DW_TAG_rvalue_reference_type: {
-      const char* op = dwarf_tag(&d) == DW_TAG_pointer_type ? "*" : dwarf_tag(&d) == DW_TAG_reference_type ? "&" : "&&";
-      int tag = next ? dwarf_tag(&*next) : 0;
-      bool wrap = tag == DW_TAG_array_type || tag == DW_TAG_subroutine_type;
-      return declarator(next, wrap ? fmt::format("({}{})", op, inner) : op + inner);
-    }
-    case DW_TAG_array_type: {
-      std::string dims;
-      for (uint64_t n : array_dims(d)) dims += n ? fmt::format("[{}]", n) : "[]";
-      return declarator(next, inner + dims);
-    }
-    case DW_TAG_subroutine_type:
-    case DW_TAG_subprogram: {
-      std::vector<std::string> params;
-      Dwarf_Die child;
-      if (dwarf_child(&d, &child) == 0) do {
-          Dwarf_Die ptype;
-          if (dwarf_tag(&child) == DW_TAG_formal_parameter)
-            params.push_back(declarator(type_of(&child, &ptype) ? std::optional(ptype) : std::nullopt, ""));
-          else if (dwarf_tag(&child) == DW_TAG_unspecified_parameters)
-            params.push_back("...");
-        } while (dwarf_siblingof(&child, &child) == 0);
-      if (params.empty()) params.push_back("void");
-      return declarator(next, fmt::format("{}({})", inner, join(params, ", ")));
-    }
-    default:
-      return with(name.empty() ? "?" : name);
-  }
-}
-
-std::string type_name(const Type& t) {
-  std::string stars(t.pointers, '*');
-  Dwarf_Die d;
-  bool peeled = t.die && peel(*t.die, &d);
-  int tag = peeled ? dwarf_tag(&d) : 0;
-  if (t.dims > 0 && peeled && tag == DW_TAG_array_type) {
-    std::vector<uint64_t> dims = array_dims(d);
-    std::string inner = t.pointers ? "(" + stars + ")" : "";
-    for (size_t i = t.dims; i < dims.size(); ++i) inner += fmt::format("[{}]", dims[i]);
-    Dwarf_Die elem;
-    return declarator(type_of(&d, &elem) ? std::optional(elem) : std::nullopt, inner);
-  }
-  bool wrap = t.pointers && (tag == DW_TAG_array_type || tag == DW_TAG_subroutine_type || tag == DW_TAG_subprogram);
-  return declarator(t.die, wrap ? "(" + stars + ")" : stars);
-}
-
-uint64_t load(const uint8_t* p, size_t n) {
-  uint64_t v = 0;
-  std::memcpy(&v, p, std::min<size_t>(n, 8));
-  return v;
-}
-
-int64_t sign_extend(uint64_t v, size_t bytes) {
-  if (bytes >= 8) return static_cast<int64_t>(v);
-  unsigned shift = 64 - 8 * static_cast<unsigned>(bytes);
-  return static_cast<int64_t>(v << shift) >> shift;
-}
-
-std::string escaped(uint8_t c, char quote) {
-  switch (c) {
-    case '\a':
-      return "\\a";
-    case '\b':
-      return "\\b";
-    case '\f':
-      return "\\f";
-    case '\n':
-      return "\\n";
-    case '\r':
-      return "\\r";
-    case '\t':
-      return "\\t";
-    case '\v':
-      return "\\v";
-    case '\\':
-      return "\\\\";
-    default:
-      break;
-  }
-  if (c == static_cast<uint8_t>(quote)) return std::string("\\") + quote;
-  if (c >= 0x20 && c < 0x7f) return std::string(1, static_cast<char>(c));
-  return fmt::format("\\{:03o}", c);
-}
-
-// gdb's string form: quoted runs, with runs of one character longer than
-// the repeat threshold as "'c' <repeats N times>".
-std::string quote_chars(const std::vector<uint8_t>& s, bool truncated) {
-  std::vector<std::string> parts;
-  std::string open;
-  for (size_t i = 0; i < s.size();) {
-    size_t j = i;
-    while (j < s.size() && s[j] == s[i]) ++j;
-    if (j - i > kRepeatThreshold) {
-      if (!open.empty()) parts.push_back("\"" + open + "\"");
-      open.clear();
-      parts.push_back(fmt::format("'{}' <repeats {} times>", escaped(s[i], '\''), j - i));
-    } else {
-      for (size_t k = i; k < j; ++k) open += escaped(s[k], '"');
-    }
-    i = j;
-  }
-  if (!open.empty() || parts.empty()) parts.push_back("\"" + open + "\"");
-  return join(parts, ", ") + (truncated ? "..." : "");
-}
-
-bool is_char(const Type& t) {
-  Dwarf_Die d;
-  if (t.pointers || t.dims || !t.die || !peel(*t.die, &d) || dwarf_tag(&d) != DW_TAG_base_type) return false;
-  uint64_t enc = attr_udata(&d, DW_AT_encoding, 0);
-  return attr_udata(&d, DW_AT_byte_size, 0) == 1 && (enc == DW_ATE_signed_char || enc == DW_ATE_unsigned_char);
-}
-
-// What a pointer-like type points to.
-std::optional<Type> pointee(const Type& t) {
-  if (t.pointers) return Type{t.die, t.pointers - 1, t.dims};
-  Dwarf_Die d, target;
-  if (!t.die || !peel(*t.die, &d)) return std::nullopt;
-  int tag = dwarf_tag(&d);
-  if (tag == DW_TAG_array_type) return element_of_array(d, t.dims);
-  if (tag != DW_TAG_pointer_type && tag != DW_TAG_reference_type && tag != DW_TAG_rvalue_reference_type)
-    return std::nullopt;
-  return type_of(&d, &target) ? Type{target} : Type{};
 }
 
 }  // namespace
@@ -321,13 +75,9 @@ struct VariablePrinter::Impl {
   uint64_t variable_address(const Entry& e, const std::string& name, uint64_t tp, const MemoryReader& read);
   uint64_t tls_modid(const Module& m, const MemoryReader& read);
   std::string symbol_at(uint64_t addr) const;
-
-  // Formatting of values read from the target.
-  std::string format(const Type& t, const uint8_t* p, size_t n, bool top, const MemoryReader& read);
-  std::string format_pointer(const Type& t, uint64_t value, bool top, const MemoryReader& read);
-  std::string format_base(Dwarf_Die d, const uint8_t* p, size_t n);
-  std::string format_array(Dwarf_Die arr, unsigned dims_done, const uint8_t* p, size_t n, const MemoryReader& read);
-  std::string format_struct(Dwarf_Die d, const uint8_t* p, size_t n, const MemoryReader& read);
+  ValueFormatter formatter(const MemoryReader& read) const {
+    return ValueFormatter(read, [this](uint64_t addr) { return symbol_at(addr); });
+  }
 };
 
 namespace {
@@ -341,7 +91,7 @@ uint64_t read_u64(const MemoryReader& read, uint64_t addr) {
 // The value of an expression: an object in the target, or (from '&') an
 // address that lives nowhere.
 struct Value {
-  Type type;
+  DwarfType type;
   bool lvalue = false;
   uint64_t address = 0;  // lvalue: where the object is
   uint64_t pointer = 0;  // not an lvalue: the address '&' produced
@@ -395,7 +145,7 @@ class Evaluator {
     if (eat("&")) {
       Value v = unary();
       if (!v.lvalue) fail("Attempt to take address of value not located in memory.");
-      Type t = v.type;
+      DwarfType t = v.type;
       t.pointers++;
       return Value{t, false, 0, v.address, false};
     }
@@ -445,33 +195,33 @@ class Evaluator {
     if (dwarf_tag(&die) == DW_TAG_subprogram) {
       Dwarf_Addr low = 0;
       dwarf_lowpc(&die, &low);
-      return Value{Type{die}, true, low + impl_.modules[e->module].bias, 0, true};
+      return Value{DwarfType{die}, true, low + impl_.modules[e->module].bias, 0, true};
     }
     Dwarf_Die type;
-    Type t = type_of(&die, &type) ? Type{type} : Type{};
+    DwarfType t = die_type(&die, &type) ? DwarfType{type} : DwarfType{};
     return Value{t, true, impl_.variable_address(*e, name, tp_, read_), 0, false};
   }
 
   uint64_t pointer_value(const Value& v) {
     if (!v.lvalue) return v.pointer;
     Dwarf_Die d;
-    if (v.type.pointers == 0 && v.type.die && peel(*v.type.die, &d) && dwarf_tag(&d) == DW_TAG_array_type)
+    if (v.type.pointers == 0 && v.type.die && peel_type(*v.type.die, &d) && dwarf_tag(&d) == DW_TAG_array_type)
       return v.address;  // an array decays to its first element's address
     return read_u64(read_, v.address);
   }
 
   Value deref(const Value& v) {
-    std::optional<Type> target = pointee(v.type);
+    std::optional<DwarfType> target = type_pointee(v.type);
     if (!target || v.function) fail("Attempt to take contents of a non-pointer value.");
     if (!target->die && target->pointers == 0) fail("Attempt to take contents of a non-pointer value.");
     return Value{*target, true, pointer_value(v), 0, false};
   }
 
   Value subscript(const Value& v, long long index) {
-    std::optional<Type> elem = pointee(v.type);
+    std::optional<DwarfType> elem = type_pointee(v.type);
     if (!elem || v.function) fail("cannot subscript something of type `" + type_name(v.type) + "'");
     uint64_t base = pointer_value(v);
-    return Value{*elem, true, base + static_cast<uint64_t>(index) * size_of(*elem), 0, false};
+    return Value{*elem, true, base + static_cast<uint64_t>(index) * type_size(*elem), 0, false};
   }
 
   // Finds `field` in a struct, in its anonymous members and base classes.
@@ -482,16 +232,16 @@ class Evaluator {
       int tag = dwarf_tag(&child);
       if (tag != DW_TAG_member && tag != DW_TAG_inheritance) continue;
       const char* name = dwarf_diename(&child);
-      uint64_t at = attr_udata(&child, DW_AT_data_member_location, 0);
+      uint64_t at = die_udata(&child, DW_AT_data_member_location, 0);
       Dwarf_Die mtype, inner;
-      if (!type_of(&child, &mtype)) continue;
+      if (!die_type(&child, &mtype)) continue;
       if (name && field == name && tag == DW_TAG_member) {
         if (dwarf_hasattr(&child, DW_AT_bit_size)) fail(fmt::format("cannot select bit-field '{}'", field));
         *offset = at;
         *type = mtype;
         return true;
       }
-      if ((!name || tag == DW_TAG_inheritance) && peel(mtype, &inner) && find_member(inner, field, offset, type)) {
+      if ((!name || tag == DW_TAG_inheritance) && peel_type(mtype, &inner) && find_member(inner, field, offset, type)) {
         *offset += at;
         return true;
       }
@@ -501,13 +251,13 @@ class Evaluator {
 
   Value member(const Value& v, const std::string& field) {
     Dwarf_Die d;
-    int tag = v.type.pointers == 0 && v.type.dims == 0 && v.type.die && peel(*v.type.die, &d) ? dwarf_tag(&d) : 0;
+    int tag = v.type.pointers == 0 && v.type.dims == 0 && v.type.die && peel_type(*v.type.die, &d) ? dwarf_tag(&d) : 0;
     if (tag != DW_TAG_structure_type && tag != DW_TAG_union_type && tag != DW_TAG_class_type)
       fail(fmt::format("Attempt to extract a component of a value that is not a structure."));
     uint64_t offset = 0;
     Dwarf_Die type;
     if (!find_member(d, field, &offset, &type)) fail(fmt::format("There is no member named {}.", field));
-    return Value{Type{type}, true, v.address + offset, 0, false};
+    return Value{DwarfType{type}, true, v.address + offset, 0, false};
   }
 
   VariablePrinter::Impl& impl_;
@@ -685,202 +435,6 @@ std::string VariablePrinter::Impl::symbol_at(uint64_t addr) const {
   return offset == 0 ? plain_symbol(name) : fmt::format("{}+{}", plain_symbol(name), offset);
 }
 
-std::string VariablePrinter::Impl::format_base(Dwarf_Die d, const uint8_t* p, size_t n) {
-  uint64_t enc = attr_udata(&d, DW_AT_encoding, DW_ATE_unsigned);
-  uint64_t raw = load(p, n);
-  switch (enc) {
-    case DW_ATE_boolean:
-      return raw == 0 ? "false" : raw == 1 ? "true" : fmt::format("{}", raw);
-    case DW_ATE_float:
-      if (n == 4) {
-        float f;
-        std::memcpy(&f, p, 4);
-        return fmt::format("{:.9g}", f);
-      }
-      if (n == 8) {
-        double f;
-        std::memcpy(&f, p, 8);
-        return fmt::format("{:.17g}", f);
-      }
-      if (n == 16 || n == 10) {
-        long double f = 0;
-        std::memcpy(&f, p, std::min(n, sizeof f));
-        return fmt::format("{:.18g}", f);
-      }
-      break;
-    case DW_ATE_signed_char:
-    case DW_ATE_unsigned_char:
-      if (n == 1) {
-        std::string num = enc == DW_ATE_signed_char ? fmt::format("{}", static_cast<int8_t>(raw))
-                                                    : fmt::format("{}", static_cast<uint8_t>(raw));
-        return fmt::format("{} '{}'", num, escaped(static_cast<uint8_t>(raw), '\''));
-      }
-      break;
-    case DW_ATE_signed:
-      if (n == 16) {
-        __int128 v;
-        std::memcpy(&v, p, 16);
-        bool neg = v < 0;
-        unsigned __int128 u = neg ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
-        std::string digits;
-        do digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(u % 10)));
-        while ((u /= 10) != 0);
-        return (neg ? "-" : "") + digits;
-      }
-      return fmt::format("{}", sign_extend(raw, n));
-    default:
-      break;
-  }
-  if (n <= 8) return fmt::format("{}", raw);
-  std::string hex = "0x";
-  for (size_t i = n; i-- > 0;) hex += fmt::format("{:02x}", p[i]);
-  return hex;
-}
-
-std::string VariablePrinter::Impl::format_pointer(const Type& t, uint64_t value, bool top, const MemoryReader& read) {
-  std::optional<Type> target = pointee(t);
-  std::string text = fmt::format("{:#x}", value);
-  if (std::string sym = symbol_at(value); value != 0 && !sym.empty()) text += " <" + sym + ">";
-  if (target && is_char(*target)) {
-    if (value == 0) return text;
-    std::vector<uint8_t> chars;
-    bool readable = true, ended = false;
-    while (chars.size() < kPrintElements && !ended) {
-      uint64_t at = value + chars.size();
-      uint8_t chunk[64];
-      size_t len = std::min<size_t>({sizeof chunk, 4096 - (at & 4095), kPrintElements - chars.size()});
-      if (!read || !read(at, chunk, len)) {
-        readable = chars.size() > 0;
-        break;
-      }
-      for (size_t i = 0; i < len && !ended; ++i) chunk[i] == 0 ? void(ended = true) : chars.push_back(chunk[i]);
-    }
-    if (!readable) return fmt::format("{} <error: {}>", text, cannot_access(value));
-    return fmt::format("{} {}", text, quote_chars(chars, !ended));
-  }
-  return top ? fmt::format("({}) {}", type_name(t), text) : text;
-}
-
-std::string VariablePrinter::Impl::format_array(Dwarf_Die arr, unsigned dims_done, const uint8_t* p, size_t n,
-                                                const MemoryReader& read) {
-  std::vector<uint64_t> dims = array_dims(arr);
-  uint64_t count = dims_done < dims.size() ? dims[dims_done] : 0;
-  Type elem = element_of_array(arr, dims_done);
-  uint64_t esize = size_of(elem);
-  uint64_t shown = std::min<uint64_t>(count, kPrintElements);
-  if (is_char(elem)) {
-    std::vector<uint8_t> chars(p, p + std::min<uint64_t>(shown, n));
-    if (count <= kPrintElements && !chars.empty() && chars.back() == 0) chars.pop_back();
-    return quote_chars(chars, count > kPrintElements);
-  }
-  std::vector<std::string> items;
-  for (uint64_t i = 0; i < shown; ++i) {
-    uint64_t at = i * esize;
-    items.push_back(at + esize <= n ? format(elem, p + at, esize, false, read) : "<unavailable>");
-  }
-  std::vector<std::string> parts;
-  for (size_t i = 0; i < items.size();) {
-    size_t j = i;
-    while (j < items.size() && items[j] == items[i]) ++j;
-    if (j - i > kRepeatThreshold) {
-      parts.push_back(fmt::format("{} <repeats {} times>", items[i], j - i));
-    } else {
-      for (size_t k = i; k < j; ++k) parts.push_back(items[k]);
-    }
-    i = j;
-  }
-  return "{" + join(parts, ", ") + (count > kPrintElements ? "...}" : "}");
-}
-
-std::string VariablePrinter::Impl::format_struct(Dwarf_Die d, const uint8_t* p, size_t n, const MemoryReader& read) {
-  std::vector<std::string> parts;
-  Dwarf_Die child;
-  if (dwarf_child(&d, &child) == 0) do {
-      int tag = dwarf_tag(&child);
-      Dwarf_Die mtype;
-      if ((tag != DW_TAG_member && tag != DW_TAG_inheritance) || !type_of(&child, &mtype)) continue;
-      if (dwarf_hasattr_integrate(&child, DW_AT_declaration) || dwarf_hasattr(&child, DW_AT_external)) continue;
-      uint64_t at = attr_udata(&child, DW_AT_data_member_location, 0);
-      const char* raw = dwarf_diename(&child);
-      Type t{mtype};
-      std::string value;
-      if (dwarf_hasattr(&child, DW_AT_bit_size)) {
-        uint64_t bits = attr_udata(&child, DW_AT_bit_size, 0);
-        uint64_t first = attr_udata(&child, DW_AT_data_bit_offset, UINT64_MAX);
-        if (first == UINT64_MAX) {  // DWARF 2/3: bit_offset counts from the storage unit's top bit
-          uint64_t unit = attr_udata(&child, DW_AT_byte_size, size_of(t));
-          first = at * 8 + unit * 8 - attr_udata(&child, DW_AT_bit_offset, 0) - bits;
-        }
-        uint8_t window[16] = {};
-        std::memcpy(window, p + std::min<uint64_t>(first / 8, n), std::min<uint64_t>(n - std::min(first / 8, n), 9));
-        unsigned __int128 w;
-        std::memcpy(&w, window, 16);
-        uint64_t v = static_cast<uint64_t>(w >> (first % 8)) & (bits >= 64 ? UINT64_MAX : (1ULL << bits) - 1);
-        Dwarf_Die peeled;
-        uint64_t enc = peel(mtype, &peeled) ? attr_udata(&peeled, DW_AT_encoding, 0) : 0;
-        if ((enc == DW_ATE_signed || enc == DW_ATE_signed_char) && bits < 64 && (v >> (bits - 1)) & 1)
-          v |= ~((1ULL << bits) - 1);
-        uint64_t tsize = std::min<uint64_t>(size_of(t), 8);
-        value = format(t, reinterpret_cast<const uint8_t*>(&v), tsize, false, read);
-      } else {
-        uint64_t size = size_of(t);
-        value = at + size <= n ? format(t, p + at, size, false, read) : "<unavailable>";
-      }
-      if (tag == DW_TAG_inheritance)
-        parts.push_back(fmt::format("<{}> = {}", type_name(t), value));
-      else
-        parts.push_back(raw ? fmt::format("{} = {}", raw, value) : value);
-    } while (dwarf_siblingof(&child, &child) == 0);
-  return parts.empty() ? "{<No data fields>}" : "{" + join(parts, ", ") + "}";
-}
-
-std::string VariablePrinter::Impl::format(const Type& t, const uint8_t* p, size_t n, bool top,
-                                          const MemoryReader& read) {
-  if (t.pointers) return format_pointer(t, load(p, n), top, read);
-  Dwarf_Die d;
-  if (!t.die || !peel(*t.die, &d)) return "void";
-  switch (dwarf_tag(&d)) {
-    case DW_TAG_base_type:
-      return format_base(d, p, n);
-    case DW_TAG_enumeration_type: {
-      uint64_t raw = load(p, n);
-      uint64_t mask = n >= 8 ? UINT64_MAX : (1ULL << (8 * n)) - 1;
-      Dwarf_Die child;
-      if (dwarf_child(&d, &child) == 0) do {
-          Dwarf_Attribute attr;
-          Dwarf_Word v = 0;
-          if (dwarf_tag(&child) == DW_TAG_enumerator && dwarf_attr(&child, DW_AT_const_value, &attr) &&
-              dwarf_formudata(&attr, &v) == 0 && (v & mask) == (raw & mask))
-            return dwarf_diename(&child);
-        } while (dwarf_siblingof(&child, &child) == 0);
-      Dwarf_Die under, upeeled;
-      bool is_signed =
-          type_of(&d, &under) && peel(under, &upeeled) && attr_udata(&upeeled, DW_AT_encoding, 0) == DW_ATE_signed;
-      return is_signed ? fmt::format("{}", sign_extend(raw, n)) : fmt::format("{}", raw & mask);
-    }
-    case DW_TAG_pointer_type:
-      return format_pointer(t, load(p, n), top, read);
-    case DW_TAG_reference_type:
-    case DW_TAG_rvalue_reference_type: {
-      uint64_t addr = load(p, n);
-      Type target = *pointee(t);
-      std::vector<uint8_t> bytes(std::min(size_of(target), kMaxValueBytes));
-      if (!read || !read(addr, bytes.data(), bytes.size()))
-        return fmt::format("@{:#x}: <error: {}>", addr, cannot_access(addr));
-      std::string shown = fmt::format("@{:#x}: {}", addr, format(target, bytes.data(), bytes.size(), false, read));
-      return top ? fmt::format("({}) {}", type_name(t), shown) : shown;
-    }
-    case DW_TAG_array_type:
-      return format_array(d, t.dims, p, n, read);
-    case DW_TAG_structure_type:
-    case DW_TAG_class_type:
-    case DW_TAG_union_type:
-      return format_struct(d, p, n, read);
-    default:
-      return fmt::format("<unknown type {}>", type_name(t));
-  }
-}
-
 VariablePrinter::VariablePrinter(pid_t pid) : impl_(std::make_unique<Impl>()) {
   Impl& im = *impl_;
   im.dwfl = dwfl_begin(&kCallbacks);
@@ -944,12 +498,12 @@ std::string VariablePrinter::print(const std::string& expression, const MemoryRe
     std::string sym = impl_->symbol_at(v.address);
     shown = fmt::format("{{{}}} {:#x}{}", type_name(v.type), v.address, sym.empty() ? "" : " <" + sym + ">");
   } else if (!v.lvalue) {
-    shown = impl_->format_pointer(v.type, v.pointer, true, read);
+    shown = impl_->formatter(read).format_pointer(v.type, v.pointer, true);
   } else {
-    uint64_t size = size_of(v.type);
+    uint64_t size = type_size(v.type);
     std::vector<uint8_t> bytes(std::min(size, kMaxValueBytes));
     if (!read || !read(v.address, bytes.data(), bytes.size())) fail(cannot_access(v.address));
-    shown = impl_->format(v.type, bytes.data(), bytes.size(), true, read);
+    shown = impl_->formatter(read).format(v.type, bytes.data(), bytes.size(), true);
   }
   return fmt::format("{} = {}", text, shown);
 }
@@ -968,7 +522,7 @@ std::optional<std::pair<uint64_t, uint64_t>> VariablePrinter::address_of(const s
       return std::pair<uint64_t, uint64_t>(v.address, high > low ? high - low : 1);
     }
     if (!v.lvalue) fail(fmt::format("'{}' is not an object in memory", expression));
-    return std::pair<uint64_t, uint64_t>(v.address, size_of(v.type));
+    return std::pair<uint64_t, uint64_t>(v.address, type_size(v.type));
   } catch (const UsageError&) {
     if (!evaluator.missing()) {
       // A name known only to the ELF symbol tables has an address and size.
