@@ -153,6 +153,9 @@ TEST_F(VariablePrinterTest, ThreadLocalsOfTheExecutable) {
   EXPECT_EQ(t.print("tls_counter", t.main_tp), "tls_counter = 11");
   EXPECT_EQ(t.print("tls_counter", t.worker_tp), "tls_counter = 22");
   EXPECT_EQ(t.print("tls_other"), "tls_other = -5");
+  EXPECT_EQ(t.print("tls_wide"), "tls_wide = 5");
+  EXPECT_EQ(t.print("tls_flag"), "tls_flag = 120 'x'");
+  EXPECT_EQ(t.print("tls_last"), "tls_last = 122 'z'");
   EXPECT_EQ(t.printer->address_of("tls_counter", t.main_tp)->first, t.main_tls);
   EXPECT_EQ(t.printer->address_of("tls_counter", t.worker_tp)->first, t.worker_tls);
   EXPECT_EQ(t.printer->address_of("tls_counter", t.worker_tp)->second, 4u);

@@ -50,6 +50,11 @@ _Atomic int atomic_counter = 9;
 int big_array[300];
 __thread int tls_counter = 11;
 __thread int tls_other;
+// Makes the block's size (8-aligned) not a multiple of its alignment, so a
+// printer that ignores the rounding of the static TLS offset is caught.
+__thread long long tls_wide = 5;
+__thread char tls_flag = 'x';
+__thread char tls_last;
 static int file_static = 42;
 
 extern __thread int lib_tls;
@@ -85,6 +90,7 @@ int main(void) {
   for (int i = 0; i < 300; ++i) big_array[i] = i;
   bump();
   tls_other = -5;
+  tls_last = 'z';
   lib_tls = 35;
   pthread_t thread;
   pthread_create(&thread, NULL, worker, NULL);
