@@ -288,17 +288,19 @@ std::string ValueFormatter::format_base(Dwarf_Die d, const uint8_t* p, size_t n)
       }
       break;
     case DW_ATE_signed:
-      if (n == 16) {
-        __int128 v;
-        std::memcpy(&v, p, 16);
-        bool neg = v < 0;
-        unsigned __int128 u = neg ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
+    case DW_ATE_unsigned:
+      if (n == 16) {  // fmt has no 128-bit integers in every version
+        unsigned __int128 u;
+        std::memcpy(&u, p, 16);
+        bool neg = enc == DW_ATE_signed && static_cast<__int128>(u) < 0;
+        if (neg) u = -u;
         std::string digits;
         do digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(u % 10)));
         while ((u /= 10) != 0);
         return (neg ? "-" : "") + digits;
       }
-      return fmt::format("{}", sign_extend(raw, n));
+      if (enc == DW_ATE_signed) return fmt::format("{}", sign_extend(raw, n));
+      break;
     default:
       break;
   }

@@ -1,5 +1,6 @@
 #include "VariablePrinter.h"
 
+#include <cxxabi.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
@@ -10,6 +11,7 @@
 #include <algorithm>
 #include <cctype>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <unordered_map>
 #include <vector>
@@ -37,9 +39,16 @@ constexpr uint64_t kDtvEntrySize = 16;
 [[noreturn]] void fail(const std::string& message) { throw UsageError(message); }
 std::string cannot_access(uint64_t addr) { return fmt::format("Cannot access memory at address {:#x}", addr); }
 
+// As Symbolizer names symbols: demangled, without "@GLIBC_2.2.5".
 std::string plain_symbol(const char* raw) {
   std::string name(raw);
   if (size_t at = name.find('@'); at != std::string::npos && at > 0) name.resize(at);
+  if (name.starts_with("_Z")) {
+    int status = 0;
+    char* demangled = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+    if (status == 0 && demangled) name = demangled;
+    std::free(demangled);
+  }
   return name;
 }
 
@@ -64,11 +73,17 @@ struct VariablePrinter::Impl {
   Dwfl* dwfl = nullptr;
   std::vector<Module> modules;  // the executable first
   bool indexed = false;
-  std::unordered_map<std::string, std::vector<Entry>> globals;        // qualified names
-  std::unordered_map<std::string, std::vector<Entry>> local_statics;  // by plain name
+  std::unordered_map<std::string, std::vector<Entry>> globals;  // by qualified name
+  // By the last part of a qualified name (function statics, namespace and
+  // class members), for names given without their scope.
+  std::unordered_map<std::string, std::vector<Entry>> by_leaf;
+  // Qualified names of the declarations of the module being indexed.
+  std::unordered_map<Dwarf_Off, std::string> declared;
 
   void index();
-  void walk(size_t m, Dwarf_Die* parent, const std::string& prefix, bool in_function);
+  void walk(size_t m, Dwarf_Die* parent, const std::string& prefix);
+  std::string qualified(Dwarf_Die* die, const std::string& in_place) const;
+  void add(const std::string& name, const std::string& leaf, const Entry& entry);
   const Entry* lookup(const std::string& name);
   std::optional<std::pair<uint64_t, uint64_t>> elf_symbol(const std::string& name) const;
   uint64_t elf_symbol_address(const char* name) const;
@@ -270,29 +285,56 @@ class Evaluator {
 
 }  // namespace
 
-void VariablePrinter::Impl::walk(size_t m, Dwarf_Die* parent, const std::string& prefix, bool in_function) {
+// The qualified name of a definition: its declaration's, when it has one
+// (C++ defines namespace and class members outside their scope).
+std::string VariablePrinter::Impl::qualified(Dwarf_Die* die, const std::string& in_place) const {
+  Dwarf_Attribute attr;
+  Dwarf_Die spec;
+  if (dwarf_attr(die, DW_AT_specification, &attr) && dwarf_formref_die(&attr, &spec))
+    if (auto it = declared.find(dwarf_dieoffset(&spec)); it != declared.end()) return it->second;
+  return in_place;
+}
+
+void VariablePrinter::Impl::add(const std::string& name, const std::string& leaf, const Entry& entry) {
+  globals[name].push_back(entry);
+  if (name != leaf) by_leaf[leaf].push_back(entry);
+}
+
+void VariablePrinter::Impl::walk(size_t m, Dwarf_Die* parent, const std::string& prefix) {
   Dwarf_Die c;
   if (dwarf_child(parent, &c) != 0) return;
   do {
     const char* raw = dwarf_diename(&c);
-    std::string name = raw ? raw : "";
+    if (!raw) {
+      if (dwarf_tag(&c) == DW_TAG_namespace || dwarf_tag(&c) == DW_TAG_lexical_block) walk(m, &c, prefix);
+      continue;
+    }
+    std::string name = raw;
+    bool declaration = dwarf_hasattr(&c, DW_AT_declaration) || dwarf_hasattr(&c, DW_AT_external);
     switch (dwarf_tag(&c)) {
       case DW_TAG_variable:
-        if (name.empty() || !dwarf_hasattr(&c, DW_AT_location)) break;
-        globals[prefix + name].push_back({m, c});
-        if (in_function) local_statics[name].push_back({m, c});
+      case DW_TAG_member:
+        if (dwarf_hasattr(&c, DW_AT_location))
+          add(qualified(&c, prefix + name), name, {m, c});
+        else if (declaration)
+          declared[dwarf_dieoffset(&c)] = prefix + name;
         break;
       case DW_TAG_subprogram: {
         Dwarf_Addr low = 0;
-        if (!name.empty() && dwarf_lowpc(&c, &low) == 0) globals[prefix + name].push_back({m, c});
-        walk(m, &c, name.empty() ? prefix : prefix + name + "::", true);
+        std::string full = qualified(&c, prefix + name);
+        if (dwarf_lowpc(&c, &low) == 0) add(full, name, {m, c});
+        if (declaration) declared[dwarf_dieoffset(&c)] = full;
+        walk(m, &c, full + "::");
         break;
       }
       case DW_TAG_namespace:
-        walk(m, &c, name.empty() ? prefix : prefix + name + "::", in_function);
+      case DW_TAG_structure_type:
+      case DW_TAG_class_type:
+      case DW_TAG_union_type:
+        walk(m, &c, prefix + name + "::");
         break;
       case DW_TAG_lexical_block:
-        walk(m, &c, prefix, in_function);
+        walk(m, &c, prefix);
         break;
       default:
         break;
@@ -311,13 +353,14 @@ void VariablePrinter::Impl::index() {
     Dwarf_Die cudie;
     uint8_t unit_type = 0;
     while (dwarf_get_units(mod.dwarf, cu, &cu, nullptr, &unit_type, &cudie, nullptr) == 0)
-      if (unit_type == DW_UT_compile || unit_type == DW_UT_partial) walk(m, &cudie, "", false);
+      if (unit_type == DW_UT_compile || unit_type == DW_UT_partial) walk(m, &cudie, "");
+    declared.clear();
   }
 }
 
 const VariablePrinter::Impl::Entry* VariablePrinter::Impl::lookup(const std::string& name) {
   index();
-  for (auto* table : {&globals, &local_statics}) {
+  for (auto* table : {&globals, &by_leaf}) {
     auto it = table->find(name);
     if (it == table->end() || it->second.empty()) continue;
     // Modules are in order, the executable first.
@@ -494,7 +537,10 @@ std::string VariablePrinter::print(const std::string& expression, const MemoryRe
   Evaluator evaluator(*impl_, text, thread_pointer, read);
   Value v = evaluator.parse();
   std::string shown;
-  if (v.function) {
+  Dwarf_Die peeled;
+  bool code = v.function || (v.lvalue && v.type.pointers == 0 && v.type.die && peel_type(*v.type.die, &peeled) &&
+                             dwarf_tag(&peeled) == DW_TAG_subroutine_type);
+  if (code) {
     std::string sym = impl_->symbol_at(v.address);
     shown = fmt::format("{{{}}} {:#x}{}", type_name(v.type), v.address, sym.empty() ? "" : " <" + sym + ">");
   } else if (!v.lvalue) {

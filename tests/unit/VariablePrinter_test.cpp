@@ -20,7 +20,7 @@ namespace {
 
 using ::testing::MatchesRegex;
 
-// The helper program (variables_target.c), run once for the whole suite and
+// A helper program (variables_target.c), run once for a whole suite and
 // stopped by its own SIGSTOP after printing its threads' pointers and the
 // addresses of its thread-locals.
 struct Target {
@@ -29,13 +29,13 @@ struct Target {
   uint64_t main_tls = 0, worker_tls = 0, main_lib_tls = 0, worker_lib_tls = 0;
   std::unique_ptr<VariablePrinter> printer;
 
-  Target() {
+  explicit Target(const char* program) {
     int out[2];
     if (::pipe(out) != 0) std::abort();
     pid = ::fork();
     if (pid == 0) {
       ::dup2(out[1], STDOUT_FILENO);
-      ::execl(CTRL_VARIABLES_TARGET, CTRL_VARIABLES_TARGET, nullptr);
+      ::execl(program, program, nullptr);
       ::_exit(127);
     }
     ::close(out[1]);
@@ -72,7 +72,7 @@ struct Target {
 
 class VariablePrinterTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { target_ = new Target; }
+  static void SetUpTestSuite() { target_ = new Target(CTRL_VARIABLES_TARGET); }
   static void TearDownTestSuite() { delete target_; }
   void SetUp() override { ASSERT_TRUE(target_->printer) << "the helper program did not start and stop"; }
   static Target* target_;
@@ -109,7 +109,10 @@ TEST_F(VariablePrinterTest, Pointers) {
   EXPECT_EQ(t.print("*&counter"), "*&counter = 2");
   EXPECT_THAT(t.print("greeting"), MatchesRegex("greeting = 0x[0-9a-f]+ \"hello, world\""));
   EXPECT_EQ(t.print("&numbers"), "&numbers = (int (*)[3]) " + hex(t.address("numbers")) + " <numbers>");
-  EXPECT_EQ(t.print("bump"), "bump = {int *(void)} " + hex(t.address("bump")) + " <bump>");
+  const std::string bump = hex(t.address("bump"));
+  EXPECT_EQ(t.print("bump"), "bump = {int *(void)} " + bump + " <bump>");
+  EXPECT_EQ(t.print("bump_ptr"), "bump_ptr = (int *(*)(void)) " + bump + " <bump>");
+  EXPECT_EQ(t.print("*bump_ptr"), "*bump_ptr = {int *(void)} " + bump + " <bump>");
 }
 
 TEST_F(VariablePrinterTest, ArraysAndStrings) {
@@ -197,6 +200,35 @@ TEST_F(VariablePrinterTest, AddressOfForWatch) {
   EXPECT_EQ(t.printer->address_of("outer.in", t.main_tp)->second, 8u);
   EXPECT_EQ(t.printer->address_of("matrix[1]", t.main_tp)->second, 12u);
   EXPECT_EQ(t.printer->symbol_at(numbers->first + 8), "numbers+8");
+}
+
+class CxxVariablePrinterTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { target_ = new Target(CTRL_VARIABLES_CXX_TARGET); }
+  static void TearDownTestSuite() { delete target_; }
+  void SetUp() override { ASSERT_TRUE(target_->printer) << "the helper program did not start and stop"; }
+  static Target* target_;
+};
+Target* CxxVariablePrinterTest::target_ = nullptr;
+
+TEST_F(CxxVariablePrinterTest, ScopedNames) {
+  Target& t = *target_;
+  EXPECT_EQ(t.print("geometry::inside"), "geometry::inside = 3");
+  EXPECT_EQ(t.print("inside"), "inside = 3");  // without its scope, when unambiguous
+  EXPECT_EQ(t.print("geometry::Point::made"), "geometry::Point::made = 8");
+  EXPECT_EQ(t.print("points[1]"), "points[1] = {x = 3, y = 4}");
+}
+
+TEST_F(CxxVariablePrinterTest, ClassesReferencesAndFunctionPointers) {
+  Target& t = *target_;
+  EXPECT_EQ(t.print("derived"), "derived = {<Base> = {b = 1}, d = 2}");
+  EXPECT_EQ(t.print("derived.b"), "derived.b = 1");
+  // libstdc++'s std::atomic<int> keeps its value in a base class's _M_i.
+  EXPECT_THAT(t.print("atomic_int"), MatchesRegex("atomic_int = \\{<.*> = \\{_M_i = 5\\}\\}"));
+  EXPECT_EQ(t.print("reference"), "reference = (int &) @" + hex(t.address("referenced")) + ": 9");
+  const std::string callback = hex(t.address("callback"));
+  EXPECT_EQ(t.print("callback_ptr"), "callback_ptr = (void (*)(int)) " + callback + " <callback(int)>");
+  EXPECT_EQ(t.print("*callback_ptr"), "*callback_ptr = {void (int)} " + callback + " <callback(int)>");
 }
 
 class MemoryExaminerTest : public VariablePrinterTest {

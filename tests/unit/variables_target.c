@@ -67,6 +67,8 @@ int* bump(void) {
   return &calls;
 }
 
+int* (*bump_ptr)(void) = bump;
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
 static int ready;
