@@ -66,7 +66,8 @@ unsigned unit_of(char letter) {
 
 // One decoded instruction in gdb's AT&T layout, and its length (1 for
 // bytes capstone cannot decode, shown as "(bad)").
-std::pair<std::string, size_t> disassemble(uint64_t addr, const MemoryReader& read, bool* readable) {
+std::pair<std::string, size_t> disassemble(uint64_t addr, const MemoryReader& read, const MemoryExaminer::Namer& name,
+                                           bool* readable) {
   uint8_t code[16];
   size_t len = sizeof code;
   // Near the end of a mapping fewer bytes are readable.
@@ -82,7 +83,13 @@ std::pair<std::string, size_t> disassemble(uint64_t addr, const MemoryReader& re
     // gdb (libopcodes) separates operands by a bare comma.
     std::string operands = insn->op_str;
     for (size_t at; (at = operands.find(", ")) != std::string::npos;) operands.erase(at + 1, 1);
-    out.first = operands.empty() ? std::string(insn->mnemonic) : fmt::format("{:<6} {}", insn->mnemonic, operands);
+    // A direct call or jump names its target, as gdb does.
+    std::string mnemonic = insn->mnemonic;
+    bool branch = mnemonic.starts_with("call") || mnemonic.starts_with("j");
+    if (branch && operands.starts_with("0x") && operands.find_first_not_of("0123456789abcdefx") == std::string::npos)
+      if (std::string sym = name ? name(std::stoull(operands, nullptr, 16)) : ""; !sym.empty())
+        operands += " <" + sym + ">";
+    out.first = operands.empty() ? mnemonic : fmt::format("{:<6} {}", mnemonic, operands);
     out.second = insn->size;
     cs_free(insn, 1);
   }
@@ -203,7 +210,7 @@ std::string MemoryExaminer::examine(const std::string& arguments, const MemoryRe
     for (uint64_t n = 0; n < count; ++n) {
       if (format == 'i') {
         bool readable = false;
-        auto [text, size] = disassemble(addr, read, &readable);
+        auto [text, size] = disassemble(addr, read, name_, &readable);
         if (!readable) return unreadable(addr);
         lines.push_back(fmt::format("   {}:\t{}", label(addr), text));
         addr += size;

@@ -18,6 +18,7 @@
 namespace ctrl {
 namespace {
 
+using ::testing::HasSubstr;
 using ::testing::MatchesRegex;
 
 // A helper program (variables_target.c), run once for a whole suite and
@@ -278,6 +279,8 @@ TEST_F(MemoryExaminerTest, AddressesStringsAndInstructions) {
   // AT&T syntax as capstone spells it (with size suffixes, unlike gdb).
   EXPECT_EQ(code, "   " + at("bump") + " <bump>:\tpushq  %rbp\n   " + hex(target_->address("bump") + 1) +
                       " <bump+1>:\tmovq   %rsp,%rbp");
+  // main calls bump first; the call names its target.
+  EXPECT_THAT(x.examine("/40i main", read), HasSubstr(":\tcallq  " + at("bump") + " <bump>\n"));
 }
 
 TEST_F(MemoryExaminerTest, BadInput) {
