@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -35,6 +36,8 @@ struct Target {
     if (::pipe(out) != 0) std::abort();
     pid = ::fork();
     if (pid == 0) {
+      // A test that dies must not leave its stopped helper behind.
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
       ::dup2(out[1], STDOUT_FILENO);
       ::execl(program, program, nullptr);
       ::_exit(127);
