@@ -179,10 +179,14 @@ uint32_t Runtime::choose(uint32_t me) {
     if (mask == 0) {
       uint32_t spinner = model.confirmed_spinner();
       if (spinner != kNoThread) spin_hang(spinner);
+      // Stepping: the controller sees the deadlock while every thread still
+      // waits where it is; its Finish ends the execution as one.
+      if (stepping_) ask(me, 0);
       deadlock(me, model.thread(me).pending.site);
     }
   }
   last_enabled_ = mask;
+  if (stepping_ && (step_ >= h->prefix_len || step_ >= h->pause_at)) ask(me, mask);
   uint32_t next;
   if (step_ < h->prefix_len) {
     next = region.prefix[step_];
@@ -199,10 +203,36 @@ uint32_t Runtime::choose(uint32_t me) {
     if (awake == 0) end_execution(shm::Outcome::SleepBlocked, me, model.thread(me).pending.site, "");
     if (h->policy == shm::TailPolicy::Sticky && (awake & yielding_) && (awake & ~yielding_))
       awake &= ~yielding_;
-    next = choose_tail(h->policy, awake, me, last_, rng_);
+    shm::TailPolicy policy = h->policy == shm::TailPolicy::Ask ? shm::TailPolicy::Sticky : h->policy;
+    next = choose_tail(policy, awake, me, last_, rng_);
   }
   last_ = next;
   return next;
+}
+
+void Runtime::ask(uint32_t me, uint64_t mask) {
+  AgentScope scope;
+  shm::Header* h = region.header;
+  for (;;) {
+    for (uint32_t t = 0; t < model.thread_count(); ++t) publish(t);
+    h->current = me;
+    h->ask_step = step_;
+    h->ask_enabled = mask;
+    h->nbuffered = buffering ? buffers.snapshot(h->buffered, shm::kMaxShownStores) : 0;
+    uint32_t seen = h->reply.load(std::memory_order_acquire);
+    h->asking.fetch_add(1, std::memory_order_release);
+    framing::write_all(control_fd, paused_frame_, paused_len_);
+    // A shared futex: the controller wakes it through its own mapping.
+    auto* word = reinterpret_cast<uint32_t*>(&h->reply);
+    while (h->reply.load(std::memory_order_acquire) == seen) sys(SYS_futex, word, FUTEX_WAIT, seen, nullptr, nullptr, 0);
+    if (h->command == shm::StepCommand::Finish) {
+      stepping_ = false;
+      return;
+    }
+    // Go: the plan now holds the next decision (the controller checked it
+    // against ask_enabled); anything else is asked again.
+    if (h->command == shm::StepCommand::Go && step_ < h->prefix_len && step_ < h->pause_at) return;
+  }
 }
 
 void Runtime::hand_to(uint32_t next) {
@@ -256,7 +286,7 @@ void Runtime::log(uint32_t me, OpKind kind, uint64_t addr, uint64_t site, uint64
   e.owner = flush_owner_;
   e.enabled = last_enabled_;
   if (sleep_) wake_sleepers(e);
-  if (h->check_signatures && step_ < h->prefix_len) {
+  if (step_ < h->checked_steps) {
     const shm::Signature& x = region.expected[step_];
     if (x.thread != me || x.kind != uint16_t(kind) || x.site != site || x.addr != addr) {
       ++step_;
@@ -454,18 +484,27 @@ void Runtime::start_execution(pid_t fork_server) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != fork_server) real._exit(0);
   shm::Header* h = region.header;
+  // Frames a crash handler or a paused thread sends without allocating
+  // (the program's heap must not depend on what the agent says).
+  auto frame = [](const proto::ControlMessage& m, char* out, size_t& out_len) {
+    std::string bytes = m.SerializeAsString();
+    uint32_t len = uint32_t(bytes.size());
+    out[0] = char(len);
+    out[1] = char(len >> 8);
+    out[2] = char(len >> 16);
+    out[3] = char(len >> 24);
+    memcpy(out + 4, bytes.data(), bytes.size());
+    out_len = 4 + bytes.size();
+  };
   {
     proto::ControlMessage m;
     m.mutable_attention()->set_pid(getpid());
-    std::string bytes = m.SerializeAsString();
-    uint32_t len = uint32_t(bytes.size());
-    attention_frame_[0] = char(len);
-    attention_frame_[1] = char(len >> 8);
-    attention_frame_[2] = char(len >> 16);
-    attention_frame_[3] = char(len >> 24);
-    memcpy(attention_frame_ + 4, bytes.data(), bytes.size());
-    attention_len_ = 4 + bytes.size();
+    frame(m, attention_frame_, attention_len_);
+    proto::ControlMessage p;
+    p.mutable_paused()->set_pid(getpid());
+    frame(p, paused_frame_, paused_len_);
   }
+  stepping_ = h->policy == shm::TailPolicy::Ask;
   install_execution_signal_handlers();
   prepare_thread_signals();
   active = true;

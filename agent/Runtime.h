@@ -110,6 +110,10 @@ class Runtime {
   void record_pending(uint32_t exiting);
   // Spin detection from the memory effect of an event.
   void note_memory(uint32_t me, const shm::Event& e);
+  // Stepping: publishes the state, tells the controller, and waits for its
+  // command (SharedRegion.h, TailPolicy::Ask). Returns when the plan holds
+  // the next decision, or stepping is over (Finish).
+  void ask(uint32_t me, uint64_t mask);
   void hand_to(uint32_t next);
   void wait_turn(uint32_t me);
   void start_execution(pid_t fork_server);
@@ -123,6 +127,9 @@ class Runtime {
   // it without allocating).
   char attention_frame_[64];
   size_t attention_len_ = 0;
+  char paused_frame_[64];
+  size_t paused_len_ = 0;
+  bool stepping_ = false;  // TailPolicy::Ask, until the controller says Finish
   uint32_t current_ = 0;
   uint32_t last_ = 0;
   uint64_t step_ = 0;

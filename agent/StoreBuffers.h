@@ -80,6 +80,24 @@ class StoreBuffers {
   // Commits the oldest entry of flush actor `actor` while `running` is the
   // thread in memory (or UINT32_MAX); `owner` receives the storing thread.
   Entry flush(uint32_t actor, uint32_t running, uint32_t& owner);
+  // Copies every buffered store, oldest first per thread, for a paused
+  // execution's controller (at most `max`); returns how many.
+  uint32_t snapshot(shm::BufferedStore* out, uint32_t max) const {
+    uint32_t n = 0;
+    for (uint32_t t = 0; t < shm::kFlushActorBase; ++t)
+      for (const Entry& e : buffers_[t]) {
+        if (n == max) return n;
+        shm::BufferedStore& b = out[n++];
+        b.thread = t;
+        b.actor = e.actor;
+        b.addr = e.addr;
+        b.size = e.size;
+        b.step = e.step;
+        b.value = 0;
+        for (uint32_t i = 0; i < e.size && i < 8; ++i) b.value |= uint64_t(e.written[i]) << (8 * i);
+      }
+    return n;
+  }
 
  private:
   Mode mode_ = Mode::TSO;

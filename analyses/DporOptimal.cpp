@@ -255,6 +255,8 @@ void DporStrategy::try_every_thread(uint64_t i) {
 }
 
 void DporStrategy::race_sequence(const shm::Event* events, uint64_t n, uint64_t i, uint64_t j, const Virtual* last) {
+  // The decision at a state of the fixed prefix is not ours to change.
+  if (i < fixed_steps()) return;
   // A race whose reversal cannot run is none (the paper reverses only
   // those). One that may run only as a spin probe: try what can run there.
   // (A pending operation that could run at the end runs after notdep(e_i).)

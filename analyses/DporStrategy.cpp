@@ -125,15 +125,20 @@ uint64_t DporStrategy::mask_of(const std::vector<Sleeper>& s) {
 }
 
 std::optional<ExecutionPlan> DporStrategy::next() {
-  ExecutionPlan plan;
-  plan.policy = shm::TailPolicy::Sticky;
   if (!started_) {
     started_ = true;
     branch_ = 0;
+    ExecutionPlan plan = fixed_plan();
+    plan.policy = shm::TailPolicy::Sticky;
     return plan;
   }
+  ExecutionPlan plan;
+  plan.policy = shm::TailPolicy::Sticky;
+  // The states before the fixed prefix's end are never branched at (none
+  // has a backtrack thread or a wakeup tree: analyse adds none there).
+  const uint64_t fixed = fixed_steps();
   if (optimal_) {
-    for (uint64_t i = stack_.size(); i-- > 0;) {
+    for (uint64_t i = stack_.size(); i-- > fixed;) {
       Position& pos = stack_[i];
       if (pos.wakeup.children.empty()) {
         // State i would be left for good: a reversal still waiting there is
@@ -167,7 +172,7 @@ std::optional<ExecutionPlan> DporStrategy::next() {
     exhausted_ = true;
     return std::nullopt;
   }
-  for (uint64_t i = stack_.size(); i-- > 0;) {
+  for (uint64_t i = stack_.size(); i-- > fixed;) {
     Position& pos = stack_[i];
     uint64_t asleep = mask_of(pos.sleep);
     uint64_t open = pos.backtrack & ~pos.done & ~asleep;
@@ -615,6 +620,8 @@ void DporStrategy::add_backtrack(const shm::Event* events, uint64_t i, uint64_t 
   // initials: threads whose first event in v has no predecessor in v.
   // Each race walks the events between its two (tens of thousands in a
   // long execution): Ctrl-C and the time limit are polled here too.
+  // The decision at a state of the fixed prefix is not ours to change.
+  if (i < fixed_steps()) return;
   std::vector<uint64_t> v;
   for (uint64_t m = i + 1; m < j; ++m) {
     if (stop_requested()) return;

@@ -28,6 +28,14 @@
 // sleeper about to load wholly from its buffer. So a trace with forwarding
 // runs once.
 //
+// From a fixed prefix (Strategy::set_fixed_prefix, k decisions): the whole
+// execution is analysed (the prefix's events order the rest through the
+// vector clocks, and TSO flushes name their stores by step), but a race
+// whose first event e_i is in the prefix is not reversed and no state before
+// step k gets a backtrack thread or a wakeup tree: that is DPOR from the
+// state after the prefix, so the complete executions are one per class
+// among those that begin with the prefix.
+//
 // Invariants: the stack holds one Position per step of the latest execution;
 // positions below the branch point are shared with every later execution;
 // complete executions are pairwise non-equivalent (sleep sets), and every

@@ -1,5 +1,7 @@
 #include "PreemptionBoundedStrategy.h"
 
+#include <algorithm>
+
 namespace ctrl {
 
 bool PreemptionBoundedStrategy::preempts(uint64_t k, uint32_t t) const {
@@ -9,13 +11,15 @@ bool PreemptionBoundedStrategy::preempts(uint64_t k, uint32_t t) const {
 }
 
 uint32_t PreemptionBoundedStrategy::preemptions_before(uint64_t k) const {
+  // The fixed prefix's own preemptions are not the strategy's: the bound
+  // counts those from the first free decision on.
   uint32_t n = 0;
-  for (uint64_t i = 1; i < k; ++i) n += preempts(i, stack_[i].thread);
+  for (uint64_t i = std::max<uint64_t>(1, fixed_steps()); i < k; ++i) n += preempts(i, stack_[i].thread);
   return n;
 }
 
 std::optional<ExecutionPlan> PreemptionBoundedStrategy::next() {
-  ExecutionPlan plan;
+  ExecutionPlan plan = fixed_plan();
   plan.policy = shm::TailPolicy::Sticky;
   if (!started_) {
     started_ = true;
@@ -23,13 +27,14 @@ std::optional<ExecutionPlan> PreemptionBoundedStrategy::next() {
     return plan;
   }
   for (;;) {
-    for (uint64_t k = stack_.size(); k-- > 0;) {
+    for (uint64_t k = stack_.size(); k-- > fixed_steps();) {
       Position& pos = stack_[k];
       uint32_t used = preemptions_before(k);
       for (uint64_t open = pos.enabled & ~pos.tried; open; open &= open - 1) {
         uint32_t t = uint32_t(__builtin_ctzll(open));
         if (used + preempts(k, t) > bound_) continue;
         pos.tried |= uint64_t(1) << t;
+        plan.prefix.clear();
         for (uint64_t i = 0; i < k; ++i) plan.prefix.push_back(stack_[i].thread);
         plan.prefix.push_back(t);
         branch_ = k;

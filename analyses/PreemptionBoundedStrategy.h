@@ -5,7 +5,9 @@
 // decision is the one new choice. Depth-first and stateless, like DPOR, but
 // without its reduction: within the bound every schedule runs, so the
 // search is complete for that bound (a bound and DPOR's reduction do not mix
-// soundly without extra backtracking).
+// soundly without extra backtracking). From a fixed prefix, only its
+// suffix branches, and the bound counts the preemptions from the first free
+// decision on.
 #pragma once
 
 #include <vector>

@@ -5,7 +5,7 @@
 namespace ctrl {
 
 std::optional<ExecutionPlan> RandomStrategy::next() {
-  ExecutionPlan plan;
+  ExecutionPlan plan = fixed_plan();
   plan.policy = shm::TailPolicy::Random;
   plan.seed = execution_seed(seed_, index_++);
   return plan;

@@ -1,6 +1,7 @@
 // Random walk: every execution picks uniformly among the enabled threads at
-// every step, from a seed derived from (--seed, execution index), so any
-// execution can be re-run alone. Never exhaustive.
+// every step after the fixed prefix (if any), from a seed derived from
+// (--seed, execution index), so any execution can be re-run alone. Never
+// exhaustive.
 #pragma once
 
 #include "Strategy.h"

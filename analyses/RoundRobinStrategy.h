@@ -1,4 +1,5 @@
-// Round-robin: at every step the next enabled thread after the previous one.
+// Round-robin: at every step (after the fixed prefix, if any) the next
+// enabled thread after the previous one.
 // Deterministic, so one execution says all it can; the strategy stops after it.
 #pragma once
 

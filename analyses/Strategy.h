@@ -19,6 +19,9 @@ struct ExecutionPlan {
   std::vector<uint32_t> prefix;  // thread chosen at steps 0..prefix.size()-1
   shm::TailPolicy policy = shm::TailPolicy::Sticky;
   uint64_t seed = 0;  // for TailPolicy::Random
+  // TailPolicy::Ask: the step at which the execution pauses even within the
+  // prefix (shm::Header::pause_at).
+  uint64_t pause_at = UINT64_MAX;
   // Sleep set from decision `sleep_from` on (see shm::Header::sleep_mask);
   // by default from the last prefix decision.
   uint64_t sleep_mask = 0;
@@ -55,8 +58,25 @@ class Strategy {
   virtual int completed_bound() const { return -1; }
   // Ctrl-C or the time limit: a long analysis polls this and gives up.
   void set_stop_check(std::function<bool()> check) { stop_check_ = std::move(check); }
+  // Exploration from a fixed prefix (the debugger's `explore` from a step):
+  // every execution makes these decisions at steps 0..k-1. Set before the
+  // first next(). The strategy plans only what follows: every plan's prefix
+  // begins with these decisions, no state before step k is ever branched
+  // at (no backtrack point, no race reversal, no sleep set there), and
+  // exhaustive() means every class of executions that begin with them.
+  // Steps keep their indices in the whole execution (sleep_from, events).
+  void set_fixed_prefix(std::vector<uint32_t> prefix) { fixed_ = std::move(prefix); }
+  const std::vector<uint32_t>& fixed_prefix() const { return fixed_; }
 
  protected:
+  // A plan that starts with the fixed prefix and plans nothing more.
+  ExecutionPlan fixed_plan() const {
+    ExecutionPlan plan;
+    plan.prefix = fixed_;
+    return plan;
+  }
+  uint64_t fixed_steps() const { return fixed_.size(); }
+
   // Cheap enough for every step: asks the check once every 4096 calls.
   bool stop_requested() {
     if (!stop_check_ || (++stop_polls_ & 4095) != 0) return false;
@@ -66,6 +86,7 @@ class Strategy {
  private:
   std::function<bool()> stop_check_;
   uint64_t stop_polls_ = 0;
+  std::vector<uint32_t> fixed_;
 };
 
 // Throws std::invalid_argument for an unknown name.

@@ -41,6 +41,7 @@ inline uint32_t choose_tail(shm::TailPolicy policy, uint64_t enabled, uint32_t c
       return (uint32_t(__builtin_ctzll(rotated)) + from) % shm::kMaxThreads;
     }
     case shm::TailPolicy::Sticky:
+    case shm::TailPolicy::Ask:  // past the controller's decisions: sticky
       if (enabled & (uint64_t(1) << current)) return current;
       return uint32_t(__builtin_ctzll(enabled));
   }

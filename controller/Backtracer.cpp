@@ -1,5 +1,7 @@
 #include "Backtracer.h"
 
+#include <sys/ptrace.h>
+
 #include <sys/uio.h>
 
 #include <cstring>
@@ -67,6 +69,60 @@ std::vector<uint64_t> Backtracer::unwind(pid_t tid, size_t max_frames) {
   }
   _UPT_destroy(context);
   return ips;
+}
+
+bool Backtracer::registers_at(pid_t tid, size_t frame, user_regs_struct& regs, uint64_t& known) {
+  if (ptrace(PTRACE_GETREGS, tid, nullptr, &regs) != 0) return false;
+  constexpr size_t kFields = sizeof(user_regs_struct) / 8;
+  known = (uint64_t(1) << kFields) - 1;
+  if (frame == 0) return true;
+  void* context = _UPT_create(tid);
+  if (!context) return false;
+  bool found = false;
+  unw_cursor_t cursor;
+  if (unw_init_remote(&cursor, space_, context) == 0) {
+    size_t index = 0;
+    for (;;) {
+      unw_word_t ip = 0;
+      if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0) break;
+      if (!is_sigreturn_trampoline(tid, ip)) {
+        if (index == frame) {
+          found = true;
+          break;
+        }
+        ++index;
+      }
+      if (unw_step(&cursor) <= 0) break;
+    }
+    if (found) {
+      struct Recovered {
+        int reg;
+        unsigned long long* field;
+      };
+      const Recovered recovered[] = {
+          {UNW_X86_64_RIP, &regs.rip}, {UNW_X86_64_RSP, &regs.rsp}, {UNW_X86_64_RBX, &regs.rbx},
+          {UNW_X86_64_RBP, &regs.rbp}, {UNW_X86_64_R12, &regs.r12}, {UNW_X86_64_R13, &regs.r13},
+          {UNW_X86_64_R14, &regs.r14}, {UNW_X86_64_R15, &regs.r15}};
+      uint64_t keep = 0;
+      auto bit = [&](const void* field) {
+        return uint64_t(1) << ((static_cast<const char*>(field) - reinterpret_cast<const char*>(&regs)) / 8);
+      };
+      for (const auto& r : recovered) {
+        unw_word_t v = 0;
+        if (unw_get_reg(&cursor, r.reg, &v) != 0) continue;
+        *r.field = v;
+        keep |= bit(r.field);
+      }
+      for (const void* f : {static_cast<const void*>(&regs.cs), static_cast<const void*>(&regs.ss),
+                            static_cast<const void*>(&regs.fs_base), static_cast<const void*>(&regs.gs_base),
+                            static_cast<const void*>(&regs.ds), static_cast<const void*>(&regs.es),
+                            static_cast<const void*>(&regs.fs), static_cast<const void*>(&regs.gs)})
+        keep |= bit(f);
+      known = keep;
+    }
+  }
+  _UPT_destroy(context);
+  return found;
 }
 
 void Backtracer::flush() { unw_flush_cache(space_, 0, 0); }

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <sys/types.h>
+#include <sys/user.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -38,6 +39,13 @@ class Backtracer {
   static constexpr uint64_t kExactIp = uint64_t(1) << 63;
   std::vector<uint64_t> unwind(pid_t tid, size_t max_frames = 48);
 
+  // The registers of frame `frame` of a stopped thread (an index into
+  // unwind()'s frames): all of them for the innermost frame; further out
+  // the ones unwinding recovers (rip, rsp, rbx, rbp, r12-r15, and the
+  // segment and fs/gs bases, which no call changes). Bit i of `known`: the
+  // i-th 8-byte field of user_regs_struct is known. False when the thread
+  // cannot be read or has fewer frames.
+  bool registers_at(pid_t tid, size_t frame, user_regs_struct& regs, uint64_t& known);
   // Drops every cached unwind table.
   void flush();
 

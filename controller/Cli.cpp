@@ -10,10 +10,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "DebugPrompt.h"
+#include "DebugSession.h"
 #include "ElfInspector.h"
 #include "ExitStatus.h"
 #include "Explorer.h"
@@ -114,6 +117,8 @@ struct AttachArgs {
   std::string visible = "all";
   std::vector<std::string> instrument;
   std::vector<std::string> command;
+  bool interactive = false;
+  std::string batch;
 
   void convert() {
     seed = whole_number("--seed", seed_text, 0, UINT64_MAX);
@@ -126,6 +131,24 @@ struct AttachArgs {
       preemption_bound = int(whole_number("--preemption-bound", preemption_bound_text, 0, 64));
   }
 };
+
+// A stepping session over `session` (DebugPrompt): commands from `batch`
+// when given, else from the terminal or standard input.
+int step_through(Session& session, std::optional<proto::Trace> recording, const proto::Trace& trace_template,
+                 const std::string& batch) {
+  std::ifstream script;
+  if (!batch.empty()) {
+    script.open(batch);
+    if (!script) throw UsageError(fmt::format("--batch: cannot read {}", batch));
+  }
+  DebugSession debug(session, std::move(recording), trace_template);
+  DebugPrompt prompt(debug, stdout);
+  StopInfo start = debug.start();
+  if (start.reason != StopReason::Step)
+    fmt::print("the program ended before its first thread: {}\n", start.message);
+  std::fflush(stdout);
+  return prompt.run(batch.empty() ? nullptr : &script);
+}
 
 int attach(AttachArgs a) {
   if (a.strategy == "dpor" && a.dpor == "optimal") {
@@ -192,6 +215,12 @@ int attach(AttachArgs a) {
   options.shrink = !a.no_shrink;
   options.progress = isatty(2);
 
+  if (a.interactive || !a.batch.empty()) {
+    Session session(config);
+    fmt::print("ctrl: stepping through {} (memory model {}); help lists the commands\n", facts.path, a.model);
+    std::fflush(stdout);
+    return step_through(session, std::nullopt, trace, a.batch);
+  }
   Session session(config);
   Explorer explorer(session, options, trace);  // makes the trace directory
   fmt::print("ctrl: {} under strategy {}{}, memory model {}\n", facts.path, a.strategy,
@@ -215,7 +244,8 @@ int attach(AttachArgs a) {
   return report.bugs.empty() ? kExitNoBug : kExitBugFound;
 }
 
-int replay_command(const std::string& trace_path, const std::string& json_path, bool show_output) {
+int replay_command(const std::string& trace_path, const std::string& json_path, bool show_output, bool interactive,
+                   const std::string& batch) {
   JsonReport json(json_path);
   proto::Trace trace = load_trace(trace_path);
   SessionConfig config = replay_config(trace, find_agent(), show_output);
@@ -225,8 +255,20 @@ int replay_command(const std::string& trace_path, const std::string& json_path, 
   Instrumentation instrumentation(config.program, iopts);
   config.sites_fd = instrumentation.fd();
   Session session(config);
-  fmt::print("ctrl: replaying {} ({} steps, {} bug in execution {})\n", trace_path, trace.decisions_size(),
-             trace.bug().kind(), trace.execution() + 1);
+  std::string what = trace.bug().kind().empty() ? "a schedule without a bug"
+                                                 : fmt::format("{} bug in execution {}", trace.bug().kind(),
+                                                               trace.execution() + 1);
+  if (interactive || !batch.empty()) {
+    fmt::print("ctrl: stepping through {} ({} steps, {}); help lists the commands\n", trace_path,
+               trace.decisions_size(), what);
+    std::fflush(stdout);
+    proto::Trace tmpl = trace;
+    tmpl.clear_decisions();
+    tmpl.clear_signatures();
+    tmpl.clear_bug();
+    return step_through(session, trace, tmpl, batch);
+  }
+  fmt::print("ctrl: replaying {} ({} steps, {})\n", trace_path, trace.decisions_size(), what);
   std::fflush(stdout);
   auto start = std::chrono::steady_clock::now();
   ReplayOutcome out = replay(session, trace);
@@ -235,10 +277,18 @@ int replay_command(const std::string& trace_path, const std::string& json_path, 
   report.total = 1;
   report.complete = out.result.end == ExecutionResult::End::Bug || out.result.end == ExecutionResult::End::Complete;
   report.elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (out.reproduced) {
+  bool bug = out.reproduced && out.result.end == ExecutionResult::End::Bug;
+  if (bug) {
     report.bugs.push_back(FoundBug{out.result, trace_path});
     print_bug(stdout, report.bugs.back(), 1, session.symbolizer());
-    fmt::print("\nreplay reproduced the {} bug\n", out.result.kind);
+    if (trace.bug().kind().empty())
+      fmt::print("\nthe schedule's {} steps ran, then the execution found a {} bug\n", trace.decisions_size(),
+                 out.result.kind);
+    else
+      fmt::print("\nreplay reproduced the {} bug\n", out.result.kind);
+  } else if (out.reproduced) {
+    fmt::print("replay followed the schedule's {} steps; the execution ended after {} steps with status {}: no bug\n",
+               trace.decisions_size(), out.result.events.size(), out.result.exit_status);
   }
   json.write(report_json(report, config.program, trace.options().model()));
   if (!out.reproduced && session.interrupted())  // the user's stop, not a divergence
@@ -248,7 +298,7 @@ int replay_command(const std::string& trace_path, const std::string& json_path, 
     fmt::print(stderr, "ctrl: {}\n", out.divergence);
     return kExitInternal;
   }
-  return kExitBugFound;
+  return bug ? kExitBugFound : kExitNoBug;
 }
 
 }  // namespace
@@ -311,6 +361,10 @@ int run_cli(int argc, char** argv) {
                          "atomics: only synchronisation calls and locked/xchg/fence instructions")
       ->check(CLI::IsMember({"all", "atomics"}))
       ->capture_default_str();
+  attach_cmd->add_flag("--interactive", a.interactive,
+                       "step through one execution at a prompt instead of exploring (help lists the commands)");
+  attach_cmd->add_option("--batch", a.batch, "with --interactive: read the prompt's commands from FILE")
+      ->type_name("FILE");
   attach_cmd->add_option("--instrument", a.instrument, "also make LIB's instructions visible (repeatable)")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
@@ -321,6 +375,12 @@ int run_cli(int argc, char** argv) {
   replay_cmd->add_option("trace", trace_path, "trace file")->required();
   replay_cmd->add_option("--json", replay_json, "write a JSON report to FILE");
   replay_cmd->add_flag("--show-output", replay_output, "let the program's stdout/stderr through");
+  bool replay_interactive = false;
+  std::string replay_batch;
+  replay_cmd->add_flag("--interactive", replay_interactive,
+                       "step through the trace's execution at a prompt (help lists the commands)");
+  replay_cmd->add_option("--batch", replay_batch, "with --interactive: read the prompt's commands from FILE")
+      ->type_name("FILE");
 
   // `attach`'s own arguments end at PROGRAM (or at "--"): everything from
   // PROGRAM on is the program's, unchanged and in order, whatever it looks
@@ -365,7 +425,7 @@ int run_cli(int argc, char** argv) {
     a.convert();
     return attach(a);
   }
-  return replay_command(trace_path, replay_json, replay_output);
+  return replay_command(trace_path, replay_json, replay_output, replay_interactive, replay_batch);
 }
 
 }  // namespace ctrl

@@ -49,7 +49,8 @@ struct ThreadView {
   OpKind pending = OpKind::ThreadStart;  // its next visible operation
   uint64_t pending_addr = 0;             // object or memory it touches (0: none)
   uint64_t pending_site = 0;             // where (call's return address or instruction)
-  std::string description;               // "blocked in mutex_lock on m2 (waits for T1)" etc.
+  std::string operation;                 // "mutex_lock m2": the pending operation and its object
+  std::string description;               // "blocked in mutex_lock m2 (waits for T1)", "enabled: ..."
   std::string where;                     // "worker+0x1c at x.c:12"
 };
 

@@ -27,6 +27,7 @@ struct ExecutionResult {
     Diverged,     // a replay went elsewhere than its trace
     Unsupported,  // the program did something ctrl cannot control
     Interrupted,  // Ctrl-C or the time limit
+    Paused,       // stepping: waits at a decision for the controller (TailPolicy::Ask)
   };
   End end = End::Complete;
   uint64_t execution = 0;

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -91,7 +92,7 @@ bool Explorer::record_bug(ExplorationReport& report, ExecutionResult result) {
   FoundBug found;
   found.preemptions = found.preemptions_found = count_preemptions(result.events);
   if (options_.shrink && !result.before_checkpoint && result.kind != "tso-unsafe") {
-    ShrinkStats st = shrink(session_, result);
+    ShrinkStats st = shrink(session_, result, 64, options_.prefix.size());
     found.preemptions = st.after;
   }
   std::string name = fmt::format("{}-{}-exec{}.ctrltrace", std::filesystem::path(template_.program().path()).filename().string(),
@@ -105,19 +106,53 @@ bool Explorer::record_bug(ExplorationReport& report, ExecutionResult result) {
   return true;
 }
 
+void Explorer::check_plan(const ExecutionPlan& plan, uint64_t index) const {
+  const auto& fixed = options_.prefix;
+  if (plan.prefix.size() < fixed.size() || !std::equal(fixed.begin(), fixed.end(), plan.prefix.begin()))
+    throw InternalError(fmt::format("the plan of execution {} does not begin with the fixed prefix", index));
+}
+
+void Explorer::check_prefix(const ExecutionResult& r) const {
+  const auto& expected = options_.prefix_signatures;
+  if (expected.empty() || r.end == ExecutionResult::End::Interrupted) return;
+  for (size_t k = 0; k < expected.size(); ++k) {
+    if (k >= r.events.size())
+      throw InternalError(fmt::format("execution {} ended at step {}, within the fixed prefix of {} steps", r.execution,
+                                      k, expected.size()));
+    const shm::Event& e = r.events[k];
+    const shm::Signature& x = expected[k];
+    if (e.thread != x.thread || e.kind != x.kind || e.site != x.site || e.addr != x.addr)
+      throw InternalError(fmt::format("execution {} left the fixed prefix at step {}", r.execution, k));
+  }
+}
+
 ExplorationReport Explorer::run() {
   using clock = std::chrono::steady_clock;
   auto started = clock::now();
   ExplorationReport report;
+  if (!options_.prefix_signatures.empty() && options_.prefix_signatures.size() != options_.prefix.size())
+    throw InternalError(fmt::format("{} signatures for a fixed prefix of {} decisions",
+                                    options_.prefix_signatures.size(), options_.prefix.size()));
   auto strategy = make_strategy(options_.strategy, options_.seed, options_.preemption_bound);
+  strategy->set_fixed_prefix(options_.prefix);
   // A long execution's analysis can take seconds: Ctrl-C and the time limit
   // cut it short.
   strategy->set_stop_check([this] { return session_.should_stop(); });
   report.strategy = strategy->name();
   report.preemption_bound = options_.preemption_bound;
-  if (options_.time_limit > 0)
+  // The session outlives the exploration (DebugSession): the time limit is
+  // lifted again at the end.
+  struct Deadline {
+    Session* session = nullptr;
+    ~Deadline() {
+      if (session) session->set_deadline(clock::time_point::max());
+    }
+  } deadline;
+  if (options_.time_limit > 0) {
     session_.set_deadline(started + std::chrono::duration_cast<clock::duration>(
                                         std::chrono::duration<double>(options_.time_limit)));
+    deadline.session = &session_;
+  }
   auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - started).count(); };
 
   auto account = [&](ExecutionResult& r) -> bool {  // true: stop exploring
@@ -127,6 +162,8 @@ ExplorationReport Explorer::run() {
         return true;
       case ExecutionResult::End::Unsupported:
         throw UsageError(r.message);
+      case ExecutionResult::End::Paused:
+        throw InternalError("an explored execution paused for stepping");
       case ExecutionResult::End::Diverged:
         throw InternalError(fmt::format("execution {} diverged from its own plan: {}", r.execution, r.message));
       case ExecutionResult::End::StepBound:
@@ -150,7 +187,7 @@ ExplorationReport Explorer::run() {
     return false;
   };
 
-  if (auto early = session_.start()) {
+  if (auto early = options_.session_started ? std::nullopt : session_.start()) {
     // The program never created a thread: its one execution is all there is.
     account(*early);
     report.exhaustive = !report.interrupted && report.bounded == 0;
@@ -177,9 +214,10 @@ ExplorationReport Explorer::run() {
     return !options_.keep_going;
   };
 
-  uint64_t index = 0;
+  // Executions are numbered on from the session's earlier ones.
+  uint64_t ran = 0, index = options_.first_execution;
   double last_progress = 0;
-  while (index < options_.max_executions) {
+  while (ran < options_.max_executions) {
     auto plan = strategy->next();
     if (!plan) {
       // An execution cut by --max-steps left the rest of its schedules
@@ -187,7 +225,11 @@ ExplorationReport Explorer::run() {
       report.exhaustive = strategy->exhaustive() && report.bounded == 0;
       break;
     }
-    ExecutionResult r = session_.run(*plan, index);
+    check_plan(*plan, index);
+    // The agent checks the fixed prefix's steps as they run
+    // (Header::checked_steps), the rest of the plan's prefix is new.
+    ExecutionResult r = session_.run(*plan, index, options_.prefix_signatures);
+    check_prefix(r);
     if (r.end == ExecutionResult::End::Interrupted) {
       // An execution stopped half-way teaches the strategy nothing, and its
       // analysis (a long execution's could take many seconds) would only
@@ -206,6 +248,7 @@ ExplorationReport Explorer::run() {
     // The strategy learns from the execution as it ran, before any shrinking.
     strategy->completed(summary);
     ++index;
+    ++ran;
     if (session_.should_stop()) {
       // The analysis may have been cut short: the strategy is not asked for
       // another plan.
@@ -226,8 +269,8 @@ ExplorationReport Explorer::run() {
       double t = elapsed();
       if (t - last_progress >= 0.2) {
         last_progress = t;
-        fmt::print(stderr, "\r\033[K{} executions ({} complete, {} blocked), {:.0f}/s, depth {}, {:.1f} s", index,
-                   report.complete, report.blocked, index / t, depth, t);
+        fmt::print(stderr, "\r\033[K{} executions ({} complete, {} blocked), {:.0f}/s, depth {}, {:.1f} s", ran,
+                   report.complete, report.blocked, ran / t, depth, t);
       }
     }
   }

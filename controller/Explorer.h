@@ -26,6 +26,23 @@ struct ExploreOptions {
   bool shrink = true;       // look for a schedule with fewer preemptions before reporting
   int preemption_bound = -1;  // >= 0: iterative context bounding up to it
   bool sober = false;         // --monitor sober: report SC executions TSO could break
+
+  // ---- exploring from a step (DebugSession::explore) ----
+  // Decisions every execution makes first (steps 0..k-1); the strategy plans
+  // only what follows (Strategy::set_fixed_prefix): counts, `exhaustive` and
+  // the bugs are those of the executions that begin with them, and a saved
+  // trace holds the whole execution, prefix included, so that `ctrl replay`
+  // reproduces it from the start.
+  std::vector<uint32_t> prefix;
+  // Empty, or one per prefix decision: what each prefix step must be (as in
+  // a trace). An execution whose prefix steps differ is an internal error.
+  std::vector<shm::Signature> prefix_signatures;
+  // The session has already been started (it ran to its checkpoint, and
+  // maybe executions since): run() does not start it again.
+  bool session_started = false;
+  // Index of the first execution (its number in traces and messages): a
+  // session that already ran executions goes on from their count.
+  uint64_t first_execution = 0;
 };
 
 struct FoundBug {
@@ -86,6 +103,10 @@ class Explorer {
 
   // False when it is a bug already reported (same kind and place).
   bool record_bug(ExplorationReport& report, ExecutionResult result);
+  // Throws InternalError when `plan` does not begin with the fixed prefix.
+  void check_plan(const ExecutionPlan& plan, uint64_t index) const;
+  // Throws InternalError when execution `r` left the fixed prefix.
+  void check_prefix(const ExecutionResult& r) const;
 
   Session& session_;
   ExploreOptions options_;

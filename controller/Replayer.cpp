@@ -89,7 +89,10 @@ ReplayOutcome replay(Session& session, const proto::Trace& trace) {
       return out;
     }
     case ExecutionResult::End::Bug:
-      if (r.kind == want) {
+      // A schedule saved without a bug (a stepping session's `save`) is
+      // reproduced when its decisions all ran; what comes after them is the
+      // sticky policy's, and a bug there is reported as found.
+      if (r.kind == want || (want.empty() && steps >= size_t(trace.decisions_size()))) {
         out.reproduced = true;
         return out;
       }
@@ -102,6 +105,10 @@ ReplayOutcome replay(Session& session, const proto::Trace& trace) {
     case ExecutionResult::End::Unsupported:
       throw UsageError(r.message);
     default:
+      if (want.empty() && r.end == ExecutionResult::End::Complete && steps >= size_t(trace.decisions_size())) {
+        out.reproduced = true;
+        return out;
+      }
       out.divergence = fmt::format("replay diverged at step {}: expected a {} bug, but the execution {}", steps, want,
                                    r.end == ExecutionResult::End::StepBound ? "reached --max-steps" : "ended normally");
       return out;

@@ -11,6 +11,8 @@
 namespace ctrl {
 
 struct ReplayOutcome {
+  // The trace's bug came back; for a trace without a bug (a schedule saved
+  // by a stepping session), its decisions all ran (result: how it ended).
   bool reproduced = false;
   std::string divergence;  // "replay diverged at step N: ..." when not reproduced
   ExecutionResult result;

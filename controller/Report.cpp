@@ -10,6 +10,7 @@
 
 #include "Backtracer.h"
 #include "ExitStatus.h"
+#include "ProgramFrames.h"
 #include "Symbolizer.h"
 
 namespace ctrl {
@@ -129,22 +130,9 @@ void print_bug(std::FILE* out, const FoundBug& bug, int number, Symbolizer& symb
     fmt::print(out, "\nthreads at the bug:\n");
     for (const auto& bt : r.backtraces) {
       fmt::print(out, "  {} (tid {}): {}\n", thread_name(bt.thread), bt.tid, bt.state);
-      // A parked thread sits in libc's futex call under the agent's frames;
-      // neither says anything about the program, so start below them.
-      // Further out, the agent's thread and main wrappers are hidden too.
       auto ip_of = [&](size_t i) { return bt.frames[i] & ~Backtracer::kExactIp; };
       auto in_agent = [&](size_t i) { return symbols.in_module(ip_of(i), "libctrl-agent"); };
-      // Only libc's frames (the futex call) count as that: a thread running
-      // its own code right under the agent's main wrapper (a hang in main)
-      // keeps them.
-      auto in_libc = [&](size_t i) { return symbols.in_module(ip_of(i), "libc.so"); };
-      size_t first = 0;
-      while (first < bt.frames.size() && first < 4 && !in_agent(first) && in_libc(first)) ++first;
-      if (first < bt.frames.size() && in_agent(first)) {
-        while (first < bt.frames.size() && in_agent(first)) ++first;
-      } else {
-        first = 0;
-      }
+      size_t first = first_program_frame(bt.frames, symbols);
       int shown = 0;
       for (size_t i = first; i < bt.frames.size(); ++i) {
         if (in_agent(i)) continue;

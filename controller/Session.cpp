@@ -106,6 +106,7 @@ Session::Session(SessionConfig config)
 
 Session::~Session() {
   if (template_pid_ > 0) {
+    release_inspection();
     if (current_pid_ > 0 && current_pid_ != template_pid_) kill(current_pid_, SIGKILL);
     stop_fork_server();
     kill(template_pid_, SIGKILL);
@@ -205,8 +206,51 @@ ExecutionResult Session::run(const ExecutionPlan& plan, uint64_t index, const st
   if (!framing::send_message(control_fd_, m)) throw InternalError("the target's fork server is gone");
   ExecutionResult r = supervise_execution();
   r.execution = index;
-  current_pid_ = 0;
+  if (r.end != ExecutionResult::End::Paused) current_pid_ = 0;
   return r;
+}
+
+ExecutionResult Session::resume(shm::StepCommand command) {
+  if (!paused_) throw InternalError("no paused execution to resume");
+  release_inspection();
+  paused_ = false;
+  shm::Header& h = region_.header();
+  h.command = command;
+  h.reply.fetch_add(1, std::memory_order_release);
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&h.reply), FUTEX_WAKE, INT32_MAX, nullptr, nullptr, 0);
+  ExecutionResult r = supervise_execution();
+  r.execution = execution_;
+  if (r.end != ExecutionResult::End::Paused) current_pid_ = 0;
+  return r;
+}
+
+void Session::abandon() {
+  if (!paused_ || current_pid_ <= 0) return;
+  paused_ = false;
+  // Threads seized for inspection die with the process; their exits are
+  // reaped by kill_execution's wait loop.
+  inspected_.clear();
+  kill_execution();
+  current_pid_ = 0;
+}
+
+void Session::inspect() {
+  if (!paused_ || !inspected_.empty()) return;
+  for (pid_t t : threads_of(current_pid_)) {
+    if (ptrace(PTRACE_SEIZE, t, nullptr, PTRACE_O_EXITKILL) != 0) continue;
+    if (!tracer_.interrupt(t)) continue;
+    auto s = tracer_.wait_for(t);
+    if (!s || s->exited()) continue;
+    inspected_.push_back(t);
+  }
+  backtracer_->flush();
+  symbolizer().snapshot_regions(current_pid_);
+}
+
+void Session::release_inspection() {
+  // A thread interrupted in a futex wait restarts it when detached.
+  for (pid_t t : inspected_) ptrace(PTRACE_DETACH, t, nullptr, nullptr);
+  inspected_.clear();
 }
 
 void Session::stop_fork_server() {
@@ -629,6 +673,13 @@ ExecutionResult Session::supervise_execution() {
         uint32_t ticket = uint32_t(m->started().execution());
         if (ticket == ticket_ && current_pid_ == 0) current_pid_ = m->started().pid();
         if (ticket > ticket_) spares_.emplace_back(ticket, m->started().pid());
+      } else if (m->has_paused()) {
+        if (current_pid_ == 0) current_pid_ = m->paused().pid();
+        paused_ = true;
+        ExecutionResult r;
+        r.end = ExecutionResult::End::Paused;
+        r.events.assign(region_.view().events, region_.view().events + std::min(h.steps.load(), region_.capacity()));
+        return r;
       } else if (m->has_attention()) {
         if (current_pid_ == 0) current_pid_ = m->attention().pid();
         return outcome_from_agent(h.outcome_tid);

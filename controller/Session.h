@@ -48,6 +48,22 @@ class Session {
   // the signatures to check each step against (replay), or empty.
   ExecutionResult run(const ExecutionPlan& plan, uint64_t index, const std::vector<shm::Signature>& expected = {});
 
+  // ---- stepping (DebugSession) ----
+  // run() with a plan whose policy is TailPolicy::Ask returns End::Paused
+  // when the execution waits at a decision; the execution stays alive.
+  // resume() sends `command` (the caller wrote the plan fields it changed
+  // into region()) and supervises the execution again, to its next pause
+  // or its end.
+  ExecutionResult resume(shm::StepCommand command);
+  // Kills a paused execution.
+  void abandon();
+  SharedMemory& region() { return region_; }
+  pid_t execution_pid() const { return current_pid_; }
+  // Stops every thread of the paused execution under ptrace, for registers
+  // and backtraces; resume() and abandon() let them go again.
+  void inspect();
+  Backtracer& backtracer() { return *backtracer_; }
+
   Symbolizer& symbolizer();
   const SessionConfig& config() const { return config_; }
   bool interrupted() const { return tracer_.interrupted(); }
@@ -83,6 +99,8 @@ class Session {
   void collect_backtraces(ExecutionResult& r, pid_t stopped_tid);
   void kill_execution();
   void seize_execution();
+  // Detaches the threads inspect() seized (they go on waiting where they were).
+  void release_inspection();
   void resume_other(const Stop& s);
   void handle_ptrace_stop(const Stop& s);
   uint32_t thread_index(pid_t tid) const;
@@ -104,6 +122,8 @@ class Session {
   bool adopted_fork_server_ = false;
   bool found_bug_ = false;  // the fork server puts the checkpoint's files back at the end  // the fork server is a child of the launched process
   bool traced_execution_ = false;  // current_pid_'s threads are seized (startup, or a bug)
+  bool paused_ = false;            // current_pid_ waits at a decision (stepping)
+  std::vector<pid_t> inspected_;   // threads inspect() stopped
   bool ended_ = false;             // current_pid_ is gone
   int end_status_ = 0;
   uint64_t execution_ = 0;

@@ -46,12 +46,14 @@ void SharedMemory::prepare(const ExecutionPlan& plan, uint64_t execution, uint64
   h.max_steps = std::min(max_steps, h.capacity);
   h.prefix_len = prefix;
   h.policy = plan.policy;
+  h.pause_at = plan.pause_at;
+  h.command = shm::StepCommand::None;
   h.sleep_mask = plan.sleep_mask;
   std::memset(h.sleepers, 0, sizeof h.sleepers);
   for (const auto& [thread, access] : plan.sleepers)
     if (thread < shm::kMaxThreads) h.sleepers[thread] = access;
   h.sleep_from = plan.sleep_from.value_or(prefix > 0 ? prefix - 1 : 0);
-  h.check_signatures = checked > 0 ? 1 : 0;
+  h.checked_steps = checked;
   h.target_output = show_output ? 1 : 0;
   h.model = model;
   h.steps.store(0);

@@ -1,5 +1,7 @@
 #include "Shrinker.h"
 
+#include <algorithm>
+
 namespace ctrl {
 
 namespace {
@@ -22,13 +24,13 @@ uint32_t count_preemptions(const std::vector<shm::Event>& events) {
   return n;
 }
 
-ShrinkStats shrink(Session& session, ExecutionResult& bug, uint32_t budget) {
+ShrinkStats shrink(Session& session, ExecutionResult& bug, uint32_t budget, uint64_t fixed) {
   ShrinkStats stats;
   stats.before = stats.after = count_preemptions(bug.events);
   bool improved = true;
   while (improved && stats.runs < budget && stats.after > 0) {
     improved = false;
-    for (size_t k = 1; k < bug.events.size() && stats.runs < budget; ++k) {
+    for (size_t k = std::max<uint64_t>(1, fixed); k < bug.events.size() && stats.runs < budget; ++k) {
       if (!preempts(bug.events, k)) continue;
       // Same decisions up to k, then stay with the preempted thread and let
       // the sticky policy go on from there.

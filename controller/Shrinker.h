@@ -20,7 +20,8 @@ struct ShrinkStats {
 };
 
 // Replaces `bug` by a shorter-to-read equivalent when it finds one. At most
-// `budget` executions.
-ShrinkStats shrink(Session& session, ExecutionResult& bug, uint32_t budget = 64);
+// `budget` executions. The first `fixed` decisions (an exploration's fixed
+// prefix) are kept as they are.
+ShrinkStats shrink(Session& session, ExecutionResult& bug, uint32_t budget = 64, uint64_t fixed = 0);
 
 }  // namespace ctrl

@@ -204,4 +204,43 @@ void Symbolizer::snapshot_regions(pid_t pid) {
   regions_ = std::move(regions);
 }
 
+std::optional<std::pair<uint64_t, uint64_t>> Symbolizer::find_symbol(const std::string& name, bool function) const {
+  // The program before its libraries: a name both define is the program's.
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const ModuleSpan& span : spans_) {
+      std::string base = module_basename(span.module);
+      bool library = base.starts_with("lib") || base.starts_with("ld-") || base.starts_with("[");
+      if (library != (pass == 1) || base.find("libctrl-agent") != std::string::npos) continue;
+      int n = dwfl_module_getsymtab(span.module);
+      for (int i = 1; i < n; ++i) {
+        GElf_Sym sym;
+        GElf_Addr addr = 0;
+        const char* raw = dwfl_module_getsym_info(span.module, i, &sym, &addr, nullptr, nullptr, nullptr);
+        if (!raw || sym.st_shndx == SHN_UNDEF) continue;
+        int type = GELF_ST_TYPE(sym.st_info);
+        bool wanted = function ? type == STT_FUNC || type == STT_GNU_IFUNC : type == STT_OBJECT || type == STT_TLS;
+        if (!wanted || display_name(raw) != name) continue;
+        return std::make_pair(uint64_t(addr), uint64_t(addr + std::max<GElf_Xword>(sym.st_size, 1)));
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<uint64_t> Symbolizer::line_addresses(const std::string& file, int line) const {
+  std::vector<uint64_t> out;
+  for (const ModuleSpan& span : spans_) {
+    if (module_basename(span.module).find("libctrl-agent") != std::string::npos) continue;
+    Dwfl_Line** lines = nullptr;
+    size_t n = 0;
+    if (dwfl_module_getsrc_file(span.module, file.c_str(), line, 0, &lines, &n) != 0) continue;
+    for (size_t i = 0; i < n; ++i) {
+      Dwarf_Addr addr = 0;
+      if (dwfl_lineinfo(lines[i], &addr, nullptr, nullptr, nullptr, nullptr)) out.push_back(addr);
+    }
+    free(lines);
+  }
+  return out;
+}
+
 }  // namespace ctrl

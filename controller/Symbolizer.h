@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -60,6 +61,13 @@ class Symbolizer {
   // "stack", "anon 0x7fff...", "name+0x.." for other mappings, or "0x...".
   std::string describe_data(uint64_t addr) const;
 
+  // By name, for breakpoints and watchpoints: [start, end) of the symbol
+  // `name` (as reports show it: demangled, no version), a function or else a
+  // data object, looked up in the program first, then in its libraries.
+  std::optional<std::pair<uint64_t, uint64_t>> find_symbol(const std::string& name, bool function) const;
+  // Addresses of the code of `line` in a source file whose path ends with
+  // `file`, in every module with line information (ctrl's agent left out).
+  std::vector<uint64_t> line_addresses(const std::string& file, int line) const;
   // Re-reads /proc/<pid>/maps for describe_data's region names. Silently
   // keeps the previous snapshot if the process is gone.
   void snapshot_regions(pid_t pid);

@@ -13,7 +13,7 @@
 //    while the target is stopped or dead, or polls `steps` (atomic) to see
 //    progress.
 // Layout: Header, then uint32 prefix[capacity] (decisions to replay), then
-// Signature expected[capacity] (when check_signatures), then
+// Signature expected[capacity] (the first checked_steps), then
 // Event events[capacity].
 #pragma once
 
@@ -27,7 +27,7 @@
 namespace ctrl::shm {
 
 inline constexpr uint32_t kMagic = 0x4c525443;  // "CTRL"
-inline constexpr uint32_t kVersion = 7;
+inline constexpr uint32_t kVersion = 8;
 inline constexpr uint32_t kMaxThreads = 64;
 // Under x86-TSO each thread t has a flush actor, scheduled as thread
 // kFlushActorBase + t; so at most kFlushActorBase threads there.
@@ -45,6 +45,21 @@ enum class TailPolicy : uint32_t {
   Random = 0,      // uniform among enabled threads, from `seed`
   RoundRobin = 1,  // next enabled thread after the last one chosen
   Sticky = 2,      // keep the current thread while it is enabled, else lowest
+  // Stepping: the deciding thread follows prefix[] while step < pause_at,
+  // then asks the controller (Header::asking/reply) and waits for it.
+  Ask = 3,
+};
+
+// What the controller asks of an execution paused at a decision
+// (TailPolicy::Ask), written into Header::command before raising `reply`.
+enum class StepCommand : uint32_t {
+  None = 0,
+  // Go on: the controller may have extended prefix[]/prefix_len and moved
+  // pause_at; the agent re-reads them and decides again (asking again when
+  // the prefix gives no decision or step == pause_at).
+  Go = 1,
+  // Stop asking: decide by the sticky policy from here to the end.
+  Finish = 2,
 };
 
 // How an execution ended, as the agent saw it. The controller adds what only
@@ -74,6 +89,17 @@ struct SleeperAccess {
   uint64_t object, object2;
   uint64_t everything;
 };
+
+// A store waiting in a store buffer (TSO/PSO), as a paused execution shows it.
+struct BufferedStore {
+  uint32_t thread;  // the storing thread
+  uint32_t actor;   // the flush actor that commits it (kFlushActorBase + actor)
+  uint64_t addr;
+  uint64_t size;
+  uint64_t value;  // its first 8 bytes, little-endian
+  uint64_t step;   // the store's event
+};
+inline constexpr uint32_t kMaxShownStores = 128;
 
 struct Signature {
   uint32_t thread;
@@ -144,7 +170,10 @@ struct Header {
   uint64_t max_steps;
   uint64_t prefix_len;
   TailPolicy policy;
-  uint32_t check_signatures;  // 1: compare each event with expected[step]
+  uint32_t pad1;
+  // Steps 0..checked_steps-1 compare their event with expected[step] (a
+  // replayed prefix may be longer than the signatures known for it).
+  uint64_t checked_steps;
   uint32_t target_output;     // 0 discard, 1 inherit
   MemoryModel model;
   // Sleep set (DPOR): threads that must not be chosen after the prefix until
@@ -182,6 +211,23 @@ struct Header {
   // only for such an execution.
   uint32_t npending;
   Event pending[kMaxThreads];
+
+  // ---- stepping (TailPolicy::Ask) ----
+  // The deciding thread of a paused execution publishes every thread's
+  // slot, writes ask_step/ask_enabled, raises `asking` and says Paused on
+  // the channel, then waits (a shared futex: the region is a MAP_SHARED
+  // memfd) until the controller raises `reply`, having written `command`
+  // and, for Go, the plan fields it changed (prefix, prefix_len, pause_at).
+  uint64_t pause_at;  // plan: ask at this step even within the prefix
+  alignas(64) std::atomic<uint32_t> asking;
+  std::atomic<uint32_t> reply;
+  StepCommand command;
+  uint32_t pad3;
+  uint64_t ask_step;
+  uint64_t ask_enabled;  // threads and flush actors that may perform it
+  uint32_t nbuffered;    // under tso/pso: the buffered stores at the pause
+  uint32_t pad4;
+  BufferedStore buffered[kMaxShownStores];
 };
 
 inline size_t region_size_for(uint64_t capacity) {

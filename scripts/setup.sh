@@ -9,11 +9,11 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${2:-$root/build}
 
 packages=(build-essential cmake pkg-config libcapstone-dev libprotobuf-dev protobuf-compiler
-  libunwind-dev libgtest-dev libcli11-dev libfmt-dev nlohmann-json3-dev libdw-dev libelf-dev)
+  libunwind-dev libgtest-dev libcli11-dev libfmt-dev nlohmann-json3-dev libdw-dev libelf-dev libedit-dev)
 # The realworld tests run ctrl on these real programs (OpenMP comes with
 # gcc's libgomp).
 if [ "$mode" = test ]; then
-  packages+=(xz-utils pigz zstd pbzip2 lbzip2 coreutils libglib2.0-dev)
+  packages+=(xz-utils pigz zstd pbzip2 lbzip2 coreutils libglib2.0-dev gdb)
 fi
 
 missing=()
