@@ -1,5 +1,7 @@
 #include "GdbPackets.h"
 
+#include <capstone/capstone.h>
+
 #include <cstdio>
 #include <cstring>
 #include <sstream>
@@ -329,6 +331,29 @@ std::string encode_registers(const std::optional<ThreadRegisters>& registers) {
 std::optional<std::string> encode_register(const std::optional<ThreadRegisters>& registers, size_t number) {
   if (number >= kRegisters) return std::nullopt;
   return encode_slot(registers, kLayout[number]);
+}
+
+std::optional<uint64_t> call_before(std::string_view before, uint64_t return_address) {
+  csh handle;
+  if (cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK) return std::nullopt;
+  std::optional<uint64_t> found;
+  // Direct calls (5 bytes) first, then through rip-relative memory (6);
+  // a register call with a REX prefix (3) before the same call without it
+  // (2), whose bytes it ends with.
+  for (size_t length : {5, 6, 3, 2, 4, 7, 8}) {
+    if (length > before.size() || length > return_address) continue;
+    const auto* code = reinterpret_cast<const uint8_t*>(before.data() + before.size() - length);
+    cs_insn* insn = nullptr;
+    size_t n = cs_disasm(handle, code, length, return_address - length, 1, &insn);
+    bool call = n == 1 && insn[0].size == length && insn[0].id == X86_INS_CALL;
+    if (n) cs_free(insn, n);
+    if (call) {
+      found = return_address - length;
+      break;
+    }
+  }
+  cs_close(&handle);
+  return found;
 }
 
 std::optional<XferRead> parse_xfer_read(std::string_view payload) {

@@ -57,6 +57,14 @@ std::string encode_registers(const std::optional<ThreadRegisters>& registers);
 // The 'p' reply for register `number` of the layout; nullopt past its end.
 std::optional<std::string> encode_register(const std::optional<ThreadRegisters>& registers, size_t number);
 
+// The call instruction that ends at `return_address`, given the bytes just
+// before it (`before` ends at return_address): its address, or nullopt when
+// no call of that length decodes there. A thread parked in an interposed
+// call is about to perform it: gdb is shown it there, at the call's line,
+// rather than at the return address, which may start the next line (or lie
+// past the end of the function after a call that does not return).
+std::optional<uint64_t> call_before(std::string_view before, uint64_t return_address);
+
 // ---- qXfer ----
 struct XferRead {
   std::string object;  // "features", "auxv", "threads", "exec-file"

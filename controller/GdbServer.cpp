@@ -39,22 +39,28 @@ std::string hex_byte(int value) {
   return buffer;
 }
 
+// Whether an operation's site is its own address (memory accesses, thread
+// starts and ends) rather than an interposed call's return address; as in
+// DebugSession.
+bool exact_site(OpKind kind) {
+  return kind == OpKind::Load || kind == OpKind::Store || kind == OpKind::Rmw || kind == OpKind::ThreadStart ||
+         kind == OpKind::ThreadExit || kind == OpKind::ProcessExit;
+}
+
 // Whether step event `e` performed an operation that breakpoint `b` stops
-// before. Mirrors the Breakpoint contract of DebugSession.h: a code
-// breakpoint matches the site or, inside its function, the source line; a
-// watch matches an operation touching its bytes.
+// before: the match DebugSession applies to a pending operation (its
+// Impl::hit), applied to a past step. Keep the two alike.
 bool event_hits(const Breakpoint& b, const shm::Event& e, Symbolizer& symbolizer) {
-  if (b.kind == Breakpoint::Kind::Watch) {
-    uint64_t size = e.size ? e.size : 1;
-    return e.addr != 0 && e.addr < b.address + (b.size ? b.size : 1) && b.address < e.addr + size;
-  }
-  if (e.site == 0) return false;
-  if (b.address != 0 && e.site == b.address) return true;
-  // An interposed call's site is its return address: its line is the call's.
-  uint64_t code = (e.flags & shm::kInstruction) ? e.site : e.site - 1;
-  if (code < b.function_start || code >= b.function_end) return false;
-  if (b.line <= 0) return true;
-  return symbolizer.source_line(code) == b.file + ":" + std::to_string(b.line);
+  if (b.kind == Breakpoint::Kind::Watch) return e.addr && e.addr < b.address + b.size && b.address < e.addr + 8;
+  if (!e.site) return false;
+  if (e.site == b.address) return true;
+  // The site of an interposed call is its return address: the call is the
+  // instruction before. Memory accesses and thread starts and ends are at
+  // their own address.
+  uint64_t at = exact_site(OpKind(e.kind)) ? e.site : e.site - 1;
+  if (b.function_end && (at < b.function_start || at >= b.function_end)) return false;
+  if (b.line > 0) return symbolizer.source_line(at) == b.file + ":" + std::to_string(b.line);
+  return b.function_end != 0;
 }
 
 const char* state_name(ThreadView::State s) {
@@ -92,7 +98,8 @@ int GdbServer::serve(uint16_t port, std::FILE* log) {
 
 void GdbServer::serve_connection(GdbConnection& connection) {
   connection_ = &connection;
-  pid_ = session_.pid();
+  // gdb needs a process id even when the execution has no process.
+  pid_ = session_.pid() > 0 ? session_.pid() : 1;
   StopInfo initial;
   initial.reason = session_.ended() && session_.bug() ? StopReason::Bug
                    : session_.ended()                 ? StopReason::Exited
@@ -108,7 +115,7 @@ void GdbServer::serve_connection(GdbConnection& connection) {
     // An interrupt while stopped came too late for the run it was meant
     // for: the stop was already reported.
     if (in.kind == GdbConnection::Incoming::Kind::Interrupt) continue;
-    if (!handle(in.payload)) break;
+    if (!handle(in.payload) || over_) break;
   }
   connection_ = nullptr;
 }
@@ -158,7 +165,7 @@ bool GdbServer::handle(const std::string& packet) {
         }
         std::optional<uint32_t> chosen;
         if (thread->kind == gdb::ThreadId::Kind::One) {
-          if (thread->index >= session_.threads().size()) {
+          if (!known_thread(thread->index)) {
             reply("E01");
             return true;
           }
@@ -170,7 +177,7 @@ bool GdbServer::handle(const std::string& packet) {
       }
       case 'T': {
         auto thread = gdb::parse_thread_id(std::string_view(packet).substr(1));
-        bool alive = thread && thread->kind == gdb::ThreadId::Kind::One && thread->index < session_.threads().size();
+        bool alive = thread && thread->kind == gdb::ThreadId::Kind::One && known_thread(thread->index);
         reply(alive ? "OK" : "E01");
         return true;
       }
@@ -271,7 +278,7 @@ std::string GdbServer::query(const std::string& packet) {
   if (packet.rfind("qXfer:", 0) == 0) return xfer(packet);
   if (packet == "qfThreadInfo") {
     std::string ids;
-    for (const auto& t : session_.threads()) ids += (ids.empty() ? "m" : ",") + gdb::thread_id(pid_, t.index);
+    for (const auto& t : thread_list()) ids += (ids.empty() ? "m" : ",") + gdb::thread_id(pid_, t.index);
     return ids.empty() ? "l" : ids;
   }
   if (packet == "qsThreadInfo") return "l";
@@ -281,7 +288,7 @@ std::string GdbServer::query(const std::string& packet) {
   if (packet.rfind("qThreadExtraInfo,", 0) == 0) {
     auto thread = gdb::parse_thread_id(std::string_view(packet).substr(17));
     if (!thread || thread->kind != gdb::ThreadId::Kind::One) return "E01";
-    for (const auto& t : session_.threads())
+    for (const auto& t : thread_list())
       if (t.index == thread->index) return gdb::to_hex(t.description);
     return "E01";
   }
@@ -303,17 +310,11 @@ std::string GdbServer::xfer(const std::string& packet) {
     document.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   } else if (request->object == "threads") {
     std::vector<gdb::ThreadEntry> entries;
-    Symbolizer& symbolizer = session_.symbolizer();
-    for (const auto& t : session_.threads()) {
+    for (const auto& t : thread_list()) {
       gdb::ThreadEntry e;
       e.index = t.index;
-      e.name = "T" + std::to_string(t.index);
-      if (t.state == ThreadView::State::Finished) {
-        e.name += " finished";
-      } else {
-        e.name += std::string(" ") + op_name(t.pending);
-        if (t.pending_addr) e.name += " " + symbolizer.describe_data(t.pending_addr);
-      }
+      e.name =
+          "T" + std::to_string(t.index) + " " + (t.state == ThreadView::State::Finished ? "finished" : t.operation);
       e.extra = t.description;
       if (!t.where.empty() && t.description.find(t.where) == std::string::npos)
         e.extra += (e.extra.empty() ? "" : " at ") + t.where;
@@ -377,20 +378,74 @@ std::string GdbServer::tls_address(const std::string& packet) {
 uint32_t GdbServer::with_pc(uint32_t thread) {
   constexpr int kRipField = 16;
   auto has_pc = [&](uint32_t t) {
-    auto registers = session_.registers(t);
+    auto registers = registers_of(t);
     return registers && (registers->known >> kRipField & 1);
   };
   if (has_pc(thread)) return thread;
-  for (const auto& t : session_.threads())
+  for (const auto& t : thread_list())
     if (has_pc(t.index)) return t.index;
   return thread;
+}
+
+std::vector<ThreadView> GdbServer::thread_list() {
+  std::vector<ThreadView> threads = session_.threads();
+  if (!threads.empty()) {
+    last_threads_ = threads;
+    return threads;
+  }
+  // No process (the execution ended): gdb keeps the threads it knew, as
+  // they were last seen, so that it can stand at the end and go back.
+  threads = last_threads_;
+  if (threads.empty()) threads.push_back(ThreadView{});
+  for (auto& t : threads) {
+    t.state = ThreadView::State::Finished;
+    t.description = "the execution has ended and its process is gone (last seen: " + t.description + ")";
+  }
+  return threads;
+}
+
+bool GdbServer::known_thread(uint32_t index) {
+  for (const auto& t : thread_list())
+    if (t.index == index) return true;
+  return false;
+}
+
+std::optional<ThreadRegisters> GdbServer::registers_of(uint32_t thread) {
+  std::optional<ThreadRegisters> registers;
+  try {
+    registers = session_.registers(thread);
+  } catch (const UsageError&) {
+    // No process: the execution ended in a crash or an exit. gdb gets the
+    // registers the thread had when gdb last saw it, so that it can show
+    // where the thread was and go back from there (memory is unreadable).
+    auto it = last_registers_.find(thread);
+    if (it != last_registers_.end()) return it->second;
+    return std::nullopt;
+  }
+  if (!registers) return registers;
+  // Parked in an interposed call, the program frame's pc is the call's
+  // return address: gdb is shown the call itself, which the thread is about
+  // to perform (the other registers are the same before and after a call).
+  constexpr int kRipField = 16;
+  if (registers->known >> kRipField & 1) {
+    for (const auto& t : session_.threads()) {
+      if (t.index != thread || t.pending_site != registers->regs.rip || exact_site(t.pending)) continue;
+      char code[16];
+      uint64_t from = registers->regs.rip > sizeof code ? registers->regs.rip - sizeof code : 0;
+      if (session_.read_memory(from, code, registers->regs.rip - from))
+        if (auto call = gdb::call_before(std::string_view(code, registers->regs.rip - from), registers->regs.rip))
+          registers->regs.rip = *call;
+    }
+  }
+  last_registers_[thread] = *registers;
+  return registers;
 }
 
 uint32_t GdbServer::general_thread() { return general_thread_ ? *general_thread_ : last_stop_thread_; }
 
 std::string GdbServer::read_registers(const std::string& packet) {
   uint32_t thread = general_thread();
-  auto registers = session_.registers(thread);
+  auto registers = registers_of(thread);
   if (packet[0] == 'g') return gdb::encode_registers(registers);
   auto number = gdb::parse_hex(std::string_view(packet).substr(1));
   if (!number) return "E01";
@@ -567,7 +622,7 @@ void GdbServer::stop_reply(const StopInfo& stop, std::optional<uint32_t> thread_
       // gdb takes a software breakpoint stop at a pc where none of its
       // breakpoints is for a stale one and silently resumes: say swbreak
       // only when the thread is exactly at one (a trapped instruction).
-      auto registers = session_.registers(thread);
+      auto registers = registers_of(thread);
       constexpr int kRipField = 16;
       if (registers && (registers->known >> kRipField & 1) && inserted_.count(registers->regs.rip))
         reason = "swbreak:;";
@@ -587,6 +642,15 @@ void GdbServer::stop_reply(const StopInfo& stop, std::optional<uint32_t> thread_
       signal = kSigInt;
       break;
   }
+  if (stop.reason == StopReason::Interrupted) {
+    // ctrl itself was interrupted (SIGINT, SIGTERM): the session is over,
+    // and so is gdb's inferior.
+    if (!stop.message.empty()) output(stop.message + "\n");
+    last_stop_ = "X" + hex_byte(signal);
+    reply(last_stop_);
+    over_ = true;
+    return;
+  }
   if (history_begins) reason += "replaylog:begin;";
   if (!stop.message.empty()) output(stop.message + "\n");
   if (stop.reason == StopReason::Exited)
@@ -594,7 +658,8 @@ void GdbServer::stop_reply(const StopInfo& stop, std::optional<uint32_t> thread_
         "ctrl: the program has ended; monitor back and monitor goto still work (and reverse-stepi and "
         "reverse-continue while a thread remains)\n");
   last_stop_thread_ = thread;
-  general_thread_.reset();
+  // Remembered for when the process is gone.
+  for (const auto& t : thread_list()) registers_of(t.index);
   last_stop_ = "T" + hex_byte(signal) + "thread:" + gdb::thread_id(pid_, thread) + ";" + reason;
   reply(last_stop_);
 }

@@ -10,9 +10,9 @@
 //    same memory, and gdb is not told.
 //  - Registers of a thread are those of its innermost program frame
 //    (DebugSession::registers), the rest "unavailable"; memory is read-only.
-//    A thread parked in an interposed call has the call's return address as
-//    its pc, so gdb's frame #0 shows the line after the call when the
-//    return address starts the next line.
+//    A thread parked in an interposed call is shown at the call instruction
+//    (gdb::call_before), which it is about to perform, rather than at the
+//    return address: gdb then shows the call's line.
 //  - `stepi` moves the selected thread by one visible operation; `step` and
 //    `next` are made of such single steps (and of continues when gdb steps
 //    over a call: those follow the schedule, so use stepi or `monitor step`
@@ -20,11 +20,11 @@
 //  - Breakpoints (Z0/Z1) go to DebugSession::add_address_breakpoint: they
 //    stop before a visible operation at that address or line. gdb names the
 //    breakpoint ("Breakpoint N, ...") only when the thread's pc is exactly
-//    its address (a call's return address, a trapped instruction);
-//    otherwise it reports a SIGTRAP at that line (a "swbreak" stop elsewhere
-//    would make gdb silently resume). Addresses the session cannot place (no
-//    visible operation can be there, e.g. gdb's own breakpoints in the
-//    dynamic loader) are accepted and never stop.
+//    its address; otherwise it reports a SIGTRAP at the thread's line (and
+//    a "swbreak" stop elsewhere would make gdb silently resume, so it is
+//    only sent at the address). A thread whose pc is at an inserted
+//    breakpoint is stepped over it by gdb before any resume: in ctrl that
+//    is one more visible operation of that thread.
 //  - Watchpoints (Z2-Z4) go to DebugSession::add_watch("0xADDR"), which
 //    chooses the size watched; they stop before an operation that touches
 //    the address, so gdb's `watch` (which compares values) reports at the
@@ -44,6 +44,12 @@
 //    does) because gdb closes `target remote` on an exit and going back
 //    would be lost. The stop goes to a thread that still has a pc: gdb
 //    refuses to move from one without (then only `monitor back`/`goto`).
+//  - After a crash or a normal end the process is gone: gdb sees the
+//    threads as last listed, with their registers as at the last stop (so
+//    that it shows where each was and can go back), and no memory.
+//  - When ctrl itself is interrupted (SIGINT, SIGTERM) the session ends:
+//    gdb is told the process was killed by that signal (X02) and serve()
+//    returns.
 //  - Ctrl-C in gdb during a continue stops nothing: DebugSession::cont runs
 //    to its next stop (the interrupt is noted in the output).
 //  - `monitor CMD` gives the prompt's commands (monitor help lists them),
@@ -65,6 +71,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "DebugSession.h"
 
@@ -117,6 +124,11 @@ class GdbServer {
   uint32_t next_thread();
   uint32_t thread_of_step(uint64_t step);
   uint32_t general_thread();
+  // The session's threads, or without a process the last ones listed.
+  std::vector<ThreadView> thread_list();
+  bool known_thread(uint32_t index);
+  // Registers, none when there is no process.
+  std::optional<ThreadRegisters> registers_of(uint32_t thread);
   // `thread` if gdb can have its pc, else the first thread that has one.
   uint32_t with_pc(uint32_t thread);
   int bug_signal() const;
@@ -127,11 +139,14 @@ class GdbServer {
   pid_t pid_ = 0;                            // as gdb knows it
   std::optional<uint32_t> general_thread_;   // Hg: registers
   std::optional<uint32_t> continue_thread_;  // Hc: legacy s, bs
+  bool over_ = false;                        // the session ended under gdb (ctrl was interrupted)
   std::string last_stop_;                    // for '?'
   uint32_t last_stop_thread_ = 0;
-  std::map<uint64_t, int> watches_;  // Z2-Z4 address -> breakpoint number
-  std::set<uint64_t> inserted_;      // Z0 addresses the session placed
-  std::set<uint64_t> unplaced_;      // Z0 addresses the session could not place
+  std::map<uint64_t, int> watches_;                     // Z2-Z4 address -> breakpoint number
+  std::map<uint32_t, ThreadRegisters> last_registers_;  // as gdb last saw them
+  std::vector<ThreadView> last_threads_;                // the last non-empty list
+  std::set<uint64_t> inserted_;                         // Z0 addresses the session placed
+  std::set<uint64_t> unplaced_;                         // Z0 addresses the session could not place
 };
 
 }  // namespace ctrl

@@ -3,8 +3,8 @@
 # is ctrl's T<i>). Not registered under CTest yet: it needs DebugSession and
 # the --gdb option. The test would run:
 #
-#   ctrl attach --save-trace deadlock.trace samples/deadlock_lock_order   # exit 1
-#   ctrl replay --gdb 0 deadlock.trace 2> server.err &   # "ctrl: gdb server listening on 127.0.0.1:PORT (...)"
+#   ctrl attach --trace-dir traces samples/deadlock_lock_order   # exit 1, traces/*-deadlock-exec1.ctrltrace
+#   ctrl replay --gdb 0 traces/*.ctrltrace 2> server.err &   # "ctrl: gdb server listening on 127.0.0.1:PORT (...)"
 #   gdb -nx -batch -ex 'target remote :PORT' -x tests/e2e/gdb_session.gdb samples/deadlock_lock_order
 #
 # and check the lines below (regular expressions, in order) in gdb's output,
@@ -34,21 +34,25 @@ continue
 #   \* 3 +Thread [0-9]+\.3 "T2 mutex_lock .* right \(.*\) at .*deadlock_lock_order\.c:2[56]
 info threads
 
-# left's frames, with file:line, agent frames left out.
-#   \[Switching to thread 2 .*
-#   #0 .*left \(.*\) at .*deadlock_lock_order\.c:1[56]
-thread 2
+# left's frames, with file:line. gdb numbers threads in the order it learns
+# of them (here T2, the breakpoint's, before T1), so T1 is chosen by name.
+#   #0 .*left \(.*\) at .*deadlock_lock_order\.c:1[67]
+python
+for t in gdb.selected_inferior().threads():
+    if t.name.startswith("T1 "):
+        t.switch()
+end
 bt
 
 # A global, read from the paused process.
 #   \$1 = 0
 print transfers
 
-# Back to before thread 2's (T1's) previous step; then T1 performs it again
+# Back to before T1's previous step (taking a); then T1 performs it again
 # through the monitor (gdb's caches are flushed by hand after a monitor
 # command that moves).
 #   left \(.*\) at .*deadlock_lock_order\.c:1[56]
-#   step [0-9]+: T1 .*mutex_lock
+#   [0-9]+  T1   mutex_lock a
 #   at step [0-9]+ \(gdb still shows the old state: maintenance flush register-cache\)
 reverse-stepi
 monitor step 1
@@ -56,16 +60,16 @@ maintenance flush register-cache
 info threads
 
 # The interleaving so far, one bug-report line per step.
-#   step 0: T0 .*thread_create
+#   1  T0   pthread_create -> T1
 monitor schedule
 
 # To the end: the recorded deadlock, reported with the session's message.
-#   deadlock
-#   Thread [0-9] "T[0-9] mutex_lock [ab]" received signal SIGTRAP
+#   deadlock: no thread can proceed
+#   Thread [0-9] "T[12] mutex_lock [ab]" received signal SIGTRAP
 delete
 continue
 
-# Going back still works at the end: with no breakpoint, to step 0.
+# Going back works from the end: with no breakpoint, back to step 0.
 #   No more reverse-execution history\.
 #   main \(\) at .*deadlock_lock_order\.c:3[0-9]
 reverse-continue

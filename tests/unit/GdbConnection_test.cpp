@@ -370,6 +370,20 @@ TEST(GdbPackets, GdbAgreesWithTheRegisterLayout) {
   }
 }
 
+TEST(GdbPackets, FindsTheCallBeforeAReturnAddress) {
+  // nop; call rel32
+  EXPECT_EQ(gdb::call_before(std::string("\x90\xe8\x10\x00\x00\x00", 6), 0x401005), 0x401000u);
+  // call *0x2fe2(%rip) (-fno-plt)
+  EXPECT_EQ(gdb::call_before(std::string("\x90\xff\x15\xe2\x2f\x00\x00", 7), 0x401006), 0x401000u);
+  // call *%rax
+  EXPECT_EQ(gdb::call_before(std::string("\x90\x90\xff\xd0", 4), 0x401002), 0x401000u);
+  // call *%r11
+  EXPECT_EQ(gdb::call_before(std::string("\x90\x41\xff\xd3", 4), 0x401003), 0x401000u);
+  // mov %rax,%rbx; not a call
+  EXPECT_FALSE(gdb::call_before(std::string("\x48\x89\xc3", 3), 0x401003));
+  EXPECT_FALSE(gdb::call_before("", 0x401000));
+}
+
 TEST(GdbPackets, XferReadsAndSlices) {
   auto r = gdb::parse_xfer_read("qXfer:features:read:target.xml:0,ffb");
   ASSERT_TRUE(r);
