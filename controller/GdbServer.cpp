@@ -658,6 +658,9 @@ void GdbServer::stop_reply(const StopInfo& stop, std::optional<uint32_t> thread_
         "ctrl: the program has ended; monitor back and monitor goto still work (and reverse-stepi and "
         "reverse-continue while a thread remains)\n");
   last_stop_thread_ = thread;
+  // gdb takes the thread of a stop reply as the one 'g' and 'm' now apply
+  // to, without sending Hg.
+  general_thread_ = thread;
   // Remembered for when the process is gone.
   for (const auto& t : thread_list()) registers_of(t.index);
   last_stop_ = "T" + hex_byte(signal) + "thread:" + gdb::thread_id(pid_, thread) + ";" + reason;
