@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <string.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <fstream>
@@ -396,10 +397,26 @@ std::vector<ThreadView> GdbServer::thread_list() {
   // No process (the execution ended): gdb keeps the threads it knew, as
   // they were last seen, so that it can stand at the end and go back.
   threads = last_threads_;
-  if (threads.empty()) threads.push_back(ThreadView{});
+  // Threads gdb was not shown yet (created since the last stop) are known
+  // from the steps they performed.
+  std::set<uint32_t> listed;
+  for (const auto& t : threads) listed.insert(t.index);
+  auto add = [&](uint32_t index) {
+    if (index >= shm::kFlushActorBase || !listed.insert(index).second) return;
+    ThreadView v;
+    v.index = index;
+    threads.push_back(v);
+  };
+  for (const auto& e : session_.events()) add(e.thread);
+  if (const ExecutionResult* bug = session_.bug()) add(bug->thread);
+  if (threads.empty()) add(0);
+  std::sort(threads.begin(), threads.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
   for (auto& t : threads) {
     t.state = ThreadView::State::Finished;
-    t.description = "the execution has ended and its process is gone (last seen: " + t.description + ")";
+    t.description = "the execution has ended, its process is gone" +
+                    (t.description.empty() ? "" : "; last seen: " + t.description) +
+                    (t.where.empty() ? "" : " at " + t.where);
+    t.where.clear();
   }
   return threads;
 }
@@ -418,15 +435,25 @@ std::optional<ThreadRegisters> GdbServer::registers_of(uint32_t thread) {
     // No process: the execution ended in a crash or an exit. gdb gets the
     // registers the thread had when gdb last saw it, so that it can show
     // where the thread was and go back from there (memory is unreadable).
+    // The thread that crashed is shown at the faulting instruction (its
+    // other registers are not known).
+    const ExecutionResult* bug = session_.bug();
+    constexpr int kRipField = 16;
+    if (bug && bug->thread == thread && bug->site) {
+      ThreadRegisters at_bug;
+      at_bug.regs.rip = bug->site;
+      at_bug.known = uint64_t{1} << kRipField;
+      return at_bug;
+    }
     auto it = last_registers_.find(thread);
     if (it != last_registers_.end()) return it->second;
     return std::nullopt;
   }
   if (!registers) return registers;
+  constexpr int kRipField = 16;
   // Parked in an interposed call, the program frame's pc is the call's
   // return address: gdb is shown the call itself, which the thread is about
   // to perform (the other registers are the same before and after a call).
-  constexpr int kRipField = 16;
   if (registers->known >> kRipField & 1) {
     for (const auto& t : session_.threads()) {
       if (t.index != thread || t.pending_site != registers->regs.rip || exact_site(t.pending)) continue;
@@ -544,9 +571,10 @@ void GdbServer::reverse(bool step) {
   uint64_t position = session_.position();
   std::optional<uint64_t> target;
   int hit = -1;
-  // gdb steps its selected thread (Hc, else the one whose registers it
-  // read last): back to before that thread's previous step, as rr does.
-  uint32_t stepping = continue_thread_ ? *continue_thread_ : general_thread();
+  // The thread gdb steps: Hc names it under `set scheduler-locking step`
+  // (or on); otherwise gdb says "any thread" and, as rr does, it is the
+  // thread of the last stop. It goes back to before its previous step.
+  uint32_t stepping = continue_thread_ ? *continue_thread_ : last_stop_thread_;
   if (step) {
     for (uint64_t k = position; k-- > 0;)
       if (thread_of_step(k) == stepping) {

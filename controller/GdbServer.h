@@ -29,8 +29,10 @@
 //    chooses the size watched; they stop before an operation that touches
 //    the address, so gdb's `watch` (which compares values) reports at the
 //    first stop after the value changed; `awatch` and `rwatch` at once.
-//  - `reverse-stepi` goes back to before the selected thread's previous
-//    step (the other threads go back in time with it, as in rr);
+//  - `reverse-stepi` goes back to before the stepping thread's previous
+//    step (the other threads go back in time with it, as in rr). gdb names
+//    that thread only under `set scheduler-locking step` (or on); else it
+//    is the thread of the last stop, as in rr.
 //    `reverse-continue` to the latest earlier step that performed an
 //    operation matching a breakpoint (the match of DebugSession.h's
 //    Breakpoint, redone here on events()), else to step 0. When nothing is
@@ -46,7 +48,8 @@
 //    refuses to move from one without (then only `monitor back`/`goto`).
 //  - After a crash or a normal end the process is gone: gdb sees the
 //    threads as last listed, with their registers as at the last stop (so
-//    that it shows where each was and can go back), and no memory.
+//    that it shows where each was and can go back), the crashed thread at
+//    the faulting instruction, and no memory.
 //  - When ctrl itself is interrupted (SIGINT, SIGTERM) the session ends:
 //    gdb is told the process was killed by that signal (X02) and serve()
 //    returns.
