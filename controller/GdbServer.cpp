@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include <algorithm>
-#include <climits>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -12,6 +11,7 @@
 
 #include "ExitStatus.h"
 #include "GdbConnection.h"
+#include "GdbMonitor.h"
 #include "GdbPackets.h"
 #include "Operation.h"
 #include "Symbolizer.h"
@@ -62,20 +62,6 @@ bool event_hits(const Breakpoint& b, const shm::Event& e, Symbolizer& symbolizer
   if (b.function_end && (at < b.function_start || at >= b.function_end)) return false;
   if (b.line > 0) return symbolizer.source_line(at) == b.file + ":" + std::to_string(b.line);
   return b.function_end != 0;
-}
-
-const char* state_name(ThreadView::State s) {
-  switch (s) {
-    case ThreadView::State::Running:
-      return "running";
-    case ThreadView::State::Enabled:
-      return "enabled";
-    case ThreadView::State::Blocked:
-      return "blocked";
-    case ThreadView::State::Finished:
-      return "finished";
-  }
-  return "?";
 }
 
 }  // namespace
@@ -696,81 +682,9 @@ void GdbServer::stop_reply(const StopInfo& stop, std::optional<uint32_t> thread_
 }
 
 void GdbServer::monitor(const std::string& text) {
-  gdb::MonitorCommand command;
-  try {
-    command = gdb::parse_monitor(text);
-  } catch (const UsageError& e) {
-    output(std::string("ctrl: ") + e.what() + "\n");
-    return;
-  }
-  using Name = gdb::MonitorCommand::Name;
-  const char* moved = "(gdb still shows the old state: maintenance flush register-cache)\n";
-  try {
-    switch (command.name) {
-      case Name::Help:
-        output(gdb::monitor_help());
-        break;
-      case Name::Threads: {
-        std::string out;
-        for (const auto& t : session_.threads()) {
-          out += "T" + std::to_string(t.index) + " (gdb thread " + std::to_string(t.index + 1) + ") " +
-                 state_name(t.state) + ": " + t.description;
-          if (!t.where.empty() && t.description.find(t.where) == std::string::npos) out += " at " + t.where;
-          out += "\n";
-        }
-        for (const auto& line : session_.buffers()) out += line + "\n";
-        output(out);
-        break;
-      }
-      case Name::Step: {
-        StopInfo stop =
-            moving([&](const auto& on_step) { return session_.step(command.thread, command.count, on_step); });
-        if (!stop.message.empty()) output(stop.message + "\n");
-        output("at step " + std::to_string(session_.position()) + " " + moved);
-        break;
-      }
-      case Name::Back:
-      case Name::Goto: {
-        StopInfo stop = command.name == Name::Back ? session_.back(command.count) : session_.go_to(command.count);
-        if (!stop.message.empty()) output(stop.message + "\n");
-        output("at step " + std::to_string(session_.position()) + " " + moved);
-        break;
-      }
-      case Name::Schedule: {
-        std::string out;
-        for (uint64_t k = 0; k < session_.position(); ++k) out += session_.describe_step(k) + "\n";
-        if (out.empty()) out = "no step yet\n";
-        if (!session_.following_recording()) out += "(the schedule has left the recording)\n";
-        output(out);
-        break;
-      }
-      case Name::Save:
-        session_.save(command.file);
-        output("saved the schedule (" + std::to_string(session_.position()) + " steps) to " + command.file + "\n");
-        break;
-      case Name::Checkpoint: {
-        int id = session_.checkpoint();
-        output("checkpoint " + std::to_string(id) + " at step " + std::to_string(session_.position()) + "\n");
-        break;
-      }
-      case Name::Checkpoints: {
-        std::string out;
-        for (const auto& c : session_.checkpoints())
-          out += std::to_string(c.id) + ": step " + std::to_string(c.step) + (c.automatic ? " (automatic)" : "") + "\n";
-        output(out.empty() ? "no checkpoints\n" : out);
-        break;
-      }
-      case Name::Restart: {
-        if (command.count > INT_MAX) throw UsageError("no checkpoint " + std::to_string(command.count));
-        StopInfo stop = session_.restart(static_cast<int>(command.count));
-        if (!stop.message.empty()) output(stop.message + "\n");
-        output("at step " + std::to_string(session_.position()) + " " + moved);
-        break;
-      }
-    }
-  } catch (const UsageError& e) {
-    output(std::string("ctrl: ") + e.what() + "\n");
-  }
+  run_monitor_command(
+      session_, pid_, text, [this](const std::string& t) { output(t); },
+      [this](const MonitorMove& move) { return moving(move); });
 }
 
 }  // namespace ctrl

@@ -1,6 +1,7 @@
 // gdb's remote serial protocol served on a DebugSession: what each request
 // means for a paused ctrl execution. Bytes and framing are GdbConnection's;
-// argument parsing and reply encoding are GdbPackets'.
+// argument parsing and reply encoding are GdbPackets'; monitor commands are
+// GdbMonitor's.
 //
 // What gdb sees:
 //  - One process whose threads are ctrl's threads, T<i> as gdb thread i + 1,
@@ -55,10 +56,8 @@
 //    returns.
 //  - Ctrl-C in gdb during a continue stops nothing: DebugSession::cont runs
 //    to its next stop (the interrupt is noted in the output).
-//  - `monitor CMD` gives the prompt's commands (monitor help lists them),
-//    their output as console output. Those that move (step, back, goto,
-//    restart) do so behind gdb's back: its register and frame caches are
-//    stale until `maintenance flush register-cache`.
+//  - `monitor CMD` gives the prompt's commands (GdbMonitor.h; monitor help
+//    lists them), their output as console output.
 //  - A request the session refuses (UsageError) is answered E01 with one
 //    line on stderr; the session goes on.
 //  - Each stop is preceded by console output: the steps performed (the bug
