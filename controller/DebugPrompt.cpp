@@ -1,12 +1,16 @@
 #include "DebugPrompt.h"
 
+#include <poll.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <editline/readline.h>
 
 #include <charconv>
 #include <chrono>
+#include <cerrno>
 #include <cstdlib>
+#include <optional>
 #include <iostream>
 #include <sstream>
 #include <vector>
@@ -17,8 +21,10 @@
 #include "DebugSession.h"
 #include "ExitStatus.h"
 #include "Explorer.h"
+#include "MemoryExaminer.h"
 #include "Report.h"
 #include "Symbolizer.h"
+#include "VariablePrinter.h"
 
 namespace ctrl {
 
@@ -77,6 +83,8 @@ const char* kHelp =
     "  info breakpoints [info b]  list breakpoints and watchpoints\n"
     "  bt [T|all]                 backtrace of T (default: the next thread), or of every thread\n"
     "  regs [T]                   registers of T's innermost program frame\n"
+    "  print [p] [T] EXPRESSION   a global or thread-local (T's) by name: name, &name, *p, a[i], s.f, p->f\n"
+    "  x/FMT ADDRESS              examine memory as gdb does (formats xzduotcafsi, units bhwg)\n"
     "  schedule                   the interleaving so far\n"
     "  save FILE                  write the schedule as a trace (ctrl replay FILE)\n"
     "  explore [OPTIONS]          explore from this step (--strategy dpor|random|round-robin, --seed N,\n"
@@ -88,6 +96,22 @@ const char* kHelp =
 
 DebugPrompt::DebugPrompt(DebugSession& session, std::FILE* out) : session_(session), out_(out) {}
 DebugPrompt::~DebugPrompt() = default;
+
+VariablePrinter& DebugPrompt::printer() {
+  if (!printer_) {
+    if (session_.pid() <= 0) throw UsageError("no paused execution to read from (go back to a step first)");
+    printer_ = std::make_unique<VariablePrinter>(session_.pid());
+  }
+  return *printer_;
+}
+
+uint32_t DebugPrompt::current_thread() {
+  auto next = session_.recorded_next();
+  if (next && *next < shm::kFlushActorBase) return *next;
+  for (const ThreadView& v : session_.threads())
+    if (v.state == ThreadView::State::Running) return v.index;
+  return 0;
+}
 
 void DebugPrompt::where() {
   uint64_t pos = session_.position();
@@ -259,6 +283,35 @@ bool DebugPrompt::execute(const std::string& line) {
         else
           fmt::print(out_, "{:<8} <not saved>\n", names[i]);
       }
+    } else if (cmd == "print" || cmd == "p") {
+      // print [T] EXPRESSION: thread-locals are T's (default: the next thread's).
+      size_t i = 1;
+      uint32_t t = current_thread();
+      if (w.size() > 2 && is_thread_word(w[1]) && (w[1][0] == 'T' || w[1][0] == 't')) t = thread_id(w[i++]);
+      if (i >= w.size()) throw UsageError("usage: print [T] EXPRESSION");
+      std::string expr;
+      for (; i < w.size(); ++i) expr += (expr.empty() ? "" : " ") + w[i];
+      VariablePrinter& vp = printer();
+      uint64_t tp = session_.thread_pointer(t);
+      auto read = [&](uint64_t addr, void* buf, size_t len) { return session_.read_memory(addr, buf, len); };
+      fmt::print(out_, "{}\n", vp.print(expr, read, tp));
+    } else if (cmd.starts_with("x/") || cmd == "x") {
+      VariablePrinter& vp = printer();
+      if (!examiner_) {
+        examiner_ = std::make_unique<MemoryExaminer>(
+            [this](const std::string& expr) -> std::optional<uint64_t> {
+              auto read = [&](uint64_t addr, void* buf, size_t len) { return session_.read_memory(addr, buf, len); };
+              auto at = printer_->address_of(expr, session_.thread_pointer(examined_thread_), read);
+              if (!at) return std::nullopt;
+              return at->first;
+            },
+            [this](uint64_t addr) { return printer_->symbol_at(addr); });
+      }
+      (void)vp;
+      examined_thread_ = current_thread();
+      auto read = [&](uint64_t addr, void* buf, size_t len) { return session_.read_memory(addr, buf, len); };
+      std::string text = examiner_->examine(line.substr(line.find('x') + 1), read);
+      fmt::print(out_, "{}{}", text, text.ends_with("\n") ? "" : "\n");
     } else if (cmd == "schedule") {
       uint64_t pos = session_.position();
       for (uint64_t k = 0; k < pos; ++k) fmt::print(out_, "{}\n", session_.describe_step(k));
@@ -319,31 +372,139 @@ bool DebugPrompt::execute(const std::string& line) {
   return !interrupted_;
 }
 
+namespace {
+
+// Lines of standard input read with read(2), so that a poll on the
+// descriptor tells the truth (a buffered stream may hold lines poll cannot see).
+class LineReader {
+ public:
+  // False at the end of input or when a signal came first (`signal` set).
+  bool next(std::string& line, DebugSession& session, int& signal) {
+    for (;;) {
+      if (size_t nl = buffer_.find('\n'); nl != std::string::npos) {
+        line = buffer_.substr(0, nl);
+        buffer_.erase(0, nl + 1);
+        return true;
+      }
+      if (eof_) {
+        if (buffer_.empty()) return false;
+        line.swap(buffer_);
+        buffer_.clear();
+        return true;
+      }
+      pollfd fds[2] = {{0, POLLIN, 0}, {session.signal_fd(), POLLIN, 0}};
+      if (poll(fds, 2, -1) < 0) {
+        if (errno == EINTR) continue;
+        return false;
+      }
+      if (fds[1].revents & POLLIN) {
+        if ((signal = session.take_signal()) != 0) return false;
+      }
+      if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+        char chunk[4096];
+        ssize_t n = read(0, chunk, sizeof chunk);
+        if (n <= 0) eof_ = true;
+        else buffer_.append(chunk, size_t(n));
+      }
+    }
+  }
+
+ private:
+  std::string buffer_;
+  bool eof_ = false;
+};
+
+// The terminal prompt's line, handed over by libedit's callback interface.
+std::optional<std::string>* g_line = nullptr;
+bool g_eof = false;
+
+void take_line(char* raw) {
+  if (!raw) {
+    g_eof = true;
+    return;
+  }
+  *g_line = std::string(raw);
+  std::free(raw);
+}
+
+}  // namespace
+
 int DebugPrompt::run(std::istream* script) {
   bool terminal = !script && isatty(0);
-  if (!terminal) {
-    std::istream& in = script ? *script : std::cin;
-    for (std::string line; std::getline(in, line);) {
-      // Batch output echoes each command, as gdb's does with `set trace-commands`.
-      if (!words(line).empty() && !line.starts_with("#")) fmt::print(out_, "(ctrl) {}\n", line);
+  auto echo = [&](const std::string& line) {
+    // Batch output echoes each command, as gdb's does with `set trace-commands`.
+    if (!words(line).empty() && !line.starts_with("#")) fmt::print(out_, "(ctrl) {}\n", line);
+  };
+  if (script) {
+    for (std::string line; std::getline(*script, line);) {
+      echo(line);
       if (!execute(line)) break;
     }
     return failed_ || interrupted_ ? kExitBadInput : kExitNoBug;
   }
-  where();
-  std::string last;
-  for (;;) {
-    char* raw = readline("(ctrl) ");
-    if (!raw) break;  // end of input
-    std::string line(raw);
-    std::free(raw);
-    // An empty line repeats the previous command, as in gdb.
-    if (words(line).empty()) line = last;
-    else if (line != last) add_history(line.c_str());
-    last = line;
-    if (!execute(line)) break;
+  if (!terminal) {
+    LineReader reader;
+    std::string line;
+    int signal = 0;
+    while (reader.next(line, session_, signal)) {
+      echo(line);
+      if (!execute(line)) break;
+    }
+    if (signal) {
+      fmt::print(out_, "interrupted by {}: the stepping session ends\n", signal == SIGINT ? "SIGINT" : "SIGTERM");
+      return kExitBadInput;
+    }
+    return failed_ || interrupted_ ? kExitBadInput : kExitNoBug;
   }
-  return interrupted_ ? kExitBadInput : kExitNoBug;
+  where();
+  // libedit's callback interface, so that SIGINT and SIGTERM (which ctrl
+  // reads from a signalfd) are seen while the prompt waits: Ctrl-C drops
+  // the line being typed, SIGTERM ends the session.
+  std::string last;
+  std::optional<std::string> line;
+  g_line = &line;
+  g_eof = false;
+  rl_callback_handler_install("(ctrl) ", take_line);
+  int status = kExitNoBug;
+  for (;;) {
+    pollfd fds[2] = {{0, POLLIN, 0}, {session_.signal_fd(), POLLIN, 0}};
+    if (poll(fds, 2, -1) < 0 && errno != EINTR) break;
+    if (fds[1].revents & POLLIN) {
+      int signal = session_.take_signal();
+      if (signal == SIGTERM) {
+        fmt::print(out_, "\ninterrupted by SIGTERM: the stepping session ends\n");
+        status = kExitBadInput;
+        break;
+      }
+      if (signal == SIGINT) {
+        fmt::print(out_, "^C\n");
+        rl_callback_handler_remove();
+        rl_callback_handler_install("(ctrl) ", take_line);
+      }
+    }
+    if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) rl_callback_read_char();
+    if (g_eof) break;
+    if (!line) continue;
+    std::string text = *line;
+    line.reset();
+    // An empty line repeats the previous command, as in gdb.
+    if (words(text).empty())
+      text = last;
+    else if (text != last)
+      add_history(text.c_str());
+    last = text;
+    // libedit shows the prompt again as soon as a line is taken: only once
+    // the command's output is out.
+    rl_callback_handler_remove();
+    if (!execute(text)) {
+      if (interrupted_) status = kExitBadInput;
+      break;
+    }
+    rl_callback_handler_install("(ctrl) ", take_line);
+  }
+  rl_callback_handler_remove();
+  g_line = nullptr;
+  return status;
 }
 
 }  // namespace ctrl

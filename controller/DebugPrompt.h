@@ -18,6 +18,8 @@
 namespace ctrl {
 
 class DebugSession;
+class MemoryExaminer;
+class VariablePrinter;
 
 class DebugPrompt {
  public:
@@ -34,11 +36,18 @@ class DebugPrompt {
  private:
   void where();  // the position and what comes next
   void show_stop(const struct StopInfo& stop);
+  VariablePrinter& printer();
+  // The thread a command without one is about: the one that runs next.
+  uint32_t current_thread();
 
   DebugSession& session_;
   std::FILE* out_;
   bool failed_ = false;
   bool interrupted_ = false;  // Ctrl-C or SIGTERM: the session ends
+  // One printer serves every execution: all are forked from one image.
+  std::unique_ptr<VariablePrinter> printer_;
+  std::unique_ptr<MemoryExaminer> examiner_;
+  uint32_t examined_thread_ = 0;  // whose thread-locals x resolves
 };
 
 }  // namespace ctrl

@@ -335,6 +335,8 @@ const ExecutionResult* DebugSession::bug() const {
 pid_t DebugSession::pid() const { return impl_->live ? impl_->session.execution_pid() : 0; }
 Symbolizer& DebugSession::symbolizer() { return impl_->session.symbolizer(); }
 const std::string& DebugSession::program() const { return impl_->session.config().program; }
+int DebugSession::signal_fd() const { return impl_->session.signal_fd(); }
+int DebugSession::take_signal() { return impl_->session.take_signal(); }
 
 std::string DebugSession::describe_step(uint64_t step) const {
   if (step >= impl_->events.size()) return "";

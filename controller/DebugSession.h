@@ -171,6 +171,10 @@ class DebugSession {
   uint64_t thread_pointer(uint32_t thread);
   Symbolizer& symbolizer();
   const std::string& program() const;
+  // SIGINT and SIGTERM arrive on this descriptor while a client waits for
+  // its user; take_signal() says which came (0: none).
+  int signal_fd() const;
+  int take_signal();
 
   // ---- checkpoints ----
   int checkpoint();  // of the current step; returns its id

@@ -63,6 +63,15 @@ class Session {
   // and backtraces; resume() and abandon() let them go again.
   void inspect();
   Backtracer& backtracer() { return *backtracer_; }
+  // SIGINT/SIGTERM while a prompt waits: the descriptor they arrive on, and
+  // the signal that came (0: none), forgotten once taken.
+  int signal_fd() const { return tracer_.signal_fd(); }
+  int take_signal() {
+    tracer_.poll_signals();
+    int sig = tracer_.interrupted_by();
+    tracer_.clear_interrupted();
+    return sig;
+  }
 
   Symbolizer& symbolizer();
   const SessionConfig& config() const { return config_; }

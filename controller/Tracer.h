@@ -56,6 +56,10 @@ class Tracer {
   // Reads the signals that arrived, without waiting (for code that does not
   // call wait() for a while). Returns interrupted().
   bool poll_signals();
+  // The descriptor SIGINT and SIGTERM arrive on (a prompt polls it while it
+  // waits for input) and forgetting one that was handled there.
+  int signal_fd() const { return signal_fd_; }
+  void clear_interrupted() { interrupted_signal_ = 0; }
 
   void resume(pid_t tid, int signal = 0);
   bool interrupt(pid_t tid);
