@@ -18,6 +18,7 @@
 #include "DebugPrompt.h"
 #include "DebugSession.h"
 #include "ElfInspector.h"
+#include "GdbServer.h"
 #include "ExitStatus.h"
 #include "Explorer.h"
 #include "Instrumentation.h"
@@ -119,6 +120,7 @@ struct AttachArgs {
   std::vector<std::string> command;
   bool interactive = false;
   std::string batch;
+  std::string gdb_port;
 
   void convert() {
     seed = whole_number("--seed", seed_text, 0, UINT64_MAX);
@@ -135,7 +137,9 @@ struct AttachArgs {
 // A stepping session over `session` (DebugPrompt): commands from `batch`
 // when given, else from the terminal or standard input.
 int step_through(Session& session, std::optional<proto::Trace> recording, const proto::Trace& trace_template,
-                 const std::string& batch) {
+                 const std::string& batch, const std::string& gdb_port) {
+  std::optional<uint16_t> port;
+  if (!gdb_port.empty()) port = uint16_t(whole_number("--gdb", gdb_port, 0, 65535));
   std::ifstream script;
   if (!batch.empty()) {
     script.open(batch);
@@ -147,6 +151,15 @@ int step_through(Session& session, std::optional<proto::Trace> recording, const 
   if (start.reason != StopReason::Step)
     fmt::print("the program ended before its first thread: {}\n", start.message);
   std::fflush(stdout);
+  if (port) {
+    // gdb's front end instead of the prompt (GdbServer): one connection.
+    const char* log_path = getenv("CTRL_GDB_LOG");
+    std::FILE* log = log_path && *log_path ? std::fopen(log_path, "w") : nullptr;
+    GdbServer server(debug);
+    int status = server.serve(*port, log);
+    if (log) std::fclose(log);
+    return status;
+  }
   return prompt.run(batch.empty() ? nullptr : &script);
 }
 
@@ -215,11 +228,11 @@ int attach(AttachArgs a) {
   options.shrink = !a.no_shrink;
   options.progress = isatty(2);
 
-  if (a.interactive || !a.batch.empty()) {
+  if (a.interactive || !a.batch.empty() || !a.gdb_port.empty()) {
     Session session(config);
     fmt::print("ctrl: stepping through {} (memory model {}); help lists the commands\n", facts.path, a.model);
     std::fflush(stdout);
-    return step_through(session, std::nullopt, trace, a.batch);
+    return step_through(session, std::nullopt, trace, a.batch, a.gdb_port);
   }
   Session session(config);
   Explorer explorer(session, options, trace);  // makes the trace directory
@@ -245,7 +258,7 @@ int attach(AttachArgs a) {
 }
 
 int replay_command(const std::string& trace_path, const std::string& json_path, bool show_output, bool interactive,
-                   const std::string& batch) {
+                   const std::string& batch, const std::string& gdb_port) {
   JsonReport json(json_path);
   proto::Trace trace = load_trace(trace_path);
   SessionConfig config = replay_config(trace, find_agent(), show_output);
@@ -258,7 +271,7 @@ int replay_command(const std::string& trace_path, const std::string& json_path, 
   std::string what = trace.bug().kind().empty() ? "a schedule without a bug"
                                                  : fmt::format("{} bug in execution {}", trace.bug().kind(),
                                                                trace.execution() + 1);
-  if (interactive || !batch.empty()) {
+  if (interactive || !batch.empty() || !gdb_port.empty()) {
     fmt::print("ctrl: stepping through {} ({} steps, {}); help lists the commands\n", trace_path,
                trace.decisions_size(), what);
     std::fflush(stdout);
@@ -266,7 +279,7 @@ int replay_command(const std::string& trace_path, const std::string& json_path, 
     tmpl.clear_decisions();
     tmpl.clear_signatures();
     tmpl.clear_bug();
-    return step_through(session, trace, tmpl, batch);
+    return step_through(session, trace, tmpl, batch, gdb_port);
   }
   fmt::print("ctrl: replaying {} ({} steps, {})\n", trace_path, trace.decisions_size(), what);
   std::fflush(stdout);
@@ -365,6 +378,9 @@ int run_cli(int argc, char** argv) {
                        "step through one execution at a prompt instead of exploring (help lists the commands)");
   attach_cmd->add_option("--batch", a.batch, "with --interactive: read the prompt's commands from FILE")
       ->type_name("FILE");
+  attach_cmd->add_option("--gdb", a.gdb_port,
+                         "serve the stepping session to gdb on 127.0.0.1:PORT (0: any free port) instead of the prompt")
+      ->type_name("PORT");
   attach_cmd->add_option("--instrument", a.instrument, "also make LIB's instructions visible (repeatable)")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
@@ -381,6 +397,10 @@ int run_cli(int argc, char** argv) {
                        "step through the trace's execution at a prompt (help lists the commands)");
   replay_cmd->add_option("--batch", replay_batch, "with --interactive: read the prompt's commands from FILE")
       ->type_name("FILE");
+  std::string replay_gdb;
+  replay_cmd->add_option("--gdb", replay_gdb,
+                         "serve the trace's execution to gdb on 127.0.0.1:PORT (0: any free port) instead of the prompt")
+      ->type_name("PORT");
 
   // `attach`'s own arguments end at PROGRAM (or at "--"): everything from
   // PROGRAM on is the program's, unchanged and in order, whatever it looks
@@ -425,7 +445,7 @@ int run_cli(int argc, char** argv) {
     a.convert();
     return attach(a);
   }
-  return replay_command(trace_path, replay_json, replay_output, replay_interactive, replay_batch);
+  return replay_command(trace_path, replay_json, replay_output, replay_interactive, replay_batch, replay_gdb);
 }
 
 }  // namespace ctrl
