@@ -225,6 +225,28 @@ uint64_t type_size(const DwarfType& t) {
   return tag == DW_TAG_pointer_type || tag == DW_TAG_reference_type || tag == DW_TAG_rvalue_reference_type ? 8 : 1;
 }
 
+bool holds_data(const DwarfType& t, uint64_t offset, uint64_t size) {
+  Dwarf_Die d, child;
+  bool aggregate = t.pointers == 0 && t.dims == 0 && t.die && peel_type(*t.die, &d) &&
+                   (dwarf_tag(&d) == DW_TAG_structure_type || dwarf_tag(&d) == DW_TAG_class_type);
+  if (!aggregate) return size > 0 && offset < type_size(t);
+  if (dwarf_child(&d, &child) != 0) return false;
+  do {
+    int tag = dwarf_tag(&child);
+    Dwarf_Die mtype;
+    if ((tag != DW_TAG_member && tag != DW_TAG_inheritance) || dwarf_hasattr(&child, DW_AT_external) ||
+        !die_type(&child, &mtype))
+      continue;
+    uint64_t at = die_udata(&child, DW_AT_data_member_location, 0);
+    DwarfType member{mtype};
+    uint64_t end = at + type_size(member);
+    if (offset + size <= at || offset >= end) continue;
+    uint64_t from = std::max(offset, at);
+    if (holds_data(member, from - at, std::min(offset + size, end) - from)) return true;
+  } while (dwarf_siblingof(&child, &child) == 0);
+  return false;
+}
+
 std::string type_name(const DwarfType& t) {
   std::string stars(t.pointers, '*');
   Dwarf_Die d;

@@ -42,6 +42,9 @@ uint64_t die_udata(Dwarf_Die* die, unsigned attribute, uint64_t otherwise);
 uint64_t type_size(const DwarfType& t);
 // What a pointer, reference or array type designates; nullopt for others.
 std::optional<DwarfType> type_pointee(const DwarfType& t);
+// Whether bytes [offset, offset + size) of a value of type t hold any of its
+// data, rather than only padding between or after members.
+bool holds_data(const DwarfType& t, uint64_t offset, uint64_t size);
 // As C writes it: "int *", "int (*)[3]", "struct s", "void (*)(int)".
 std::string type_name(const DwarfType& t);
 

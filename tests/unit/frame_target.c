@@ -1,0 +1,44 @@
+// Locals and parameters of several kinds, for VariablePrinter_test's frame
+// tests. work() prints "ready" and blocks reading its stdin (which the test
+// never writes) inside a nested block, so the test can attach, unwind to
+// work's frame and print its locals. Built twice: -O0 (every local in
+// memory at a frame-base offset) and -O2 (registers, location lists).
+#include <stdio.h>
+#include <unistd.h>
+
+struct pair {
+  int first;
+  long second;
+};
+
+int shadowed = 5;
+
+// Out of the optimizer's sight: `number` must live in memory.
+__attribute__((noipa)) void observe(int* p) { *p += 0; }
+
+__attribute__((noipa)) int work(int param, const char* label) {
+  int number = param * 3;
+  int* pointer = &number;
+  struct pair pair = {param, -2L * param};
+  int array[4] = {1, 2, 3, param};
+  static int calls;
+  int shadowed = param + 100;
+  int total = 0;
+  calls++;
+  observe(pointer);
+  {
+    int nested = number + 1;
+    int number = param * 1000;  // hides the function's number in this block
+    char byte;
+    printf("ready\n");
+    fflush(stdout);
+    if (read(0, &byte, 1) < 0) total = -1;
+    total += nested + number;
+  }
+  return total + *pointer + pair.first + (int)pair.second + array[3] + shadowed + calls + label[0];
+}
+
+int main(int argc, char** argv) {
+  (void)argv;
+  return work(argc + 6, "seven") & 0x7f;
+}
