@@ -132,9 +132,11 @@ class LocationEvaluator {
   enum class Part { kStack, kRegister, kValue, kImplicit };
 
   uint64_t reg(uint64_t r) {
-    if (r >= kDwarfRegisters) fail(fmt::format("'{}' is in register {}, which ctrl does not read", name_, register_name(r)));
+    if (r >= kDwarfRegisters)
+      fail(fmt::format("'{}' is in register {}, which ctrl does not read", name_, register_name(r)));
     size_t field = register_field(static_cast<unsigned>(r));
-    if (!(f_.frame_.known >> field & 1)) throw Unavailable{caller_saved(static_cast<unsigned>(r)) ? "<not saved>" : "<optimized out>"};
+    if (!(f_.frame_.known >> field & 1))
+      throw Unavailable{caller_saved(static_cast<unsigned>(r)) ? "<not saved>" : "<optimized out>"};
     uint64_t v = 0;
     std::memcpy(&v, reinterpret_cast<const char*>(&f_.frame_.regs) + field * 8, 8);
     return v;
@@ -179,7 +181,8 @@ class LocationEvaluator {
     if (stack_.empty()) throw Unavailable{"<optimized out>"};
     std::vector<uint8_t> bytes(size);
     uint64_t addr = stack_.back();
-    if (!f_.read_ || !f_.read_(addr, bytes.data(), size)) fail(fmt::format("Cannot access memory at address {:#x}", addr));
+    if (!f_.read_ || !f_.read_(addr, bytes.data(), size))
+      fail(fmt::format("Cannot access memory at address {:#x}", addr));
     return bytes;
   }
 
@@ -291,24 +294,58 @@ class LocationEvaluator {
         const auto sa = static_cast<int64_t>(a), sb = static_cast<int64_t>(b);
         uint64_t r = 0;
         switch (atom) {
-          case DW_OP_plus: r = a + b; break;
-          case DW_OP_minus: r = a - b; break;
-          case DW_OP_mul: r = a * b; break;
-          case DW_OP_and: r = a & b; break;
-          case DW_OP_or: r = a | b; break;
-          case DW_OP_xor: r = a ^ b; break;
-          case DW_OP_shl: r = b >= 64 ? 0 : a << b; break;
-          case DW_OP_shr: r = b >= 64 ? 0 : a >> b; break;
-          case DW_OP_shra: r = static_cast<uint64_t>(sa >> std::min<uint64_t>(b, 63)); break;
+          case DW_OP_plus:
+            r = a + b;
+            break;
+          case DW_OP_minus:
+            r = a - b;
+            break;
+          case DW_OP_mul:
+            r = a * b;
+            break;
+          case DW_OP_and:
+            r = a & b;
+            break;
+          case DW_OP_or:
+            r = a | b;
+            break;
+          case DW_OP_xor:
+            r = a ^ b;
+            break;
+          case DW_OP_shl:
+            r = b >= 64 ? 0 : a << b;
+            break;
+          case DW_OP_shr:
+            r = b >= 64 ? 0 : a >> b;
+            break;
+          case DW_OP_shra:
+            r = static_cast<uint64_t>(sa >> std::min<uint64_t>(b, 63));
+            break;
           // Comparisons and division are signed in DWARF's generic type.
-          case DW_OP_div: r = sb == 0 ? 0 : sb == -1 ? 0 - a : static_cast<uint64_t>(sa / sb); break;
-          case DW_OP_mod: r = b == 0 ? 0 : a % b; break;
-          case DW_OP_eq: r = sa == sb; break;
-          case DW_OP_ne: r = sa != sb; break;
-          case DW_OP_lt: r = sa < sb; break;
-          case DW_OP_gt: r = sa > sb; break;
-          case DW_OP_le: r = sa <= sb; break;
-          default: r = sa >= sb; break;
+          case DW_OP_div:
+            r = sb == 0 ? 0 : sb == -1 ? 0 - a : static_cast<uint64_t>(sa / sb);
+            break;
+          case DW_OP_mod:
+            r = b == 0 ? 0 : a % b;
+            break;
+          case DW_OP_eq:
+            r = sa == sb;
+            break;
+          case DW_OP_ne:
+            r = sa != sb;
+            break;
+          case DW_OP_lt:
+            r = sa < sb;
+            break;
+          case DW_OP_gt:
+            r = sa > sb;
+            break;
+          case DW_OP_le:
+            r = sa <= sb;
+            break;
+          default:
+            r = sa >= sb;
+            break;
         }
         return stack_.push_back(r);
       }
@@ -364,8 +401,7 @@ std::string die_name(Dwarf_Die* die) {
 
 }  // namespace
 
-FrameLocals::FrameLocals(Dwfl* dwfl, const FrameContext& frame, const MemoryReader& read)
-    : frame_(frame), read_(read) {
+FrameLocals::FrameLocals(Dwfl* dwfl, const FrameContext& frame, const MemoryReader& read) : frame_(frame), read_(read) {
   lookup_pc_ = frame.exact_pc ? frame.pc : frame.pc - 1;
   module_ = dwfl_addrmodule(dwfl, lookup_pc_);
   if (!module_) return;

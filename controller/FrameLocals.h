@@ -74,8 +74,8 @@ class FrameLocals {
   const MemoryReader& read_;
   Dwfl_Module* module_ = nullptr;
   Dwarf_Addr bias_ = 0;
-  uint64_t lookup_pc_ = 0;           // the run-time pc scopes are looked up at
-  std::vector<Dwarf_Die> scopes_;    // innermost first, to the innermost function
+  uint64_t lookup_pc_ = 0;             // the run-time pc scopes are looked up at
+  std::vector<Dwarf_Die> scopes_;      // innermost first, to the innermost function
   std::optional<Dwarf_Die> function_;  // the out-of-line function: its frame base
 };
 
