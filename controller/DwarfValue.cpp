@@ -225,28 +225,6 @@ uint64_t type_size(const DwarfType& t) {
   return tag == DW_TAG_pointer_type || tag == DW_TAG_reference_type || tag == DW_TAG_rvalue_reference_type ? 8 : 1;
 }
 
-bool holds_data(const DwarfType& t, uint64_t offset, uint64_t size) {
-  Dwarf_Die d, child;
-  bool aggregate = t.pointers == 0 && t.dims == 0 && t.die && peel_type(*t.die, &d) &&
-                   (dwarf_tag(&d) == DW_TAG_structure_type || dwarf_tag(&d) == DW_TAG_class_type);
-  if (!aggregate) return size > 0 && offset < type_size(t);
-  if (dwarf_child(&d, &child) != 0) return false;
-  do {
-    int tag = dwarf_tag(&child);
-    Dwarf_Die mtype;
-    if ((tag != DW_TAG_member && tag != DW_TAG_inheritance) || dwarf_hasattr(&child, DW_AT_external) ||
-        !die_type(&child, &mtype))
-      continue;
-    uint64_t at = die_udata(&child, DW_AT_data_member_location, 0);
-    DwarfType member{mtype};
-    uint64_t end = at + type_size(member);
-    if (offset + size <= at || offset >= end) continue;
-    uint64_t from = std::max(offset, at);
-    if (holds_data(member, from - at, std::min(offset + size, end) - from)) return true;
-  } while (dwarf_siblingof(&child, &child) == 0);
-  return false;
-}
-
 std::string type_name(const DwarfType& t) {
   std::string stars(t.pointers, '*');
   Dwarf_Die d;
@@ -447,7 +425,24 @@ std::string ValueFormatter::format_enum(Dwarf_Die d, const uint8_t* p, size_t n)
   return is_signed ? fmt::format("{}", sign_extend(raw, n)) : fmt::format("{}", raw & mask);
 }
 
+bool ValueFormatter::lost(const DwarfType& t, const uint8_t* p, size_t n) const {
+  if (!missing_ || p < base_ || p >= base_ + missing_->size()) return false;
+  Dwarf_Die d;
+  if (t.pointers == 0 && t.die && peel_type(*t.die, &d)) {
+    int tag = dwarf_tag(&d);
+    // An aggregate shows which of its parts are lost.
+    if (tag == DW_TAG_array_type || tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
+        tag == DW_TAG_union_type)
+      return false;
+  }
+  const auto from = static_cast<size_t>(p - base_);
+  for (size_t i = from; i < std::min(from + n, missing_->size()); ++i)
+    if ((*missing_)[i]) return true;
+  return false;
+}
+
 std::string ValueFormatter::format(const DwarfType& t, const uint8_t* p, size_t n, bool top) {
+  if (lost(t, p, n)) return "<optimized out>";
   if (t.pointers) return format_pointer(t, load(p, n), top);
   Dwarf_Die d;
   if (!t.die || !peel_type(*t.die, &d)) return "void";

@@ -20,6 +20,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "VariablePrinter.h"
 
@@ -42,9 +43,6 @@ uint64_t die_udata(Dwarf_Die* die, unsigned attribute, uint64_t otherwise);
 uint64_t type_size(const DwarfType& t);
 // What a pointer, reference or array type designates; nullopt for others.
 std::optional<DwarfType> type_pointee(const DwarfType& t);
-// Whether bytes [offset, offset + size) of a value of type t hold any of its
-// data, rather than only padding between or after members.
-bool holds_data(const DwarfType& t, uint64_t offset, uint64_t size);
 // As C writes it: "int *", "int (*)[3]", "struct s", "void (*)(int)".
 std::string type_name(const DwarfType& t);
 
@@ -58,6 +56,13 @@ class ValueFormatter {
   std::string format(const DwarfType& t, const uint8_t* p, size_t n, bool top);
   // A pointer of type t whose value is `value`.
   std::string format_pointer(const DwarfType& t, uint64_t value, bool top);
+  // Marks bytes of the buffer at `base` that the value's location did not
+  // give (missing[i] for base[i], as for a local whose pieces are partly
+  // optimized out): a scalar with such a byte shows as "<optimized out>".
+  void set_missing(const uint8_t* base, const std::vector<bool>* missing) {
+    base_ = base;
+    missing_ = missing;
+  }
 
  private:
   std::string format_base(Dwarf_Die d, const uint8_t* p, size_t n);
@@ -65,8 +70,12 @@ class ValueFormatter {
   std::string format_array(Dwarf_Die arr, unsigned dims_done, const uint8_t* p, size_t n);
   std::string format_struct(Dwarf_Die d, const uint8_t* p, size_t n);
 
+  bool lost(const DwarfType& t, const uint8_t* p, size_t n) const;
+
   const MemoryReader& read_;
   std::function<std::string(uint64_t)> symbol_at_;
+  const uint8_t* base_ = nullptr;
+  const std::vector<bool>* missing_ = nullptr;
 };
 
 }  // namespace ctrl

@@ -93,8 +93,14 @@ class LocationEvaluator {
         continue;
       }
       const uint64_t piece = ops[i].number;
-      const bool empty = kind_ == Part::kStack && stack_.empty();
-      std::vector<uint8_t> part = empty ? std::vector<uint8_t>(piece, 0) : part_bytes(piece);
+      bool empty = kind_ == Part::kStack && stack_.empty();
+      std::vector<uint8_t> part;
+      if (!empty) try {
+          part = part_bytes(piece);
+        } catch (const Unavailable&) {
+          empty = true;  // as an optimized-out piece: the value's other parts still show
+        }
+      if (empty) part.assign(piece, 0);
       pieces.insert(pieces.end(), part.begin(), part.end());
       missing.insert(missing.end(), piece, empty);
       pieced = true;
@@ -407,18 +413,27 @@ FrameLocals::FrameLocals(Dwfl* dwfl, const FrameContext& frame, const MemoryRead
   if (!module_) return;
   Dwarf_Die* cu = dwfl_module_addrdie(module_, lookup_pc_, &bias_);
   if (!cu) return;
-  Dwarf_Die* scopes = nullptr;
-  int n = dwarf_getscopes(cu, lookup_pc_ - bias_, &scopes);
-  bool function_reached = false;
-  for (int i = 0; i < n; ++i) {
-    int tag = dwarf_tag(&scopes[i]);
-    if (!function_reached) scopes_.push_back(scopes[i]);
-    if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) function_reached = true;
-    if (!function_ && tag == DW_TAG_subprogram && dwarf_hasattr(&scopes[i], DW_AT_frame_base)) function_ = scopes[i];
+  // The concrete tree from the function down (dwarf_getscopes would leave
+  // an inlined function for the scopes of its abstract definition).
+  Dwarf_Die function;
+  if (!find_function(cu, lookup_pc_ - bias_, &function)) return;
+  function_ = function;
+  Dwarf_Die scope = function;
+  for (bool deeper = true; deeper;) {
+    scopes_.insert(scopes_.begin(), scope);
+    deeper = false;
+    Dwarf_Die c;
+    if (dwarf_child(&scope, &c) != 0) break;
+    do {
+      int tag = dwarf_tag(&c);
+      if ((tag == DW_TAG_lexical_block || tag == DW_TAG_inlined_subroutine) &&
+          dwarf_haspc(&c, lookup_pc_ - bias_) == 1) {
+        scope = c;
+        deeper = true;
+        break;
+      }
+    } while (dwarf_siblingof(&c, &c) == 0);
   }
-  std::free(scopes);
-  Dwarf_Die out;
-  if (!function_ && find_function(cu, lookup_pc_ - bias_, &out)) function_ = out;
 }
 
 std::optional<Dwarf_Die> FrameLocals::find(const std::string& name) const {

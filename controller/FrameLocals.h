@@ -7,18 +7,19 @@
 //    when the pc is a return address (FrameContext::exact_pc false), so a
 //    call that ends a block still counts as inside it.
 //  - Names are searched as gdb does: the innermost lexical block containing
-//    the pc, outwards to the innermost function (an inlined subroutine counts
-//    as the function: its caller's locals are not visible), which holds the
-//    function's own locals and parameters. Statics of those scopes are found
-//    here too, with their static address.
+//    the pc, outwards to the function, which holds its own locals and
+//    parameters. Statics of those scopes are found here too, with their
+//    static address. gdb shows an inlined function as a frame of its own;
+//    here it is part of its caller's frame: its locals and parameters come
+//    first, then those of the blocks and function it is inlined in.
 //  - Only the registers the frame knows are used. A value in a register it
 //    does not know is unavailable: "<not saved>" for a caller-saved register
 //    of an outer frame, "<optimized out>" otherwise, as gdb shows them.
 //  - DWARF locations are evaluated by a small stack machine: DW_OP_addr,
 //    fbreg (frame base: DW_OP_call_frame_cfa through the module's CFI, or a
-//    register), breg/bregx, reg/regx, piece (an empty piece leaves its bytes
-//    missing), stack_value, implicit_value, literals, constants, arithmetic
-//    and comparisons. An entry value is shown as
+//    register), breg/bregx, reg/regx, piece (an empty piece, or one in a
+//    register the frame does not know, leaves its bytes missing), stack_value, implicit_value, literals, constants,
+//    arithmetic and comparisons. An entry value is shown as
 //    "<optimized out>" (its caller's value is not recovered); any other
 //    operation throws UsageError naming it.
 //  - The Dwarf_Dies returned stay valid while the Dwfl the frame was opened

@@ -168,12 +168,17 @@ class Evaluator {
     return lost_data(v) ? part(v, t, 0) : v;
   }
 
-  // Whether a byte of v's data (not padding) is missing; gdb would show
-  // such a member alone as optimized out, ctrl shows the whole value so.
+  // Whether a scalar lost some of its bytes (an aggregate shows which of
+  // its members are lost when printed).
   static bool lost_data(const Value& v) {
-    for (size_t i = 0; i < v.missing.size(); ++i)
-      if (v.missing[i] && holds_data(v.type, i, 1)) return true;
-    return false;
+    Dwarf_Die d;
+    if (v.type.pointers == 0 && v.type.die && peel_type(*v.type.die, &d)) {
+      int tag = dwarf_tag(&d);
+      if (tag == DW_TAG_array_type || tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
+          tag == DW_TAG_union_type)
+        return false;
+    }
+    return std::find(v.missing.begin(), v.missing.end(), true) != v.missing.end();
   }
 
   static bool is_array(const Value& v) {
@@ -297,7 +302,9 @@ std::string VariablePrinter::print(const std::string& expression, const MemoryRe
   if (!v.unavailable.empty()) {
     shown = v.unavailable;
   } else if (v.held) {
-    shown = impl_->formatter(read).format(v.type, v.held->data(), v.held->size(), true);
+    ValueFormatter formatter = impl_->formatter(read);
+    formatter.set_missing(v.held->data(), &v.missing);
+    shown = formatter.format(v.type, v.held->data(), v.held->size(), true);
   } else if (code) {
     std::string sym = impl_->symbol_at(v.address);
     shown = fmt::format("{{{}}} {:#x}{}", type_name(v.type), v.address, sym.empty() ? "" : " <" + sym + ">");

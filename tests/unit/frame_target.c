@@ -1,7 +1,7 @@
 // Locals and parameters of several kinds, for VariablePrinter_test's frame
 // tests. work() prints "ready" and blocks reading its stdin (which the test
-// never writes) inside a nested block, so the test can attach, unwind to
-// work's frame and print its locals. Built twice: -O0 (every local in
+// never writes) in a function inlined in a nested block, so the test can
+// attach, unwind to work's frame and print its locals. Built twice: -O0 (every local in
 // memory at a frame-base offset) and -O2 (registers, location lists).
 #include <stdio.h>
 #include <unistd.h>
@@ -15,6 +15,15 @@ int shadowed = 5;
 
 // Out of the optimizer's sight: `number` must live in memory.
 __attribute__((noipa)) void observe(int* p) { *p += 0; }
+
+// Inlined even unoptimized: its locals come before its caller's.
+static inline __attribute__((always_inline)) int read_scaled(int scale, char* out) {
+  int factor = scale * 2;
+  printf("ready\n");
+  fflush(stdout);
+  if (read(0, out, 1) < 0) return -1;
+  return factor;
+}
 
 __attribute__((noipa)) int work(int param, const char* label) {
   int number = param * 3;
@@ -30,10 +39,7 @@ __attribute__((noipa)) int work(int param, const char* label) {
     int nested = number + 1;
     int number = param * 1000;  // hides the function's number in this block
     char byte;
-    printf("ready\n");
-    fflush(stdout);
-    if (read(0, &byte, 1) < 0) total = -1;
-    total += nested + number;
+    total += read_scaled(param, &byte) + nested + number;
   }
   return total + *pointer + pair.first + (int)pair.second + array[3] + shadowed + calls + label[0];
 }
