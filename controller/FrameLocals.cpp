@@ -412,6 +412,9 @@ FrameLocals::FrameLocals(Dwfl* dwfl, const FrameContext& frame, const MemoryRead
   module_ = dwfl_addrmodule(dwfl, lookup_pc_);
   if (!module_) return;
   Dwarf_Die* cu = dwfl_module_addrdie(module_, lookup_pc_, &bias_);
+  // Without .debug_aranges (clang) libdw may not find the unit: scan them.
+  for (cu = cu ? cu : dwfl_module_nextcu(module_, nullptr, &bias_); cu && dwarf_haspc(cu, lookup_pc_ - bias_) != 1;)
+    cu = dwfl_module_nextcu(module_, cu, &bias_);
   if (!cu) return;
   // The concrete tree from the function down (dwarf_getscopes would leave
   // an inlined function for the scopes of its abstract definition).

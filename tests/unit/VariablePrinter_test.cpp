@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <string>
 
 #include "Backtracer.h"
@@ -317,23 +318,29 @@ struct FrameTarget {
   int write_end_ = -1;
 };
 
+// Parameter: the build of frame_target.c, "O0" or "O2" (gcc), or "clang"
+// (-O0: its frame base is rbp, its statics' addresses are indexed).
 class FrameLocalsTest : public ::testing::TestWithParam<const char*> {
  protected:
   static void TearDownTestSuite() {
-    delete o0_;
-    delete o2_;
-    o0_ = o2_ = nullptr;
+    for (auto& [build, target] : targets_) delete target;
+    targets_.clear();
   }
   FrameTarget& target() {
-    FrameTarget*& t = std::string(GetParam()) == "O0" ? o0_ : o2_;
-    if (!t) t = new FrameTarget(t == o0_ ? CTRL_FRAME_TARGET_O0 : CTRL_FRAME_TARGET_O2);
+    static const std::map<std::string, const char*> kPrograms = {
+#ifdef CTRL_FRAME_TARGET_CLANG
+        {"clang", CTRL_FRAME_TARGET_CLANG},
+#endif
+        {"O0", CTRL_FRAME_TARGET_O0},
+        {"O2", CTRL_FRAME_TARGET_O2}};
+    FrameTarget*& t = targets_[GetParam()];
+    if (!t) t = new FrameTarget(kPrograms.at(GetParam()));
     return *t;
   }
-  static FrameTarget* o0_;
-  static FrameTarget* o2_;
+  static bool optimized() { return GetParam() == std::string("O2"); }
+  static std::map<std::string, FrameTarget*> targets_;
 };
-FrameTarget* FrameLocalsTest::o0_ = nullptr;
-FrameTarget* FrameLocalsTest::o2_ = nullptr;
+std::map<std::string, FrameTarget*> FrameLocalsTest::targets_;
 
 // The same source, all in memory (-O0) or in registers, pieces and
 // computed values (-O2, from callee-saved registers unwinding recovers).
@@ -348,7 +355,7 @@ TEST_P(FrameLocalsTest, LocalsAndParametersOfTheFrame) {
   EXPECT_EQ(t.print("number"), "number = 7000");
   EXPECT_EQ(t.print("*pointer"), "*pointer = 21");
   EXPECT_EQ(t.print("pair.second"), "pair.second = -14");
-  if (GetParam() == std::string("O0")) {
+  if (!optimized()) {
     EXPECT_EQ(t.print("nested"), "nested = 22");
     EXPECT_EQ(t.print("pair"), "pair = {first = 7, second = -14}");
   } else {
@@ -392,7 +399,7 @@ TEST_P(FrameLocalsTest, AddressesOfLocals) {
   EXPECT_EQ(byte->second, 1u);
   EXPECT_GE(byte->first, t.frame.regs.rsp);
   EXPECT_LT(byte->first, t.frame.regs.rsp + 4096);
-  if (GetParam() == std::string("O0")) {
+  if (!optimized()) {
     auto param = t.printer->address_of("param", 0, t.reader(), &t.frame);
     ASSERT_TRUE(param);
     EXPECT_EQ(t.print("&param"), fmt::format("&param = (int *) {:#x}", param->first));
@@ -421,7 +428,7 @@ TEST_P(FrameLocalsTest, RegistersTheFrameDoesNotKnow) {
   entry.exact_pc = true;
   entry.regs.rdi = 42;
   entry.known = kAll;
-  if (GetParam() == std::string("O2")) {
+  if (optimized()) {
     EXPECT_EQ(t.print("param", entry), "param = 42");
     // rdi of an outer frame: a call may have changed it, nothing saved it.
     entry.known = kAll & ~bit(offsetof(user_regs_struct, rdi));
@@ -438,11 +445,14 @@ TEST_P(FrameLocalsTest, RegistersTheFrameDoesNotKnow) {
     EXPECT_EQ(t.print("pair.second", lost), "pair.second = <optimized out>");
     EXPECT_EQ(t.error("*pointer"), "no error: *pointer = 21");
   } else {
-    // Unoptimized: every local is at an offset from the frame base, the
-    // CFA, which needs rsp at the entry and rbp after the prologue.
-    EXPECT_THAT(t.print("param", entry), MatchesRegex("param = -?[0-9]+"));
-    entry.known = kAll & ~bit(offsetof(user_regs_struct, rsp));
-    EXPECT_EQ(t.print("param", entry), "param = <optimized out>");
+    // Unoptimized: every local is at an offset from the frame base: for
+    // gcc the CFA, which needs rsp at the entry and rbp after the prologue;
+    // for clang rbp.
+    if (GetParam() == std::string("O0")) {
+      EXPECT_THAT(t.print("param", entry), MatchesRegex("param = -?[0-9]+"));
+      entry.known = kAll & ~bit(offsetof(user_regs_struct, rsp));
+      EXPECT_EQ(t.print("param", entry), "param = <optimized out>");
+    }
     FrameContext lost = t.frame;
     lost.known &= ~bit(offsetof(user_regs_struct, rbp));
     EXPECT_EQ(t.print("array", lost), "array = <optimized out>");
@@ -450,7 +460,13 @@ TEST_P(FrameLocalsTest, RegistersTheFrameDoesNotKnow) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Builds, FrameLocalsTest, ::testing::Values("O0", "O2"),
+INSTANTIATE_TEST_SUITE_P(Builds, FrameLocalsTest,
+                         ::testing::Values("O0", "O2"
+#ifdef CTRL_FRAME_TARGET_CLANG
+                                           ,
+                                           "clang"
+#endif
+                                           ),
                          [](const ::testing::TestParamInfo<const char*>& info) { return std::string(info.param); });
 
 class MemoryExaminerTest : public VariablePrinterTest {

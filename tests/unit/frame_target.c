@@ -6,6 +6,12 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#ifdef __clang__
+#define NOIPA __attribute__((noinline))
+#else
+#define NOIPA __attribute__((noipa))
+#endif
+
 struct pair {
   int first;
   long second;
@@ -14,7 +20,7 @@ struct pair {
 int shadowed = 5;
 
 // Out of the optimizer's sight: `number` must live in memory.
-__attribute__((noipa)) void observe(int* p) { *p += 0; }
+NOIPA void observe(int* p) { *p += 0; }
 
 // Inlined even unoptimized: its locals come before its caller's.
 static inline __attribute__((always_inline)) int read_scaled(int scale, char* out) {
@@ -25,7 +31,7 @@ static inline __attribute__((always_inline)) int read_scaled(int scale, char* ou
   return factor;
 }
 
-__attribute__((noipa)) int work(int param, const char* label) {
+NOIPA int work(int param, const char* label) {
   int number = param * 3;
   int* pointer = &number;
   struct pair pair = {param, -2L * param};
