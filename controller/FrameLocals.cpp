@@ -138,8 +138,11 @@ class LocationEvaluator {
   enum class Part { kStack, kRegister, kValue, kImplicit };
 
   uint64_t reg(uint64_t r) {
-    if (r >= kDwarfRegisters)
+    if (r >= kDwarfRegisters) {
+      // Vector and x87 registers: every call may change them.
+      if (!f_.frame_.exact_pc) throw Unavailable{"<not saved>"};
       fail(fmt::format("'{}' is in register {}, which ctrl does not read", name_, register_name(r)));
+    }
     size_t field = register_field(static_cast<unsigned>(r));
     if (!(f_.frame_.known >> field & 1))
       throw Unavailable{caller_saved(static_cast<unsigned>(r)) ? "<not saved>" : "<optimized out>"};

@@ -15,6 +15,8 @@
 //  - Only the registers the frame knows are used. A value in a register it
 //    does not know is unavailable: "<not saved>" for a caller-saved register
 //    of an outer frame, "<optimized out>" otherwise, as gdb shows them.
+//    Vector and x87 registers are not in FrameContext: "<not saved>" in an
+//    outer frame (they are all caller-saved), a UsageError in the innermost.
 //  - DWARF locations are evaluated by a small stack machine: DW_OP_addr,
 //    fbreg (frame base: DW_OP_call_frame_cfa through the module's CFI, or a
 //    register), breg/bregx, reg/regx, piece (an empty piece, or one in a

@@ -247,6 +247,7 @@ struct FrameTarget {
   pid_t pid = -1;
   std::unique_ptr<VariablePrinter> printer;
   FrameContext frame;
+  FrameContext innermost;  // in libc's read, which has no DWARF
   uint64_t work = 0, work_size = 0;
 
   explicit FrameTarget(const char* program) {
@@ -284,6 +285,8 @@ struct FrameTarget {
       if (ip < work || ip >= work + work_size) continue;
       frame.pc = ip;
       frame.exact_pc = (ips[i] & Backtracer::kExactIp) != 0;
+      innermost.pc = ips[0] & ~Backtracer::kExactIp;
+      if (!backtracer.registers_at(pid, 0, innermost.regs, innermost.known)) return;
       if (backtracer.registers_at(pid, i, frame.regs, frame.known)) printer = std::move(p);
       return;
     }
@@ -389,6 +392,9 @@ TEST_P(FrameLocalsTest, LocalsAndParametersOfTheFrame) {
   EXPECT_LT(number->first, t.frame.regs.rsp + 4096);
   EXPECT_GE(number->first, t.frame.regs.rsp);
   EXPECT_EQ(t.error("nosuch"), "no symbol \"nosuch\" in the program");
+  // A frame without DWARF has no locals: globals only.
+  EXPECT_EQ(t.print("shadowed", t.innermost), "shadowed = 5");
+  EXPECT_THROW(t.print("param", t.innermost), UsageError);
 }
 
 TEST_P(FrameLocalsTest, AddressesOfLocals) {
@@ -443,6 +449,13 @@ TEST_P(FrameLocalsTest, RegistersTheFrameDoesNotKnow) {
     lost.known = t.frame.known & ~bit(offsetof(user_regs_struct, rbp));
     EXPECT_EQ(t.print("pair", lost), "pair = {first = <optimized out>, second = <optimized out>}");
     EXPECT_EQ(t.print("pair.second", lost), "pair.second = <optimized out>");
+    // At work's last instruction param's value is its value at the entry,
+    // in the caller's registers: ctrl does not look for it there.
+    FrameContext at_return = t.frame;
+    at_return.pc = t.work + t.work_size - 1;
+    at_return.exact_pc = true;
+    at_return.known = kAll;
+    EXPECT_EQ(t.print("param", at_return), "param = <optimized out>");
     EXPECT_EQ(t.error("*pointer"), "no error: *pointer = 21");
   } else {
     // Unoptimized: every local is at an offset from the frame base: for
