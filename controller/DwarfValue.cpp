@@ -425,7 +425,24 @@ std::string ValueFormatter::format_enum(Dwarf_Die d, const uint8_t* p, size_t n)
   return is_signed ? fmt::format("{}", sign_extend(raw, n)) : fmt::format("{}", raw & mask);
 }
 
+bool ValueFormatter::lost(const DwarfType& t, const uint8_t* p, size_t n) const {
+  if (!missing_ || p < base_ || p >= base_ + missing_->size()) return false;
+  Dwarf_Die d;
+  if (t.pointers == 0 && t.die && peel_type(*t.die, &d)) {
+    int tag = dwarf_tag(&d);
+    // An aggregate shows which of its parts are lost.
+    if (tag == DW_TAG_array_type || tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
+        tag == DW_TAG_union_type)
+      return false;
+  }
+  const auto from = static_cast<size_t>(p - base_);
+  for (size_t i = from; i < std::min(from + n, missing_->size()); ++i)
+    if ((*missing_)[i]) return true;
+  return false;
+}
+
 std::string ValueFormatter::format(const DwarfType& t, const uint8_t* p, size_t n, bool top) {
+  if (lost(t, p, n)) return "<optimized out>";
   if (t.pointers) return format_pointer(t, load(p, n), top);
   Dwarf_Die d;
   if (!t.die || !peel_type(*t.die, &d)) return "void";

@@ -20,6 +20,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "VariablePrinter.h"
 
@@ -55,6 +56,13 @@ class ValueFormatter {
   std::string format(const DwarfType& t, const uint8_t* p, size_t n, bool top);
   // A pointer of type t whose value is `value`.
   std::string format_pointer(const DwarfType& t, uint64_t value, bool top);
+  // Marks bytes of the buffer at `base` that the value's location did not
+  // give (missing[i] for base[i], as for a local whose pieces are partly
+  // optimized out): a scalar with such a byte shows as "<optimized out>".
+  void set_missing(const uint8_t* base, const std::vector<bool>* missing) {
+    base_ = base;
+    missing_ = missing;
+  }
 
  private:
   std::string format_base(Dwarf_Die d, const uint8_t* p, size_t n);
@@ -62,8 +70,12 @@ class ValueFormatter {
   std::string format_array(Dwarf_Die arr, unsigned dims_done, const uint8_t* p, size_t n);
   std::string format_struct(Dwarf_Die d, const uint8_t* p, size_t n);
 
+  bool lost(const DwarfType& t, const uint8_t* p, size_t n) const;
+
   const MemoryReader& read_;
   std::function<std::string(uint64_t)> symbol_at_;
+  const uint8_t* base_ = nullptr;
+  const std::vector<bool>* missing_ = nullptr;
 };
 
 }  // namespace ctrl

@@ -9,15 +9,14 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <climits>
 #include <cstdlib>
-#include <cstring>
 #include <unordered_map>
 #include <vector>
 
 #include "DwarfValue.h"
 #include "ExitStatus.h"
+#include "VariablePrinterImpl.h"
 
 namespace ctrl {
 namespace {
@@ -51,237 +50,6 @@ std::string plain_symbol(const char* raw) {
   }
   return name;
 }
-
-}  // namespace
-
-struct VariablePrinter::Impl {
-  struct Module {
-    Dwfl_Module* mod = nullptr;
-    std::string path;
-    bool executable = false;
-    Dwarf* dwarf = nullptr;
-    Dwarf_Addr bias = 0;
-    uint64_t tls_memsz = 0, tls_align = 1, tls_vaddr = 0;
-    bool has_tls = false;
-    uint64_t dynamic = 0;  // run-time address of PT_DYNAMIC (matches link_map.l_ld)
-  };
-  struct Entry {
-    size_t module;
-    Dwarf_Die die;
-  };
-
-  Dwfl* dwfl = nullptr;
-  std::vector<Module> modules;  // the executable first
-  bool indexed = false;
-  std::unordered_map<std::string, std::vector<Entry>> globals;  // by qualified name
-  // By the last part of a qualified name (function statics, namespace and
-  // class members), for names given without their scope.
-  std::unordered_map<std::string, std::vector<Entry>> by_leaf;
-  // Qualified names of the declarations of the module being indexed.
-  std::unordered_map<Dwarf_Off, std::string> declared;
-
-  void index();
-  void walk(size_t m, Dwarf_Die* parent, const std::string& prefix);
-  std::string qualified(Dwarf_Die* die, const std::string& in_place) const;
-  void add(const std::string& name, const std::string& leaf, const Entry& entry);
-  const Entry* lookup(const std::string& name);
-  std::optional<std::pair<uint64_t, uint64_t>> elf_symbol(const std::string& name) const;
-  uint64_t elf_symbol_address(const char* name) const;
-  uint64_t variable_address(const Entry& e, const std::string& name, uint64_t tp, const MemoryReader& read);
-  uint64_t tls_modid(const Module& m, const MemoryReader& read);
-  std::string symbol_at(uint64_t addr) const;
-  ValueFormatter formatter(const MemoryReader& read) const {
-    return ValueFormatter(read, [this](uint64_t addr) { return symbol_at(addr); });
-  }
-};
-
-namespace {
-
-uint64_t read_u64(const MemoryReader& read, uint64_t addr) {
-  uint64_t v = 0;
-  if (!read || !read(addr, &v, sizeof v)) fail(cannot_access(addr));
-  return v;
-}
-
-// The value of an expression: an object in the target, or (from '&') an
-// address that lives nowhere.
-struct Value {
-  DwarfType type;
-  bool lvalue = false;
-  uint64_t address = 0;  // lvalue: where the object is
-  uint64_t pointer = 0;  // not an lvalue: the address '&' produced
-  bool function = false;
-};
-
-// Recursive descent over gdb's C subset: unary (& *), postfix ([] . ->),
-// names and parentheses.
-class Evaluator {
- public:
-  Evaluator(VariablePrinter::Impl& impl, const std::string& text, uint64_t tp, const MemoryReader& read)
-      : impl_(impl), s_(text), tp_(tp), read_(read) {}
-
-  Value parse() {
-    Value v = unary();
-    skip_space();
-    if (pos_ != s_.size()) fail(fmt::format("A syntax error in expression, near `{}'.", s_.substr(pos_)));
-    return v;
-  }
-  bool missing() const { return missing_; }
-
- private:
-  void skip_space() {
-    while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
-  }
-  bool eat(std::string_view token) {
-    skip_space();
-    if (s_.compare(pos_, token.size(), token) != 0) return false;
-    pos_ += token.size();
-    return true;
-  }
-  // NAME or SCOPE::NAME.
-  std::string identifier() {
-    skip_space();
-    size_t start = pos_;
-    auto word = [&](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-    for (;;) {
-      while (pos_ < s_.size() && word(s_[pos_])) ++pos_;
-      if (pos_ + 2 < s_.size() && s_.compare(pos_, 2, "::") == 0 && word(s_[pos_ + 2])) {
-        pos_ += 2;
-        continue;
-      }
-      break;
-    }
-    if (start == pos_ || std::isdigit(static_cast<unsigned char>(s_[start])))
-      fail(fmt::format("A syntax error in expression, near `{}'.", s_.substr(start)));
-    return std::string(s_.substr(start, pos_ - start));
-  }
-
-  Value unary() {
-    if (eat("&")) {
-      Value v = unary();
-      if (!v.lvalue) fail("Attempt to take address of value not located in memory.");
-      DwarfType t = v.type;
-      t.pointers++;
-      return Value{t, false, 0, v.address, false};
-    }
-    if (eat("*")) return deref(unary());
-    return postfix();
-  }
-
-  Value postfix() {
-    Value v = primary();
-    for (;;) {
-      if (eat("[")) {
-        skip_space();
-        size_t used = 0;
-        long long index = 0;
-        try {
-          index = std::stoll(std::string(s_.substr(pos_)), &used, 0);
-        } catch (const std::exception&) {
-          fail(fmt::format("A syntax error in expression, near `{}'.", s_.substr(pos_)));
-        }
-        pos_ += used;
-        if (!eat("]")) fail(fmt::format("A syntax error in expression, near `{}'.", s_.substr(pos_)));
-        v = subscript(v, index);
-      } else if (eat("->")) {
-        v = member(deref(v), identifier());
-      } else if (eat(".")) {
-        v = member(v, identifier());
-      } else {
-        return v;
-      }
-    }
-  }
-
-  Value primary() {
-    if (eat("(")) {
-      Value v = unary();
-      if (!eat(")")) fail(fmt::format("A syntax error in expression, near `{}'.", s_.substr(pos_)));
-      return v;
-    }
-    std::string name = identifier();
-    const VariablePrinter::Impl::Entry* e = impl_.lookup(name);
-    if (!e) {
-      if (impl_.elf_symbol(name)) fail(fmt::format("'{}' has unknown type; cast it to its declared type", name));
-      missing_ = true;
-      fail(fmt::format("no symbol \"{}\" in the program", name));
-    }
-    Dwarf_Die die = e->die;
-    if (dwarf_tag(&die) == DW_TAG_subprogram) {
-      Dwarf_Addr low = 0;
-      dwarf_lowpc(&die, &low);
-      return Value{DwarfType{die}, true, low + impl_.modules[e->module].bias, 0, true};
-    }
-    Dwarf_Die type;
-    DwarfType t = die_type(&die, &type) ? DwarfType{type} : DwarfType{};
-    return Value{t, true, impl_.variable_address(*e, name, tp_, read_), 0, false};
-  }
-
-  uint64_t pointer_value(const Value& v) {
-    if (!v.lvalue) return v.pointer;
-    Dwarf_Die d;
-    if (v.type.pointers == 0 && v.type.die && peel_type(*v.type.die, &d) && dwarf_tag(&d) == DW_TAG_array_type)
-      return v.address;  // an array decays to its first element's address
-    return read_u64(read_, v.address);
-  }
-
-  Value deref(const Value& v) {
-    std::optional<DwarfType> target = type_pointee(v.type);
-    if (!target || v.function) fail("Attempt to take contents of a non-pointer value.");
-    if (!target->die && target->pointers == 0) fail("Attempt to take contents of a non-pointer value.");
-    return Value{*target, true, pointer_value(v), 0, false};
-  }
-
-  Value subscript(const Value& v, long long index) {
-    std::optional<DwarfType> elem = type_pointee(v.type);
-    if (!elem || v.function) fail("cannot subscript something of type `" + type_name(v.type) + "'");
-    uint64_t base = pointer_value(v);
-    return Value{*elem, true, base + static_cast<uint64_t>(index) * type_size(*elem), 0, false};
-  }
-
-  // Finds `field` in a struct, in its anonymous members and base classes.
-  static bool find_member(Dwarf_Die agg, const std::string& field, uint64_t* offset, Dwarf_Die* type) {
-    Dwarf_Die child;
-    if (dwarf_child(&agg, &child) != 0) return false;
-    do {
-      int tag = dwarf_tag(&child);
-      if (tag != DW_TAG_member && tag != DW_TAG_inheritance) continue;
-      const char* name = dwarf_diename(&child);
-      uint64_t at = die_udata(&child, DW_AT_data_member_location, 0);
-      Dwarf_Die mtype, inner;
-      if (!die_type(&child, &mtype)) continue;
-      if (name && field == name && tag == DW_TAG_member) {
-        if (dwarf_hasattr(&child, DW_AT_bit_size)) fail(fmt::format("cannot select bit-field '{}'", field));
-        *offset = at;
-        *type = mtype;
-        return true;
-      }
-      if ((!name || tag == DW_TAG_inheritance) && peel_type(mtype, &inner) && find_member(inner, field, offset, type)) {
-        *offset += at;
-        return true;
-      }
-    } while (dwarf_siblingof(&child, &child) == 0);
-    return false;
-  }
-
-  Value member(const Value& v, const std::string& field) {
-    Dwarf_Die d;
-    int tag = v.type.pointers == 0 && v.type.dims == 0 && v.type.die && peel_type(*v.type.die, &d) ? dwarf_tag(&d) : 0;
-    if (tag != DW_TAG_structure_type && tag != DW_TAG_union_type && tag != DW_TAG_class_type)
-      fail(fmt::format("Attempt to extract a component of a value that is not a structure."));
-    uint64_t offset = 0;
-    Dwarf_Die type;
-    if (!find_member(d, field, &offset, &type)) fail(fmt::format("There is no member named {}.", field));
-    return Value{DwarfType{type}, true, v.address + offset, 0, false};
-  }
-
-  VariablePrinter::Impl& impl_;
-  std::string_view s_;
-  size_t pos_ = 0;
-  uint64_t tp_;
-  const MemoryReader& read_;
-  bool missing_ = false;
-};
 
 }  // namespace
 
@@ -384,6 +152,12 @@ std::optional<std::pair<uint64_t, uint64_t>> VariablePrinter::Impl::elf_symbol(c
   return std::nullopt;
 }
 
+uint64_t VariablePrinter::Impl::read_word(const MemoryReader& read, uint64_t addr) {
+  uint64_t v = 0;
+  if (!read || !read(addr, &v, sizeof v)) fail(cannot_access(addr));
+  return v;
+}
+
 uint64_t VariablePrinter::Impl::elf_symbol_address(const char* name) const {
   for (const Module& m : modules) {
     int count = dwfl_module_getsymtab(m.mod);
@@ -404,10 +178,10 @@ uint64_t VariablePrinter::Impl::tls_modid(const Module& m, const MemoryReader& r
   uint32_t desc[3] = {};  // {size in bits, count, offset}
   if (!r_debug || !desc_at || !read(desc_at, desc, sizeof desc) || desc[0] != 64)
     fail(fmt::format("cannot find the TLS module id of {} (no glibc link_map)", m.path));
-  uint64_t map = read_u64(read, r_debug + 8);  // r_debug.r_map
+  uint64_t map = read_word(read, r_debug + 8);  // r_debug.r_map
   for (int n = 0; map != 0 && n < 4096; ++n) {
-    if (read_u64(read, map + 16) == m.dynamic) return read_u64(read, map + desc[2]);  // l_ld
-    map = read_u64(read, map + 24);                                                   // l_next
+    if (read_word(read, map + 16) == m.dynamic) return read_word(read, map + desc[2]);  // l_ld
+    map = read_word(read, map + 24);                                                    // l_next
   }
   fail(fmt::format("cannot find the TLS module id of {}", m.path));
 }
@@ -460,8 +234,8 @@ uint64_t VariablePrinter::Impl::variable_address(const Entry& e, const std::stri
   }
   if (!read) fail(fmt::format("Cannot access thread-local variable '{}' without reading memory", name));
   uint64_t modid = tls_modid(m, read);
-  uint64_t dtv = read_u64(read, tp + kDtvInTcb);
-  uint64_t block = read_u64(read, dtv + kDtvEntrySize * modid);
+  uint64_t dtv = read_word(read, tp + kDtvInTcb);
+  uint64_t block = read_word(read, dtv + kDtvEntrySize * modid);
   if (block == 0 || block == UINT64_MAX)
     fail(fmt::format("The thread-local storage of {} is not allocated in this thread yet", m.path));
   return block + value;
@@ -528,56 +302,6 @@ VariablePrinter::VariablePrinter(pid_t pid) : impl_(std::make_unique<Impl>()) {
 }
 
 VariablePrinter::~VariablePrinter() { dwfl_end(impl_->dwfl); }
-
-std::string VariablePrinter::print(const std::string& expression, const MemoryReader& read, uint64_t thread_pointer) {
-  std::string text = expression;
-  text.erase(0, text.find_first_not_of(" \t"));
-  text.erase(text.find_last_not_of(" \t") + 1);
-  if (text.empty()) fail("print needs an expression");
-  Evaluator evaluator(*impl_, text, thread_pointer, read);
-  Value v = evaluator.parse();
-  std::string shown;
-  Dwarf_Die peeled;
-  bool code = v.function || (v.lvalue && v.type.pointers == 0 && v.type.die && peel_type(*v.type.die, &peeled) &&
-                             dwarf_tag(&peeled) == DW_TAG_subroutine_type);
-  if (code) {
-    std::string sym = impl_->symbol_at(v.address);
-    shown = fmt::format("{{{}}} {:#x}{}", type_name(v.type), v.address, sym.empty() ? "" : " <" + sym + ">");
-  } else if (!v.lvalue) {
-    shown = impl_->formatter(read).format_pointer(v.type, v.pointer, true);
-  } else {
-    uint64_t size = type_size(v.type);
-    std::vector<uint8_t> bytes(std::min(size, kMaxValueBytes));
-    if (!read || !read(v.address, bytes.data(), bytes.size())) fail(cannot_access(v.address));
-    shown = impl_->formatter(read).format(v.type, bytes.data(), bytes.size(), true);
-  }
-  return fmt::format("{} = {}", text, shown);
-}
-
-std::optional<std::pair<uint64_t, uint64_t>> VariablePrinter::address_of(const std::string& expression,
-                                                                         uint64_t thread_pointer,
-                                                                         const MemoryReader& read) {
-  Evaluator evaluator(*impl_, expression, thread_pointer, read);
-  try {
-    Value v = evaluator.parse();
-    if (v.function) {
-      Dwarf_Die die = *v.type.die;
-      Dwarf_Addr low = 0, high = 0;
-      dwarf_lowpc(&die, &low);
-      dwarf_highpc(&die, &high);
-      return std::pair<uint64_t, uint64_t>(v.address, high > low ? high - low : 1);
-    }
-    if (!v.lvalue) fail(fmt::format("'{}' is not an object in memory", expression));
-    return std::pair<uint64_t, uint64_t>(v.address, type_size(v.type));
-  } catch (const UsageError&) {
-    if (!evaluator.missing()) {
-      // A name known only to the ELF symbol tables has an address and size.
-      if (auto sym = impl_->elf_symbol(expression)) return sym;
-      throw;
-    }
-    return std::nullopt;
-  }
-}
 
 std::string VariablePrinter::symbol_at(uint64_t addr) const { return impl_->symbol_at(addr); }
 

@@ -5,14 +5,18 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <string>
 
+#include "Backtracer.h"
 #include "ExitStatus.h"
 #include "MemoryExaminer.h"
 
@@ -21,6 +25,7 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::MatchesRegex;
+using ::testing::StartsWith;
 
 // A helper program (variables_target.c), run once for a whole suite and
 // stopped by its own SIGSTOP after printing its threads' pointers and the
@@ -234,6 +239,248 @@ TEST_F(CxxVariablePrinterTest, ClassesReferencesAndFunctionPointers) {
   EXPECT_EQ(t.print("callback_ptr"), "callback_ptr = (void (*)(int)) " + callback + " <callback(int)>");
   EXPECT_EQ(t.print("*callback_ptr"), "*callback_ptr = {void (int)} " + callback + " <callback(int)>");
 }
+
+// The helper program frame_target.c, attached with ptrace while work()
+// blocks in read() inside its nested block; `frame` is work's frame, found
+// by unwinding, with the registers unwinding recovers.
+struct FrameTarget {
+  pid_t pid = -1;
+  std::unique_ptr<VariablePrinter> printer;
+  FrameContext frame;
+  FrameContext innermost;  // in libc's read, which has no DWARF
+  uint64_t work = 0, work_size = 0;
+
+  explicit FrameTarget(const char* program) {
+    int in[2], out[2];
+    if (::pipe(in) != 0 || ::pipe(out) != 0) std::abort();
+    pid = ::fork();
+    if (pid == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      ::dup2(in[0], STDIN_FILENO);
+      ::dup2(out[1], STDOUT_FILENO);
+      ::execl(program, program, nullptr);
+      ::_exit(127);
+    }
+    ::close(in[0]);
+    write_end_ = in[1];  // kept open: the read blocks until the program dies
+    ::close(out[1]);
+    char ready[16] = {};
+    FILE* from = ::fdopen(out[0], "r");
+    bool started = std::fgets(ready, sizeof ready, from) && std::string(ready) == "ready\n";
+    std::fclose(from);
+    // Blocked in read() or about to: the stop finds it in work's nested block.
+    int status = 0;
+    if (!started || ::ptrace(PTRACE_SEIZE, pid, nullptr, nullptr) != 0 ||
+        ::ptrace(PTRACE_INTERRUPT, pid, nullptr, nullptr) != 0 || ::waitpid(pid, &status, 0) != pid ||
+        !WIFSTOPPED(status))
+      return;
+    auto p = std::make_unique<VariablePrinter>(pid);
+    auto where = p->address_of("work", 0);
+    if (!where) return;
+    work = where->first, work_size = where->second;
+    Backtracer backtracer;
+    std::vector<uint64_t> ips = backtracer.unwind(pid);
+    for (size_t i = 0; i < ips.size(); ++i) {
+      uint64_t ip = ips[i] & ~Backtracer::kExactIp;
+      if (ip < work || ip >= work + work_size) continue;
+      frame.pc = ip;
+      frame.exact_pc = (ips[i] & Backtracer::kExactIp) != 0;
+      innermost.pc = ips[0] & ~Backtracer::kExactIp;
+      if (!backtracer.registers_at(pid, 0, innermost.regs, innermost.known)) return;
+      if (backtracer.registers_at(pid, i, frame.regs, frame.known)) printer = std::move(p);
+      return;
+    }
+  }
+  ~FrameTarget() {
+    if (pid > 0) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+    }
+    ::close(write_end_);
+  }
+  MemoryReader reader() const {
+    pid_t p = pid;
+    return [p](uint64_t addr, void* buf, size_t len) {
+      iovec local{buf, len}, remote{reinterpret_cast<void*>(addr), len};
+      return ::process_vm_readv(p, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(len);
+    };
+  }
+  std::string print(const std::string& expression) { return print(expression, frame); }
+  std::string print(const std::string& expression, const FrameContext& in) {
+    return printer->print(expression, reader(), in.regs.fs_base, &in);
+  }
+  std::string error(const std::string& expression) {
+    try {
+      return "no error: " + print(expression);
+    } catch (const UsageError& e) {
+      return e.what();
+    }
+  }
+
+ private:
+  int write_end_ = -1;
+};
+
+// Parameter: the build of frame_target.c, "O0" or "O2" (gcc), or "clang"
+// (-O0: its frame base is rbp, its statics' addresses are indexed).
+class FrameLocalsTest : public ::testing::TestWithParam<const char*> {
+ protected:
+  static void TearDownTestSuite() {
+    for (auto& [build, target] : targets_) delete target;
+    targets_.clear();
+  }
+  FrameTarget& target() {
+    static const std::map<std::string, const char*> kPrograms = {
+#ifdef CTRL_FRAME_TARGET_CLANG
+        {"clang", CTRL_FRAME_TARGET_CLANG},
+#endif
+        {"O0", CTRL_FRAME_TARGET_O0},
+        {"O2", CTRL_FRAME_TARGET_O2}};
+    FrameTarget*& t = targets_[GetParam()];
+    if (!t) t = new FrameTarget(kPrograms.at(GetParam()));
+    return *t;
+  }
+  static bool optimized() { return GetParam() == std::string("O2"); }
+  static std::map<std::string, FrameTarget*> targets_;
+};
+std::map<std::string, FrameTarget*> FrameLocalsTest::targets_;
+
+// The same source, all in memory (-O0) or in registers, pieces and
+// computed values (-O2, from callee-saved registers unwinding recovers).
+TEST_P(FrameLocalsTest, LocalsAndParametersOfTheFrame) {
+  FrameTarget& t = target();
+  ASSERT_TRUE(t.printer) << "the helper program did not start, stop and unwind to work()";
+  EXPECT_FALSE(t.frame.exact_pc);  // work called read(): its pc is a return address
+  EXPECT_EQ(t.print("param"), "param = 7");
+  EXPECT_THAT(t.print("label"), MatchesRegex("label = 0x[0-9a-f]+ \"seven\""));
+  EXPECT_EQ(t.print("*label"), "*label = 115 's'");
+  // The nested block's own number hides the function's.
+  EXPECT_EQ(t.print("number"), "number = 7000");
+  EXPECT_EQ(t.print("*pointer"), "*pointer = 21");
+  EXPECT_EQ(t.print("pair.second"), "pair.second = -14");
+  if (!optimized()) {
+    EXPECT_EQ(t.print("nested"), "nested = 22");
+    EXPECT_EQ(t.print("pair"), "pair = {first = 7, second = -14}");
+  } else {
+    // As gdb shows them: the optimizer kept neither nested nor pair.first
+    // past their last use, and pair's other piece is computed from rbx.
+    EXPECT_EQ(t.print("nested"), "nested = <optimized out>");
+    EXPECT_EQ(t.print("pair"), "pair = {first = <optimized out>, second = -14}");
+    EXPECT_EQ(t.print("pair.first"), "pair.first = <optimized out>");
+    EXPECT_EQ(t.error("*&pair.first"), "Can't take address of a value that has been optimized out.");
+  }
+  // The function inlined where work() stopped: its locals and parameters
+  // first (gdb shows them in a frame of their own).
+  EXPECT_EQ(t.print("factor"), "factor = 14");
+  EXPECT_EQ(t.print("scale"), "scale = 7");
+  auto byte = t.printer->address_of("byte", 0, t.reader(), &t.frame);
+  ASSERT_TRUE(byte);
+  EXPECT_THAT(t.print("out"), StartsWith(fmt::format("out = {:#x} \"", byte->first)));
+  EXPECT_EQ(t.print("array"), "array = {1, 2, 3, 7}");
+  EXPECT_EQ(t.print("array[3]"), "array[3] = 7");
+  EXPECT_EQ(t.print("total"), "total = 0");
+  // A function's static, and a local that hides a global.
+  EXPECT_EQ(t.print("calls"), "calls = 1");
+  EXPECT_EQ(t.print("shadowed"), "shadowed = 107");
+  EXPECT_EQ(t.printer->print("shadowed", t.reader(), 0), "shadowed = 5");
+  EXPECT_EQ(t.printer->print("shadowed", t.reader(), 0, nullptr), "shadowed = 5");
+  // The pointer designates the function's number, in the frame's memory.
+  auto number = t.printer->address_of("*pointer", 0, t.reader(), &t.frame);
+  ASSERT_TRUE(number);
+  EXPECT_EQ(number->second, 4u);
+  EXPECT_EQ(t.print("pointer"), fmt::format("pointer = (int *) {:#x}", number->first));
+  EXPECT_LT(number->first, t.frame.regs.rsp + 4096);
+  EXPECT_GE(number->first, t.frame.regs.rsp);
+  EXPECT_EQ(t.error("nosuch"), "no symbol \"nosuch\" in the program");
+  // A frame without DWARF has no locals: globals only.
+  EXPECT_EQ(t.print("shadowed", t.innermost), "shadowed = 5");
+  EXPECT_THROW(t.print("param", t.innermost), UsageError);
+}
+
+TEST_P(FrameLocalsTest, AddressesOfLocals) {
+  FrameTarget& t = target();
+  ASSERT_TRUE(t.printer);
+  auto byte = t.printer->address_of("byte", 0, t.reader(), &t.frame);
+  ASSERT_TRUE(byte);
+  EXPECT_EQ(byte->second, 1u);
+  EXPECT_GE(byte->first, t.frame.regs.rsp);
+  EXPECT_LT(byte->first, t.frame.regs.rsp + 4096);
+  if (!optimized()) {
+    auto param = t.printer->address_of("param", 0, t.reader(), &t.frame);
+    ASSERT_TRUE(param);
+    EXPECT_EQ(t.print("&param"), fmt::format("&param = (int *) {:#x}", param->first));
+    auto array = t.printer->address_of("array", 0, t.reader(), &t.frame);
+    ASSERT_TRUE(array);
+    EXPECT_EQ(array->second, 16u);
+    EXPECT_EQ(t.printer->address_of("array[2]", 0, t.reader(), &t.frame)->first, array->first + 8);
+  } else {
+    // In a register, or computed: nothing to take the address of.
+    EXPECT_EQ(t.error("&param"), "Attempt to take address of value not located in memory.");
+    EXPECT_THROW(t.printer->address_of("param", 0, t.reader(), &t.frame), UsageError);
+    EXPECT_THROW(t.printer->address_of("array[2]", 0, t.reader(), &t.frame), UsageError);
+  }
+  EXPECT_FALSE(t.printer->address_of("nosuch", 0, t.reader(), &t.frame).has_value());
+}
+
+// Frames whose registers are partly unknown, made from work's real one.
+TEST_P(FrameLocalsTest, RegistersTheFrameDoesNotKnow) {
+  FrameTarget& t = target();
+  ASSERT_TRUE(t.printer);
+  constexpr uint64_t kAll = (uint64_t(1) << (sizeof(user_regs_struct) / 8)) - 1;
+  auto bit = [](size_t offset) { return uint64_t(1) << (offset / 8); };
+  // At work's first instruction param is still in rdi, where the caller put it.
+  FrameContext entry = t.frame;
+  entry.pc = t.work;
+  entry.exact_pc = true;
+  entry.regs.rdi = 42;
+  entry.known = kAll;
+  if (optimized()) {
+    EXPECT_EQ(t.print("param", entry), "param = 42");
+    // rdi of an outer frame: a call may have changed it, nothing saved it.
+    entry.known = kAll & ~bit(offsetof(user_regs_struct, rdi));
+    EXPECT_EQ(t.print("param", entry), "param = <not saved>");
+    // rbx is callee-saved: unknown only if unwinding lost it.
+    FrameContext lost = t.frame;
+    lost.known &= ~bit(offsetof(user_regs_struct, rbx));
+    EXPECT_EQ(t.print("param", lost), "param = <optimized out>");
+    // A piece in a lost register is lost; the other pieces still show.
+    EXPECT_EQ(t.print("array", lost), "array = {1, 2, 3, <optimized out>}");
+    EXPECT_EQ(t.print("array[2]", lost), "array[2] = 3");
+    lost.known = t.frame.known & ~bit(offsetof(user_regs_struct, rbp));
+    EXPECT_EQ(t.print("pair", lost), "pair = {first = <optimized out>, second = <optimized out>}");
+    EXPECT_EQ(t.print("pair.second", lost), "pair.second = <optimized out>");
+    // At work's last instruction param's value is its value at the entry,
+    // in the caller's registers: ctrl does not look for it there.
+    FrameContext at_return = t.frame;
+    at_return.pc = t.work + t.work_size - 1;
+    at_return.exact_pc = true;
+    at_return.known = kAll;
+    EXPECT_EQ(t.print("param", at_return), "param = <optimized out>");
+    EXPECT_EQ(t.error("*pointer"), "no error: *pointer = 21");
+  } else {
+    // Unoptimized: every local is at an offset from the frame base: for
+    // gcc the CFA, which needs rsp at the entry and rbp after the prologue;
+    // for clang rbp.
+    if (GetParam() == std::string("O0")) {
+      EXPECT_THAT(t.print("param", entry), MatchesRegex("param = -?[0-9]+"));
+      entry.known = kAll & ~bit(offsetof(user_regs_struct, rsp));
+      EXPECT_EQ(t.print("param", entry), "param = <optimized out>");
+    }
+    FrameContext lost = t.frame;
+    lost.known &= ~bit(offsetof(user_regs_struct, rbp));
+    EXPECT_EQ(t.print("array", lost), "array = <optimized out>");
+    EXPECT_EQ(t.error("*pointer"), "no error: *pointer = 21");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Builds, FrameLocalsTest,
+                         ::testing::Values("O0", "O2"
+#ifdef CTRL_FRAME_TARGET_CLANG
+                                           ,
+                                           "clang"
+#endif
+                                           ),
+                         [](const ::testing::TestParamInfo<const char*>& info) { return std::string(info.param); });
 
 class MemoryExaminerTest : public VariablePrinterTest {
  protected:
