@@ -83,7 +83,8 @@ const char* kHelp =
     "  info breakpoints [info b]  list breakpoints and watchpoints\n"
     "  bt [T|all]                 backtrace of T (default: the next thread), or of every thread\n"
     "  regs [T]                   registers of T's innermost program frame\n"
-    "  print [p] [T] EXPRESSION   a global or thread-local (T's) by name: name, &name, *p, a[i], s.f, p->f\n"
+    "  print [p] [T] EXPRESSION   a local of T's program frame, a global or a thread-local (T's) by name:\n"
+    "                             name, &name, *p, a[i], s.f, p->f\n"
     "  x/FMT ADDRESS              examine memory as gdb does (formats xzduotcafsi, units bhwg)\n"
     "  schedule                   the interleaving so far\n"
     "  save FILE                  write the schedule as a trace (ctrl replay FILE)\n"
@@ -294,7 +295,17 @@ bool DebugPrompt::execute(const std::string& line) {
       VariablePrinter& vp = printer();
       uint64_t tp = session_.thread_pointer(t);
       auto read = [&](uint64_t addr, void* buf, size_t len) { return session_.read_memory(addr, buf, len); };
-      fmt::print(out_, "{}\n", vp.print(expr, read, tp));
+      // T's innermost program frame: its locals and parameters come first.
+      std::optional<FrameContext> frame;
+      if (auto regs = session_.registers(t)) {
+        auto frames = session_.backtrace(t);
+        frame = FrameContext{};
+        frame->pc = regs->regs.rip;
+        frame->exact_pc = !frames.empty() && (frames.front() & Backtracer::kExactIp);
+        frame->regs = regs->regs;
+        frame->known = regs->known;
+      }
+      fmt::print(out_, "{}\n", vp.print(expr, read, tp, frame ? &*frame : nullptr));
     } else if (cmd.starts_with("x/") || cmd == "x") {
       VariablePrinter& vp = printer();
       if (!examiner_) {
