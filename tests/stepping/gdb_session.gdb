@@ -1,15 +1,13 @@
 # gdb against `ctrl replay --gdb PORT TRACE` on the recorded deadlock of
-# samples/deadlock_lock_order (T0 main, T1 left, T2 right). Not registered
-# under CTest yet: the CLI has no --gdb option. The test would run:
+# samples/deadlock_lock_order (T0 main, T1 left, T2 right), run by gdb.sh:
 #
-#   ctrl attach --trace-dir traces samples/deadlock_lock_order   # exit 1, traces/*-deadlock-exec1.ctrltrace
-#   ctrl replay --gdb 0 traces/*.ctrltrace 2> server.err &   # "ctrl: gdb server listening on 127.0.0.1:PORT (...)"
-#   gdb -nx -batch -ex 'target remote :PORT' -x tests/e2e/gdb_session.gdb samples/deadlock_lock_order
+#  $ ctrl attach --trace-dir traces deadlock_lock_order       (exit 1: the deadlock's trace)
+#  $ ctrl replay --gdb 0 traces/*.ctrltrace 2> server.err &   ("listening on 127.0.0.1:PORT")
+#  $ gdb -nx -batch -ex 'target remote :PORT' -x gdb_session.gdb deadlock_lock_order
 #
-# and check, in order, the lines given below as regular expressions in gdb's
-# output, then that ctrl exits 0 after the detach and left no process
-# behind. This output was seen with a local harness that serves GdbServer on
-# DebugSession (what `ctrl replay --gdb` will do).
+# Each command is preceded by the lines it must print, as regular
+# expressions after "#   "; gdb.sh checks they all appear in gdb's output,
+# in order, then that ctrl exits 0 after the detach and leaves no process.
 
 set pagination off
 set confirm off
