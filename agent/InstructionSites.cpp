@@ -332,9 +332,25 @@ uint64_t gs_base() {
 }
 
 // `xsave`: the thread's extended state when the trampoline saved it.
+// While a thread is parked at a site, its slot says where the site's exact
+// registers are (the ucontext this hook was given): a paused execution's
+// controller reads them there (no unwinder sees through a trampoline).
+struct SiteContextShown {
+  uint64_t* word = nullptr;
+  SiteContextShown(uint32_t me, ucontext_t* uc) {
+    if (me >= shm::kMaxThreads || !rt.region.header) return;
+    word = &rt.region.header->threads[me].site_context;
+    *word = reinterpret_cast<uint64_t>(uc);
+  }
+  ~SiteContextShown() {
+    if (word) *word = 0;
+  }
+};
+
 void visible_site(const InstructionSites::Entry& e, ucontext_t* uc, const void* xsave) {
   const Site& s = *e.site;
   uint32_t me = t_me;
+  SiteContextShown shown(me, uc);
   OpKind kind = OpKind::Load;
   uint64_t ea = 0, aux = 0;
   uint32_t size = s.size;

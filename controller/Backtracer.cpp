@@ -14,12 +14,58 @@
 
 namespace ctrl {
 
+namespace {
+
+// unwind_from's initial registers: libunwind asks for registers only to set
+// up the innermost frame; later frames come from memory.
+thread_local const user_regs_struct* t_given = nullptr;
+
+int access_given_reg(unw_addr_space_t space, unw_regnum_t reg, unw_word_t* value, int write, void* arg) {
+  const user_regs_struct* r = t_given;
+  if (!r || write) return _UPT_accessors.access_reg(space, reg, value, write, arg);
+  switch (reg) {
+    case UNW_X86_64_RAX: *value = r->rax; return 0;
+    case UNW_X86_64_RDX: *value = r->rdx; return 0;
+    case UNW_X86_64_RCX: *value = r->rcx; return 0;
+    case UNW_X86_64_RBX: *value = r->rbx; return 0;
+    case UNW_X86_64_RSI: *value = r->rsi; return 0;
+    case UNW_X86_64_RDI: *value = r->rdi; return 0;
+    case UNW_X86_64_RBP: *value = r->rbp; return 0;
+    case UNW_X86_64_RSP: *value = r->rsp; return 0;
+    case UNW_X86_64_R8: *value = r->r8; return 0;
+    case UNW_X86_64_R9: *value = r->r9; return 0;
+    case UNW_X86_64_R10: *value = r->r10; return 0;
+    case UNW_X86_64_R11: *value = r->r11; return 0;
+    case UNW_X86_64_R12: *value = r->r12; return 0;
+    case UNW_X86_64_R13: *value = r->r13; return 0;
+    case UNW_X86_64_R14: *value = r->r14; return 0;
+    case UNW_X86_64_R15: *value = r->r15; return 0;
+    case UNW_X86_64_RIP: *value = r->rip; return 0;
+    default: return _UPT_accessors.access_reg(space, reg, value, write, arg);
+  }
+}
+
+unw_accessors_t given_accessors() {
+  unw_accessors_t a = _UPT_accessors;
+  a.access_reg = access_given_reg;
+  return a;
+}
+
+}  // namespace
+
 Backtracer::Backtracer() : space_(unw_create_addr_space(&_UPT_accessors, 0)) {
   if (!space_) throw InternalError("libunwind cannot create an address space for the target");
   unw_set_caching_policy(space_, UNW_CACHE_GLOBAL);
+  static unw_accessors_t given = given_accessors();
+  given_space_ = unw_create_addr_space(&given, 0);
+  if (!given_space_) throw InternalError("libunwind cannot create an address space for the target");
+  unw_set_caching_policy(given_space_, UNW_CACHE_GLOBAL);
 }
 
-Backtracer::~Backtracer() { unw_destroy_addr_space(space_); }
+Backtracer::~Backtracer() {
+  unw_destroy_addr_space(given_space_);
+  unw_destroy_addr_space(space_);
+}
 
 namespace {
 
@@ -37,7 +83,16 @@ bool is_sigreturn_trampoline(pid_t tid, uint64_t ip) {
 
 }  // namespace
 
-std::vector<uint64_t> Backtracer::unwind(pid_t tid, size_t max_frames) {
+std::vector<uint64_t> Backtracer::unwind(pid_t tid, size_t max_frames) { return walk(space_, tid, max_frames); }
+
+std::vector<uint64_t> Backtracer::unwind_from(pid_t tid, const user_regs_struct& regs, size_t max_frames) {
+  t_given = &regs;
+  std::vector<uint64_t> ips = walk(given_space_, tid, max_frames);
+  t_given = nullptr;
+  return ips;
+}
+
+std::vector<uint64_t> Backtracer::walk(unw_addr_space* space, pid_t tid, size_t max_frames) {
   std::vector<uint64_t> ips;
   // Reserving everything up front means nothing below can throw while the
   // ptrace context is alive.
@@ -54,7 +109,7 @@ std::vector<uint64_t> Backtracer::unwind(pid_t tid, size_t max_frames) {
   void* context = _UPT_create(tid);
   if (!context) return ips;
   unw_cursor_t cursor;
-  if (unw_init_remote(&cursor, space_, context) == 0) {
+  if (unw_init_remote(&cursor, space, context) == 0) {
     bool exact = true;  // the innermost frame is where the thread is
     while (ips.size() < max_frames) {
       unw_word_t ip = 0;
@@ -125,6 +180,9 @@ bool Backtracer::registers_at(pid_t tid, size_t frame, user_regs_struct& regs, u
   return found;
 }
 
-void Backtracer::flush() { unw_flush_cache(space_, 0, 0); }
+void Backtracer::flush() {
+  unw_flush_cache(space_, 0, 0);
+  unw_flush_cache(given_space_, 0, 0);
+}
 
 }  // namespace ctrl

@@ -38,6 +38,10 @@ class Backtracer {
   // addresses. Signal trampolines are left out.
   static constexpr uint64_t kExactIp = uint64_t(1) << 63;
   std::vector<uint64_t> unwind(pid_t tid, size_t max_frames = 48);
+  // The same from registers the caller knows better than ptrace does (a
+  // thread parked at an instruction site, whose kernel registers are the
+  // agent's): the innermost frame is regs.rip, exact.
+  std::vector<uint64_t> unwind_from(pid_t tid, const user_regs_struct& regs, size_t max_frames = 48);
 
   // The registers of frame `frame` of a stopped thread (an index into
   // unwind()'s frames): all of them for the innermost frame; further out
@@ -50,7 +54,10 @@ class Backtracer {
   void flush();
 
  private:
+  std::vector<uint64_t> walk(unw_addr_space* space, pid_t tid, size_t max_frames);
+
   unw_addr_space* space_;
+  unw_addr_space* given_space_;  // its initial registers come from unwind_from's caller
 };
 
 }  // namespace ctrl

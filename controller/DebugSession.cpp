@@ -1,6 +1,9 @@
 #include "DebugSession.h"
 
 #include <sys/uio.h>
+#include <ucontext.h>
+
+#include <cstddef>
 
 #include <algorithm>
 #include <charconv>
@@ -277,10 +280,19 @@ struct DebugSession::Impl {
         continue;
       }
       if (!site) continue;
-      if (site == b.address) return &b;
+      // A call's site is its return address, which may start the next
+      // line: only an exact site (an instruction) matches by address.
+      bool instruction = kind == OpKind::Load || kind == OpKind::Store || kind == OpKind::Rmw;
+      if (instruction && site == b.address) return &b;
+      // A thread's start is at its function's entry, before any of its
+      // lines: only a function breakpoint (below) stops it.
+      if (kind == OpKind::ThreadStart && b.line > 0) continue;
       uint64_t at = exact_site(kind) ? site : site - 1;
       if (b.function_end && (at < b.function_start || at >= b.function_end)) continue;
-      if (b.line > 0) {
+      if (!b.lines.empty()) {
+        std::string line = session.symbolizer().source_line(at);
+        if (std::find(b.lines.begin(), b.lines.end(), line) != b.lines.end()) return &b;
+      } else if (b.line > 0) {
         std::string line = session.symbolizer().source_line(at);
         if (line == fmt::format("{}:{}", b.file, b.line)) return &b;
       } else if (b.function_end) {
@@ -513,7 +525,9 @@ const Breakpoint& DebugSession::add_address_breakpoint(uint64_t address) {
   // An operation on the same line of the same function matches too: a
   // breakpoint address is where a line's code starts, an operation's site
   // is somewhere in it.
+  b.lines = symbols.lines_at(address);
   std::string line = symbols.source_line(address);
+  if (b.lines.empty() && !line.empty()) b.lines.push_back(line);
   if (size_t colon = line.rfind(':'); colon != std::string::npos) {
     b.file = line.substr(0, colon);
     b.line = std::atoi(line.c_str() + colon + 1);
@@ -583,11 +597,31 @@ struct ProgramFrame {
   pid_t tid = 0;
   std::vector<uint64_t> frames;  // everything unwind() saw
   size_t first = 0;              // the innermost program frame
+  // Parked at an instruction site: its exact registers there.
+  std::optional<user_regs_struct> site;
 };
 
-}  // namespace
+// The registers a thread parked at an instruction site saved there (its
+// slot's site_context: a ucontext_t in its memory), over the kernel's view
+// of it for what the site does not save (segments, fs/gs bases).
+std::optional<user_regs_struct> site_registers(DebugSession& debug, Session& session, pid_t tid, uint64_t context) {
+  greg_t g[NGREG];
+  uint64_t at = context + offsetof(ucontext_t, uc_mcontext) + offsetof(mcontext_t, gregs);
+  if (!debug.read_memory(at, g, sizeof g)) return std::nullopt;
+  user_regs_struct r{};
+  uint64_t known = 0;
+  if (!session.backtracer().registers_at(tid, 0, r, known)) return std::nullopt;
+  r.r8 = uint64_t(g[REG_R8]), r.r9 = uint64_t(g[REG_R9]), r.r10 = uint64_t(g[REG_R10]);
+  r.r11 = uint64_t(g[REG_R11]), r.r12 = uint64_t(g[REG_R12]), r.r13 = uint64_t(g[REG_R13]);
+  r.r14 = uint64_t(g[REG_R14]), r.r15 = uint64_t(g[REG_R15]), r.rdi = uint64_t(g[REG_RDI]);
+  r.rsi = uint64_t(g[REG_RSI]), r.rbp = uint64_t(g[REG_RBP]), r.rbx = uint64_t(g[REG_RBX]);
+  r.rdx = uint64_t(g[REG_RDX]), r.rax = uint64_t(g[REG_RAX]), r.rcx = uint64_t(g[REG_RCX]);
+  r.rsp = uint64_t(g[REG_RSP]), r.rip = uint64_t(g[REG_RIP]), r.eflags = uint64_t(g[REG_EFL]);
+  r.orig_rax = uint64_t(-1);
+  return r;
+}
 
-static ProgramFrame locate(Session& session, uint32_t thread) {
+ProgramFrame locate(DebugSession& debug, Session& session, uint32_t thread) {
   ProgramFrame f;
   const shm::Header& h = session.region().header();
   if (thread >= std::min(h.nthreads, shm::kMaxThreads)) throw UsageError(fmt::format("no thread T{}", thread));
@@ -595,29 +629,44 @@ static ProgramFrame locate(Session& session, uint32_t thread) {
     throw UsageError(fmt::format("T{} has finished", thread));
   f.tid = h.threads[thread].tid;
   session.inspect();
+  if (uint64_t context = h.threads[thread].site_context) {
+    f.site = site_registers(debug, session, f.tid, context);
+    if (f.site) {
+      f.frames = session.backtracer().unwind_from(f.tid, *f.site);
+      f.first = 0;
+      return f;
+    }
+  }
   f.frames = session.backtracer().unwind(f.tid);
   f.first = first_program_frame(f.frames, session.symbolizer());
   return f;
 }
 
+}  // namespace
+
 std::optional<ThreadRegisters> DebugSession::registers(uint32_t thread) {
   impl_->require_process("read registers");
-  ProgramFrame f = locate(impl_->session, thread);
-  if (f.first >= f.frames.size()) return std::nullopt;
+  ProgramFrame f = locate(*this, impl_->session, thread);
   ThreadRegisters r;
+  if (f.site) {
+    r.regs = *f.site;
+    r.known = (uint64_t(1) << (sizeof(user_regs_struct) / 8)) - 1;
+    return r;
+  }
+  if (f.first >= f.frames.size()) return std::nullopt;
   if (!impl_->session.backtracer().registers_at(f.tid, f.first, r.regs, r.known)) return std::nullopt;
   return r;
 }
 
 std::vector<uint64_t> DebugSession::backtrace(uint32_t thread) {
   impl_->require_process("unwind a thread");
-  ProgramFrame f = locate(impl_->session, thread);
+  ProgramFrame f = locate(*this, impl_->session, thread);
   return program_frames(f.frames, impl_->session.symbolizer());
 }
 
 uint64_t DebugSession::thread_pointer(uint32_t thread) {
   impl_->require_process("read a thread's registers");
-  ProgramFrame f = locate(impl_->session, thread);
+  ProgramFrame f = locate(*this, impl_->session, thread);
   user_regs_struct regs{};
   uint64_t known = 0;
   if (!impl_->session.backtracer().registers_at(f.tid, 0, regs, known)) return 0;

@@ -90,6 +90,9 @@ struct Breakpoint {
   uint64_t function_start = 0, function_end = 0;
   std::string file;  // basename
   int line = 0;
+  // An address breakpoint: every "file:line" starting at `address` (gdb
+  // puts a line's breakpoint where optimised code may start several).
+  std::vector<std::string> lines;
   // Watch: [address, address + size).
   uint64_t size = 0;
   uint64_t hits = 0;

@@ -1,6 +1,7 @@
 #include "Symbolizer.h"
 
 #include <cxxabi.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 
@@ -239,6 +240,27 @@ std::vector<uint64_t> Symbolizer::line_addresses(const std::string& file, int li
       if (dwfl_lineinfo(lines[i], &addr, nullptr, nullptr, nullptr, nullptr)) out.push_back(addr);
     }
     free(lines);
+  }
+  return out;
+}
+
+std::vector<std::string> Symbolizer::lines_at(uint64_t addr) const {
+  std::vector<std::string> out;
+  Dwfl_Module* mod = module_at(addr);
+  if (!mod) return out;
+  Dwarf_Addr bias = 0;
+  Dwarf_Die* cu = dwfl_module_addrdie(mod, addr, &bias);
+  Dwarf_Lines* lines = nullptr;
+  size_t n = 0;
+  if (!cu || dwarf_getsrclines(cu, &lines, &n) != 0) return out;
+  for (size_t i = 0; i < n; ++i) {
+    Dwarf_Line* line = dwarf_onesrcline(lines, i);
+    Dwarf_Addr at = 0;
+    int lineno = 0;
+    if (!line || dwarf_lineaddr(line, &at) != 0 || at + bias != addr || dwarf_lineno(line, &lineno) != 0) continue;
+    const char* file = dwarf_linesrc(line, nullptr, nullptr);
+    std::string text = fmt::format("{}:{}", basename_of(file ? file : ""), lineno);
+    if (std::find(out.begin(), out.end(), text) == out.end()) out.push_back(text);
   }
   return out;
 }

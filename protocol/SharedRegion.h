@@ -156,6 +156,10 @@ struct ThreadSlot {
   uint64_t pending_addr;
   uint64_t pending_site;
   uint64_t start_routine;
+  // Parked at an instruction site: the address of a ucontext_t in the
+  // thread's memory holding its exact registers at the instruction (0:
+  // parked in an interposed call, where unwinding finds the caller).
+  uint64_t site_context;
 };
 
 struct Header {

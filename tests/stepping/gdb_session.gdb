@@ -20,15 +20,15 @@ set scheduler-locking step
 #   \* 1 +Thread [0-9]+\.1 "T0 pthread_create" \(enabled: pthread_create at main\+0x[0-9a-f]+ at deadlock_lock_order\.c:35\) 0x[0-9a-f]+ in main \(\) at .*deadlock_lock_order\.c:35
 info threads
 
-# The recording runs until right() is about to perform an operation at the
-# breakpoint's address or line: its lock of b, whose return address starts
-# line 26. Console output lists the steps performed, as the bug report does.
-#   Breakpoint 1 at 0x[0-9a-f]+: file .*deadlock_lock_order\.c, line 26\.
+# The recording runs until right() is about to perform an operation on the
+# breakpoint's line: its lock of b. Console output lists the steps
+# performed, as the bug report does.
+#   Breakpoint 1 at 0x[0-9a-f]+: file .*deadlock_lock_order\.c, line 25\.
 #       5  T2   starts   at right at deadlock_lock_order\.c:23
 #   Breakpoint 1, T2 is about to perform step 6: mutex_lock b at right\+0x[0-9a-f]+ at deadlock_lock_order\.c:25
 #   Thread [0-9] "T2 mutex_lock b" received signal SIGTRAP, Trace/breakpoint trap\.
 #   0x[0-9a-f]+ in right \(arg=.*\) at .*deadlock_lock_order\.c:25
-break deadlock_lock_order.c:26
+break deadlock_lock_order.c:25
 continue
 
 # Every thread with its pending operation and program frame.
