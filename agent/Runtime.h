@@ -91,6 +91,11 @@ class Runtime {
   void publish(uint32_t t);
   void publish_tid(uint32_t t);
 
+  // ---- live checkpoints (LiveCheckpoint.h) ----
+  // `t` sleeps in its futex wait, or is about to (its word says so).
+  bool parked_asleep(uint32_t t) const { return park_[t].go.load(std::memory_order_acquire) == kSleeping; }
+  static int tid_offset() { return tid_offset_; }
+
  private:
   // A parked thread's word: waiting (spinning), sleeping (in FUTEX_WAIT),
   // or go (its turn).
@@ -117,6 +122,12 @@ class Runtime {
   void hand_to(uint32_t next);
   void wait_turn(uint32_t me);
   void start_execution(pid_t fork_server);
+  // The frames a crash handler or a paused thread sends (they carry the pid).
+  void build_frames();
+  // Takes a live checkpoint at decision step_ (the deciding thread `me`);
+  // in a process restored from it, takes up the plan the controller wrote
+  // for the restore and returns true.
+  bool take_checkpoint(uint32_t me);
   [[noreturn]] void deadlock(uint32_t me, uint64_t site);
   [[noreturn]] void spin_hang(uint32_t t);
   [[noreturn]] void diverged(uint32_t me, uint64_t site, const char* why);
@@ -146,6 +157,9 @@ class Runtime {
   // --max-steps.
   uint64_t yielding_ = 0;
   bool finished_ = false;      // execution_finished told the controller
+  pid_t fork_server_ = 0;      // the execution's parent
+  // Header::checkpoint_at of the plan: take a live checkpoint there.
+  uint64_t checkpoint_at_ = UINT64_MAX;
   // The tid word of a thread that handed the token on as it exited; the
   // thread that received the token waits for it to become 0.
   int* exiting_tid_ = nullptr;

@@ -1,0 +1,188 @@
+// Live checkpoints of a paused multithreaded execution (agent/LiveCheckpoint.h,
+// controller/LiveCheckpoints.h), on samples/checkpoint_threads with the real
+// agent: a continuation from a restored checkpoint must be the original
+// continuation, event for event, with the same exit status and output.
+#include "LiveCheckpoints.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "Session.h"
+
+namespace ctrl {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Exists and is not a zombie.
+bool alive(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  auto close = line.rfind(')');
+  return close != std::string::npos && close + 2 < line.size() && line[close + 2] != 'Z';
+}
+
+struct Continuation {
+  std::vector<shm::Event> events;
+  int exit_status = -1;
+  std::string output;
+};
+
+class LiveCheckpointsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("ctrl-live-checkpoints-" + std::to_string(getpid()));
+    fs::create_directories(dir_);
+    output_ = (dir_ / "out.txt").string();
+    SessionConfig config;
+    config.program = std::string(CTRL_TEST_BIN_DIR) + "/checkpoint_threads";
+    config.args = {"4", "3", output_};
+    config.agent = CTRL_TEST_AGENT;
+    config.max_steps = 100000;
+    config.hang_timeout = 20;
+    session_ = std::make_unique<Session>(config);
+    ASSERT_FALSE(session_->start().has_value());
+  }
+  void TearDown() override {
+    session_.reset();
+    fs::remove_all(dir_);
+  }
+
+  std::string read_output() const {
+    std::ifstream in(output_);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+  Continuation finish(ExecutionResult r) {
+    Continuation run;
+    run.events = r.events;
+    run.exit_status = r.exit_status;
+    EXPECT_EQ(r.end, ExecutionResult::End::Complete) << r.kind << ": " << r.message;
+    run.output = read_output();
+    return run;
+  }
+  static std::vector<uint32_t> schedule_of(const std::vector<shm::Event>& events) {
+    std::vector<uint32_t> s;
+    for (const auto& e : events) s.push_back(e.thread);
+    return s;
+  }
+  // Events from `from` on, field by field.
+  static void expect_same(const Continuation& a, const Continuation& b, uint64_t from) {
+    ASSERT_EQ(a.events.size(), b.events.size());
+    for (uint64_t i = from; i < a.events.size(); ++i) {
+      const shm::Event &x = a.events[i], &y = b.events[i];
+      EXPECT_TRUE(x.step == y.step && x.thread == y.thread && x.kind == y.kind && x.addr == y.addr &&
+                  x.site == y.site && x.value_read == y.value_read && x.value_written == y.value_written &&
+                  x.aux == y.aux && x.flags == y.flags && x.enabled == y.enabled)
+          << "step " << i << ": T" << x.thread << " " << op_name(OpKind(x.kind)) << " vs T" << y.thread << " "
+          << op_name(OpKind(y.kind));
+    }
+    EXPECT_EQ(a.exit_status, b.exit_status);
+    EXPECT_EQ(a.output, b.output);
+  }
+
+  fs::path dir_;
+  std::string output_;
+  std::unique_ptr<Session> session_;
+};
+
+TEST_F(LiveCheckpointsTest, RestoredTwiceContinuesAsTheOriginal) {
+  // The reference: round-robin switches threads at every step, so the
+  // checkpoint falls while every worker holds its own error-checking mutex.
+  ExecutionPlan reference_plan;
+  reference_plan.policy = shm::TailPolicy::RoundRobin;
+  Continuation reference = finish(session_->run(reference_plan, 1));
+  ASSERT_GT(reference.events.size(), 60u);
+  const uint64_t at = reference.events.size() / 2;
+
+  ExecutionPlan plan;
+  plan.prefix = schedule_of(reference.events);
+  plan.policy = shm::TailPolicy::Ask;
+  plan.pause_at = at;
+  ExecutionResult paused = session_->run(plan, 2);
+  ASSERT_EQ(paused.end, ExecutionResult::End::Paused);
+  ASSERT_EQ(paused.events.size(), at);
+  pid_t original_pid = session_->execution_pid();
+
+  LiveCheckpoints checkpoints(*session_);
+  const LiveCheckpoints::Checkpoint& c = checkpoints.take(paused.events);
+  EXPECT_EQ(c.step, at);
+  int id = c.id;
+  // The original goes on from its pause.
+  Continuation original = finish(session_->resume(shm::StepCommand::Finish));
+  expect_same(original, reference, 0);
+
+  for (int round = 0; round < 2; ++round) {
+    fs::remove(output_);
+    ExecutionPlan again = plan;
+    ExecutionResult restored = checkpoints.restore(id, again, 3 + round);
+    ASSERT_EQ(restored.end, ExecutionResult::End::Paused) << restored.kind << ": " << restored.message;
+    ASSERT_EQ(restored.events.size(), at);
+    EXPECT_NE(session_->execution_pid(), original_pid);
+    EXPECT_EQ(session_->region().header().ask_step, at);
+    Continuation continued = finish(session_->resume(shm::StepCommand::Finish));
+    expect_same(continued, reference, 0);
+  }
+  checkpoints.drop(id);
+  EXPECT_EQ(checkpoints.all().size(), 0u);
+}
+
+TEST_F(LiveCheckpointsTest, AutomaticCheckpointOfARunningExecution) {
+  ExecutionPlan reference_plan;
+  reference_plan.policy = shm::TailPolicy::RoundRobin;
+  Continuation reference = finish(session_->run(reference_plan, 1));
+  const uint64_t at = reference.events.size() / 3;
+
+  // Not paused: the plan asks for a checkpoint on the way.
+  ExecutionPlan plan;
+  plan.prefix = schedule_of(reference.events);
+  plan.checkpoint_at = at;
+  Continuation original = finish(session_->run(plan, 2));
+  expect_same(original, reference, 0);
+  LiveCheckpoints checkpoints(*session_);
+  const LiveCheckpoints::Checkpoint* c = checkpoints.adopt(original.events, at);
+  ASSERT_NE(c, nullptr) << session_->region().header().checkpoint_error;
+  EXPECT_EQ(c->step, at);
+
+  // A fresh execution in between overwrites the region's events.
+  ExecutionPlan other;
+  other.policy = shm::TailPolicy::Sticky;
+  finish(session_->run(other, 3));
+
+  fs::remove(output_);
+  ExecutionPlan rest;
+  rest.prefix = plan.prefix;
+  Continuation continued = finish(checkpoints.restore(c->id, rest, 4));
+  expect_same(continued, reference, 0);
+}
+
+TEST_F(LiveCheckpointsTest, NoProcessLeftAfterTheSession) {
+  ExecutionPlan plan;
+  plan.policy = shm::TailPolicy::Ask;
+  plan.pause_at = 10;
+  ExecutionResult paused = session_->run(plan, 1);
+  ASSERT_EQ(paused.end, ExecutionResult::End::Paused);
+  std::vector<pid_t> pids;
+  for (int i = 0; i < 2; ++i) {
+    std::string error;
+    int slot = session_->take_checkpoint(error);
+    ASSERT_GE(slot, 0) << error;
+    pids.push_back(session_->region().header().checkpoints[slot].pid);
+  }
+  for (pid_t p : pids) EXPECT_TRUE(alive(p));
+  session_.reset();
+  for (pid_t p : pids) {
+    for (int i = 0; i < 200 && alive(p); ++i) usleep(10000);
+    EXPECT_FALSE(alive(p)) << "checkpoint process " << p << " outlived its session";
+  }
+}
+
+}  // namespace
+}  // namespace ctrl
