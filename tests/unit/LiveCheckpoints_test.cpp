@@ -28,6 +28,12 @@ bool alive(pid_t pid) {
   return close != std::string::npos && close + 2 < line.size() && line[close + 2] != 'Z';
 }
 
+size_t tasks(pid_t pid) {
+  size_t n = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator("/proc/" + std::to_string(pid) + "/task")) ++n;
+  return n;
+}
+
 struct Continuation {
   std::vector<shm::Event> events;
   int exit_status = -1;
@@ -110,6 +116,8 @@ TEST_F(LiveCheckpointsTest, RestoredTwiceContinuesAsTheOriginal) {
   ASSERT_EQ(paused.end, ExecutionResult::End::Paused);
   ASSERT_EQ(paused.events.size(), at);
   pid_t original_pid = session_->execution_pid();
+  // The main thread and every worker are alive at the pause.
+  ASSERT_EQ(tasks(original_pid), 5u);
 
   LiveCheckpoints checkpoints(*session_);
   const LiveCheckpoints::Checkpoint& c = checkpoints.take(paused.events);
@@ -126,6 +134,7 @@ TEST_F(LiveCheckpointsTest, RestoredTwiceContinuesAsTheOriginal) {
     ASSERT_EQ(restored.end, ExecutionResult::End::Paused) << restored.kind << ": " << restored.message;
     ASSERT_EQ(restored.events.size(), at);
     EXPECT_NE(session_->execution_pid(), original_pid);
+    EXPECT_EQ(tasks(session_->execution_pid()), 5u);
     EXPECT_EQ(session_->region().header().ask_step, at);
     Continuation continued = finish(session_->resume(shm::StepCommand::Finish));
     expect_same(continued, reference, 0);
