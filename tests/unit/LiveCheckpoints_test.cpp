@@ -139,7 +139,31 @@ TEST_F(LiveCheckpointsTest, RestoredTwiceContinuesAsTheOriginal) {
     Continuation continued = finish(session_->resume(shm::StepCommand::Finish));
     expect_same(continued, reference, 0);
   }
+
+  // A checkpoint of a restored execution, later on: restored, it goes on
+  // as the original too.
+  ExecutionResult restored = checkpoints.restore(id, plan, 5);
+  ASSERT_EQ(restored.end, ExecutionResult::End::Paused);
+  const uint64_t later = at + 17;
+  session_->region().header().pause_at = later;
+  ExecutionResult moved = session_->resume(shm::StepCommand::Go);
+  ASSERT_EQ(moved.end, ExecutionResult::End::Paused);
+  ASSERT_EQ(moved.events.size(), later);
+  int nested = checkpoints.take(moved.events).id;
+  expect_same(finish(session_->resume(shm::StepCommand::Finish)), reference, 0);
+  fs::remove(output_);
+  ExecutionPlan from_later = plan;
+  from_later.pause_at = later;
+  ExecutionResult again = checkpoints.restore(nested, from_later, 6);
+  ASSERT_EQ(again.end, ExecutionResult::End::Paused) << again.kind << ": " << again.message;
+  ASSERT_EQ(again.events.size(), later);
+  expect_same(finish(session_->resume(shm::StepCommand::Finish)), reference, 0);
+
+  EXPECT_EQ(checkpoints.nearest(plan.prefix, later + 3)->id, nested);
+  EXPECT_EQ(checkpoints.nearest(plan.prefix, later - 1)->id, id);
+  EXPECT_EQ(checkpoints.nearest(plan.prefix, at - 1), nullptr);
   checkpoints.drop(id);
+  checkpoints.drop(nested);
   EXPECT_EQ(checkpoints.all().size(), 0u);
 }
 
