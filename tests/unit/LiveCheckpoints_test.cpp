@@ -116,8 +116,11 @@ TEST_F(LiveCheckpointsTest, RestoredTwiceContinuesAsTheOriginal) {
   ASSERT_EQ(paused.end, ExecutionResult::End::Paused);
   ASSERT_EQ(paused.events.size(), at);
   pid_t original_pid = session_->execution_pid();
-  // The main thread and every worker are alive at the pause.
+  // The main thread and every worker are alive at the pause, and a worker
+  // decides: the checkpoint process is a copy of it, so the main thread is
+  // one of the threads a restore recreates.
   ASSERT_EQ(tasks(original_pid), 5u);
+  EXPECT_NE(session_->region().header().current, 0u);
 
   LiveCheckpoints checkpoints(*session_);
   const LiveCheckpoints::Checkpoint& c = checkpoints.take(paused.events);
