@@ -62,6 +62,9 @@ struct Snapshot {
 };
 
 Snapshot snap;
+// Threads of a restore that have set themselves up (restore_thread), a
+// private futex the restoring thread waits on.
+uint32_t restored_threads = 0;
 alignas(64) ParkContext contexts[shm::kMaxThreads];
 ThreadRecord started[shm::kMaxThreads];  // fs_base and altstack, per index
 
@@ -149,6 +152,8 @@ void restore_thread(void* arg) {
   }
   if (r.robust_head) sys(SYS_set_robust_list, r.robust_head, r.robust_len);
   sys(SYS_rt_sigprocmask, SIG_SETMASK, &r.sigmask, nullptr, 8);
+  __atomic_add_fetch(&restored_threads, 1, __ATOMIC_RELEASE);
+  sys(SYS_futex, &restored_threads, FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
   ctrl_park_resume(&r.context);
 }
 
@@ -181,6 +186,8 @@ bool restore_process() {
   if (mine.robust_head) sys(SYS_set_robust_list, mine.robust_head, mine.robust_len);
   pid_t new_tid[shm::kMaxThreads] = {};
   new_tid[snap.me] = pid_t(sys(SYS_gettid));
+  uint32_t created = 0;
+  __atomic_store_n(&restored_threads, 0, __ATOMIC_RELAXED);
   for (uint32_t t = 0; t < shm::kMaxThreads; ++t) {
     ThreadRecord& r = snap.threads[t];
     if (!r.present || t == snap.me) continue;
@@ -191,8 +198,13 @@ bool restore_process() {
     long tid = ctrl_clone_thread(kThreadFlags, stack, word, word, r.fs_base, restore_thread, &r);
     if (tid <= 0) return false;
     new_tid[t] = pid_t(tid);
+    ++created;
   }
-  // Every thread back in its futex wait before anyone looks at it.
+  // Every thread back in its futex wait before anyone looks at it: first
+  // set up (a futex, not a spin: on a loaded machine spinning here only
+  // delays the threads it waits for), then in park_sleep again.
+  for (uint32_t n; (n = __atomic_load_n(&restored_threads, __ATOMIC_ACQUIRE)) < created;)
+    sys(SYS_futex, &restored_threads, FUTEX_WAIT_PRIVATE, n, nullptr, nullptr, 0);
   for (uint32_t t = 0; t < shm::kMaxThreads; ++t) {
     if (!snap.threads[t].present || t == snap.me) continue;
     while (__atomic_load_n(&contexts[t].valid, __ATOMIC_ACQUIRE) == 0) sched_yield();

@@ -51,6 +51,7 @@ static void* worker(void* arg) {
 int main(int argc, char** argv) {
   int n = argc > 1 ? atoi(argv[1]) : 8;
   if (argc > 2) bytes = (size_t)atol(argv[2]) << 20;
+  if (bytes < 4096) bytes = 4096;
   if (argc > 3) rounds = atoi(argv[3]);
   pthread_t t[64];
   if (n < 1 || n > 64) n = 8;

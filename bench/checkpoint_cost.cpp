@@ -2,9 +2,9 @@
 // bench_checkpoint_cost (8 threads, 4 MB of heap each), as the controller
 // sees them, next to the fresh executions the fork server forks:
 //
-//   ctrl_checkpoint_cost BUILD/bin/bench_checkpoint_cost [REPS]
+//   ctrl_checkpoint_cost BUILD/bin/bench_checkpoint_cost [REPS [MB]]
 //
-// Prints one line per figure: the median and the minimum over REPS (default
+// MB: heap each thread touches (default 4). Prints one line per figure: the median and the minimum over REPS (default
 // 50) in microseconds. Figures:
 //   fresh-to-step-0   Session::run to the pause at step 0 (a spare the fork
 //                     server forked in advance, released)
@@ -55,13 +55,14 @@ void expect(const ExecutionResult& r, ExecutionResult::End end, const char* what
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: ctrl_checkpoint_cost BENCH_CHECKPOINT_COST [REPS]\n");
+    std::fprintf(stderr, "usage: ctrl_checkpoint_cost BENCH_CHECKPOINT_COST [REPS [MB]]\n");
     return 2;
   }
   int reps = argc > 2 ? std::atoi(argv[2]) : 50;
   SessionConfig config;
   config.program = argv[1];
-  config.args = {"8", "4", "1000"};
+  std::string mb = argc > 3 ? argv[3] : "4";
+  config.args = {"8", mb, "1000"};
   config.agent = CTRL_BENCH_AGENT;
   config.max_steps = 200000;
   config.hang_timeout = 60;
@@ -82,8 +83,8 @@ int main(int argc, char** argv) {
     // Late enough that every worker has its heap, early enough that all
     // still run.
     const uint64_t step = full.events.size() / 4;
-    std::printf("bench_checkpoint_cost: 8 threads, %zu steps, checkpoint at step %lu\n", full.events.size(),
-                (unsigned long)step);
+    std::printf("bench_checkpoint_cost: 8 threads, %s MB each, %zu steps, checkpoint at step %lu\n", mb.c_str(),
+                full.events.size(), (unsigned long)step);
 
     Samples fresh0, fresh, trip, take, restore, abandon;
     ExecutionPlan at0 = plan;
