@@ -18,10 +18,12 @@
 #include "AgentDescriptors.h"
 #include "DirectoryEntries.h"
 #include "FileJournal.h"
+#include "Framing.h"
 #include "KernelWaits.h"
 #include "Notice.h"
 #include "RealFunctions.h"
 #include "Runtime.h"
+#include "control.pb.h"
 
 namespace ctrl::agent::live_checkpoint {
 
@@ -248,7 +250,12 @@ Taken serve(shm::CheckpointSlot& slot) {
     if (command == shm::CheckpointCommand::Restore) {
       long child = sys(SYS_clone, kProcessFlags, nullptr, nullptr, my_tid, 0);
       if (child == 0) {
-        if (!restore_process()) real._exit(112);
+        if (!restore_process()) {
+          proto::ControlMessage m;
+          m.mutable_error()->set_message("a live checkpoint could not recreate its threads (clone failed)");
+          framing::send_message(rt.control_fd, m);
+          real._exit(112);
+        }
         return Taken::Restored;
       }
       slot.command.store(0, std::memory_order_release);
