@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/rseq.h>
 #include <sys/stat.h>
@@ -14,6 +15,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <new>
 
 #include "AgentDescriptors.h"
 #include "DirectoryEntries.h"
@@ -63,12 +65,13 @@ struct Snapshot {
   ThreadRecord threads[shm::kMaxThreads];
 };
 
-Snapshot snap;
+// Mapped at the first checkpoint (agent memory, not the program's heap):
+// executions that take none do not carry it.
+Snapshot* snapshot = nullptr;
+#define snap (*snapshot)
 // Threads of a restore that have set themselves up (restore_thread), a
 // private futex the restoring thread waits on.
 uint32_t restored_threads = 0;
-alignas(64) ParkContext contexts[shm::kMaxThreads];
-ThreadRecord started[shm::kMaxThreads];  // fs_base and altstack, per index
 
 constexpr unsigned long kProcessFlags = CLONE_PARENT | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | SIGCHLD;
 constexpr unsigned long kThreadFlags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
@@ -193,7 +196,8 @@ bool restore_process() {
   for (uint32_t t = 0; t < shm::kMaxThreads; ++t) {
     ThreadRecord& r = snap.threads[t];
     if (!r.present || t == snap.me) continue;
-    __atomic_store_n(&contexts[t].valid, 0, __ATOMIC_RELAXED);
+    // Its record in the stack copy: park_sleep marks it valid again.
+    __atomic_store_n(&rt.park(t).context->valid, 0, __ATOMIC_RELAXED);
     // Below the parked frame (and below any red zone of its caller).
     auto stack = reinterpret_cast<void*>((r.context.rsp - 1024) & ~uint64_t(15));
     int* word = tid_word_of(r.fs_base);
@@ -209,7 +213,7 @@ bool restore_process() {
     sys(SYS_futex, &restored_threads, FUTEX_WAIT_PRIVATE, n, nullptr, nullptr, 0);
   for (uint32_t t = 0; t < shm::kMaxThreads; ++t) {
     if (!snap.threads[t].present || t == snap.me) continue;
-    while (__atomic_load_n(&contexts[t].valid, __ATOMIC_ACQUIRE) == 0) sched_yield();
+    while (__atomic_load_n(&rt.park(t).context->valid, __ATOMIC_ACQUIRE) == 0) sched_yield();
   }
   rename_owners(new_tid);
   for (uint32_t t = 0; t < shm::kMaxThreads; ++t) {
@@ -271,16 +275,22 @@ Taken serve(shm::CheckpointSlot& slot) {
 
 void thread_started(uint32_t t) {
   if (t >= shm::kMaxThreads) return;
-  started[t].fs_base = uint64_t(pthread_self());
-  sys(SYS_sigaltstack, nullptr, &started[t].altstack);
+  rt.park(t).fs_base = uint64_t(pthread_self());
+  sys(SYS_sigaltstack, nullptr, &rt.park(t).altstack);
 }
-
-ParkContext& context(uint32_t t) { return contexts[t]; }
 
 Taken take(uint32_t me, uint64_t step, int fork_server) {
   AgentScope scope;
   shm::Header* h = rt.region.header;
   h->checkpoint_error[0] = 0;
+  if (!snapshot) {
+    void* m = mmap(nullptr, sizeof(Snapshot), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) {
+      fail("no memory for a checkpoint");
+      return Taken::Original;
+    }
+    snapshot = new (m) Snapshot();
+  }
   if (Runtime::tid_offset() < 0) {
     fail("libc's thread descriptor has no tid word ctrl could find");
     return Taken::Original;
@@ -296,7 +306,10 @@ Taken take(uint32_t me, uint64_t step, int fork_server) {
     bool all = true;
     for (uint64_t m = others; m && all; m &= m - 1) {
       uint32_t t = uint32_t(__builtin_ctzll(m));
-      all = __atomic_load_n(&contexts[t].valid, __ATOMIC_ACQUIRE) && rt.parked_asleep(t);
+      // While go says kSleeping the thread stays in wait_turn's sleeping
+      // loop: the record it points to is live.
+      const ParkContext* c = rt.parked_asleep(t) ? __atomic_load_n(&rt.park(t).context, __ATOMIC_ACQUIRE) : nullptr;
+      all = c && __atomic_load_n(&c->valid, __ATOMIC_ACQUIRE);
     }
     if (all) break;
     if (now_ns() > deadline) {
@@ -313,7 +326,9 @@ Taken take(uint32_t me, uint64_t step, int fork_server) {
   for (uint64_t m = others | (uint64_t(1) << me); m; m &= m - 1) {
     uint32_t t = uint32_t(__builtin_ctzll(m));
     ThreadRecord& r = snap.threads[t];
-    r = started[t];
+    r = ThreadRecord{};
+    r.fs_base = rt.park(t).fs_base;
+    r.altstack = rt.park(t).altstack;
     r.present = true;
     r.tid = t == me ? pid_t(sys(SYS_gettid)) : h->threads[t].tid;
     if (r.fs_base == 0 || *tid_word_of(r.fs_base) != r.tid) {
@@ -325,7 +340,7 @@ Taken take(uint32_t me, uint64_t step, int fork_server) {
       fail("cannot read a thread's signal mask");
       return Taken::Original;
     }
-    if (t != me) r.context = contexts[t];
+    if (t != me) r.context = *rt.park(t).context;
   }
   uint32_t slot = shm::kMaxCheckpoints;
   for (uint32_t s = 0; s < shm::kMaxCheckpoints && slot == shm::kMaxCheckpoints; ++s) {

@@ -3,7 +3,8 @@
 //
 // A checkpoint is taken by the deciding thread at a decision, while every
 // other controlled thread is parked. It waits until each of them sleeps in
-// park_sleep (ParkContext.h: its registers are then in its context record),
+// park_sleep (ParkContext.h: its registers are then in its context record,
+// on its stack, which Runtime::Park points to),
 // records what the kernel keeps per thread and a fork does not copy (robust
 // futex list, signal mask; the alternate signal stack and thread pointer
 // were recorded at the thread's first turn), the offsets of the descriptors
@@ -43,10 +44,8 @@ namespace ctrl::agent::live_checkpoint {
 
 // The calling thread, controlled as `t`, is about to wait for its first
 // turn (its alternate signal stack is set): records its thread pointer and
-// alternate stack.
+// alternate stack (Runtime::Park).
 void thread_started(uint32_t t);
-// The context record `t` sleeps with (Runtime::wait_turn).
-ParkContext& context(uint32_t t);
 
 enum class Taken {
   Original,  // in the execution: Header::checkpoint_result says the slot (-1: refused)

@@ -253,7 +253,11 @@ void Runtime::wait_turn(uint32_t me) {
   uint32_t expected = kWaiting;
   if (go.compare_exchange_strong(expected, kSleeping, std::memory_order_acq_rel)) {
     // A live checkpoint recreates a thread from where it sleeps here.
-    while (go.load(std::memory_order_acquire) == kSleeping) ctrl_park_sleep(&go, kSleeping, &live_checkpoint::context(me));
+    ParkContext context;
+    context.valid = 0;
+    park_[me].context = &context;
+    while (go.load(std::memory_order_acquire) == kSleeping) ctrl_park_sleep(&go, kSleeping, &context);
+    park_[me].context = nullptr;
   }
   go.store(kWaiting, std::memory_order_relaxed);
   if (int* w = exiting_tid_) {

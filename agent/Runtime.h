@@ -15,11 +15,13 @@
 #pragma once
 
 #include <atomic>
+#include <signal.h>
 #include <sys/types.h>
 
 #include <cstdint>
 
 #include "ExecutionModel.h"
+#include "ParkContext.h"
 #include "SharedRegion.h"
 #include "StoreBuffers.h"
 
@@ -91,18 +93,27 @@ class Runtime {
   void publish(uint32_t t);
   void publish_tid(uint32_t t);
 
-  // ---- live checkpoints (LiveCheckpoint.h) ----
-  // `t` sleeps in its futex wait, or is about to (its word says so).
-  bool parked_asleep(uint32_t t) const { return park_[t].go.load(std::memory_order_acquire) == kSleeping; }
-  static int tid_offset() { return tid_offset_; }
-
- private:
   // A parked thread's word: waiting (spinning), sleeping (in FUTEX_WAIT),
   // or go (its turn).
   static constexpr uint32_t kWaiting = 0, kSleeping = 1, kGo = 2;
   struct alignas(64) Park {
     std::atomic<uint32_t> go{kWaiting};
+    // Live checkpoints (LiveCheckpoint.h), in the line the thread writes
+    // anyway: while it sleeps in wait_turn, its context record (on its own
+    // stack, valid while `go` says kSleeping); its thread pointer and
+    // alternate signal stack, from its first turn.
+    ParkContext* context = nullptr;
+    uint64_t fs_base = 0;
+    stack_t altstack{};
   };
+
+  // ---- live checkpoints (LiveCheckpoint.h) ----
+  // `t` sleeps in its futex wait, or is about to (its word says so).
+  bool parked_asleep(uint32_t t) const { return park_[t].go.load(std::memory_order_acquire) == kSleeping; }
+  Park& park(uint32_t t) { return park_[t]; }
+  static int tid_offset() { return tid_offset_; }
+
+ private:
 
   // Picks who performs the next step; flush steps it performs itself (TSO).
   uint32_t decide(uint32_t me);
