@@ -199,6 +199,10 @@ struct Header {
   uint64_t sleep_mask;
   uint64_t sleep_from;
   SleeperAccess sleepers[kMaxThreads];  // for the threads in sleep_mask
+  // Take a live checkpoint when decision `checkpoint_at` is about to be
+  // made (UINT64_MAX: never), in an execution that is not paused there.
+  // (In the padding before `released`: on a page every execution reads.)
+  uint64_t checkpoint_at;
 
   // Executions forked in advance ("spares") wait for this counter: the k-th
   // spare runs once it reaches k. The controller raises it (and wakes the
@@ -243,10 +247,7 @@ struct Header {
   uint64_t ask_step;
   uint64_t ask_enabled;  // threads and flush actors that may perform it
 
-  // ---- live checkpoints ----
-  // Plan: take a checkpoint when decision `checkpoint_at` is about to be
-  // made (UINT64_MAX: never), in an execution that is not paused there.
-  uint64_t checkpoint_at;
+  // ---- live checkpoints (checkpoint_at: with the plan above) ----
   // Live: the slot of the latest checkpoint this execution took (by
   // checkpoint_at or StepCommand::Checkpoint), -1 when it could not, with
   // the reason in checkpoint_error.
