@@ -68,7 +68,6 @@ struct Snapshot {
 // Mapped at the first checkpoint (agent memory, not the program's heap):
 // executions that take none do not carry it.
 Snapshot* snapshot = nullptr;
-#define snap (*snapshot)
 // Threads of a restore that have set themselves up (restore_thread), a
 // private futex the restoring thread waits on.
 uint32_t restored_threads = 0;
@@ -120,16 +119,16 @@ int count_tasks() {
 // Offsets of the program's descriptors on regular files: they belong to
 // open file descriptions the execution shares with its checkpoints.
 void record_files() {
-  snap.nfiles = 0;
+  snapshot->nfiles = 0;
   int dir = int(sys(SYS_openat, AT_FDCWD, "/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (dir < 0) return;
   for_each_entry(dir, [&](const char* name) {
     int fd = atoi(name);
-    if (fd == dir || agent_descriptor(fd) || snap.nfiles >= kMaxFiles) return;
+    if (fd == dir || agent_descriptor(fd) || snapshot->nfiles >= kMaxFiles) return;
     struct stat st;
     if (sys(SYS_fstat, fd, &st) != 0 || !S_ISREG(st.st_mode)) return;
     long off = sys(SYS_lseek, fd, 0, SEEK_CUR);
-    if (off >= 0) snap.files[snap.nfiles++] = FileOffset{fd, off_t(off)};
+    if (off >= 0) snapshot->files[snapshot->nfiles++] = FileOffset{fd, off_t(off)};
   });
   sys(SYS_close, dir);
 }
@@ -168,8 +167,8 @@ void restore_thread(void* arg) {
 // compare it with the caller's.
 void rename_owners(const pid_t* new_tid) {
   rt.model.for_each_held([&](uint64_t addr, uint32_t owner, bool rwlock) {
-    if (owner >= shm::kMaxThreads || !snap.threads[owner].present) return;
-    int old_tid = snap.threads[owner].tid, tid = new_tid[owner];
+    if (owner >= shm::kMaxThreads || !snapshot->threads[owner].present) return;
+    int old_tid = snapshot->threads[owner].tid, tid = new_tid[owner];
     if (rwlock) {
       int* writer = reinterpret_cast<int*>(addr + 24);
       if (*writer == old_tid) *writer = tid;
@@ -185,17 +184,17 @@ void rename_owners(const pid_t* new_tid) {
 // In the new live process, on the deciding thread: the rest of the process.
 bool restore_process() {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != snap.fork_server) real._exit(0);
+  if (getppid() != snapshot->fork_server) real._exit(0);
   shm::Header* h = rt.region.header;
-  const ThreadRecord& mine = snap.threads[snap.me];
+  const ThreadRecord& mine = snapshot->threads[snapshot->me];
   if (mine.robust_head) sys(SYS_set_robust_list, mine.robust_head, mine.robust_len);
   pid_t new_tid[shm::kMaxThreads] = {};
-  new_tid[snap.me] = pid_t(sys(SYS_gettid));
+  new_tid[snapshot->me] = pid_t(sys(SYS_gettid));
   uint32_t created = 0;
   __atomic_store_n(&restored_threads, 0, __ATOMIC_RELAXED);
   for (uint32_t t = 0; t < shm::kMaxThreads; ++t) {
-    ThreadRecord& r = snap.threads[t];
-    if (!r.present || t == snap.me) continue;
+    ThreadRecord& r = snapshot->threads[t];
+    if (!r.present || t == snapshot->me) continue;
     // Its record in the stack copy: park_sleep marks it valid again.
     __atomic_store_n(&rt.park(t).context->valid, 0, __ATOMIC_RELAXED);
     // Below the parked frame (and below any red zone of its caller).
@@ -212,7 +211,7 @@ bool restore_process() {
   for (uint32_t n; (n = __atomic_load_n(&restored_threads, __ATOMIC_ACQUIRE)) < created;)
     sys(SYS_futex, &restored_threads, FUTEX_WAIT_PRIVATE, n, nullptr, nullptr, 0);
   for (uint32_t t = 0; t < shm::kMaxThreads; ++t) {
-    if (!snap.threads[t].present || t == snap.me) continue;
+    if (!snapshot->threads[t].present || t == snapshot->me) continue;
     while (__atomic_load_n(&rt.park(t).context->valid, __ATOMIC_ACQUIRE) == 0) sched_yield();
   }
   rename_owners(new_tid);
@@ -222,12 +221,12 @@ bool restore_process() {
       kernel_waits_thread_renamed(t, new_tid[t]);
     }
   }
-  for (int i = 0; i < snap.nfiles; ++i) sys(SYS_lseek, snap.files[i].fd, snap.files[i].offset, SEEK_SET);
-  if (journal::mark() != snap.journal_mark) {
+  for (int i = 0; i < snapshot->nfiles; ++i) sys(SYS_lseek, snapshot->files[i].fd, snapshot->files[i].offset, SEEK_SET);
+  if (journal::mark() != snapshot->journal_mark) {
     char text[160];
     snprintf(text, sizeof text,
              "files changed after the live checkpoint at step %lu are not put back by its restore",
-             (unsigned long)snap.step);
+             (unsigned long)snapshot->step);
     send_notice(text);
   }
   return true;
@@ -236,9 +235,9 @@ bool restore_process() {
 // The checkpoint process: waits for commands on its slot.
 Taken serve(shm::CheckpointSlot& slot) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != snap.fork_server) real._exit(0);
+  if (getppid() != snapshot->fork_server) real._exit(0);
   auto* word = reinterpret_cast<uint32_t*>(&slot.command);
-  int* my_tid = tid_word_of(snap.threads[snap.me].fs_base);
+  int* my_tid = tid_word_of(snapshot->threads[snapshot->me].fs_base);
   for (;;) {
     auto command = shm::CheckpointCommand(slot.command.load(std::memory_order_acquire));
     if (command == shm::CheckpointCommand::None) {
@@ -322,10 +321,10 @@ Taken take(uint32_t me, uint64_t step, int fork_server) {
     fail("the process has threads ctrl does not control");
     return Taken::Original;
   }
-  for (auto& r : snap.threads) r.present = false;
+  for (auto& r : snapshot->threads) r.present = false;
   for (uint64_t m = others | (uint64_t(1) << me); m; m &= m - 1) {
     uint32_t t = uint32_t(__builtin_ctzll(m));
-    ThreadRecord& r = snap.threads[t];
+    ThreadRecord& r = snapshot->threads[t];
     r = ThreadRecord{};
     r.fs_base = rt.park(t).fs_base;
     r.altstack = rt.park(t).altstack;
@@ -353,11 +352,11 @@ Taken take(uint32_t me, uint64_t step, int fork_server) {
     return Taken::Original;
   }
   record_files();
-  snap.me = me;
-  snap.step = step;
-  snap.fork_server = fork_server;
-  snap.slot = slot;
-  snap.journal_mark = journal::mark();
+  snapshot->me = me;
+  snapshot->step = step;
+  snapshot->fork_server = fork_server;
+  snapshot->slot = slot;
+  snapshot->journal_mark = journal::mark();
   shm::CheckpointSlot& s = h->checkpoints[slot];
   s.command.store(0, std::memory_order_relaxed);
   s.restored_pid.store(0, std::memory_order_relaxed);
@@ -367,7 +366,7 @@ Taken take(uint32_t me, uint64_t step, int fork_server) {
   sigset_t all, saved;
   sigfillset(&all);
   sys(SYS_rt_sigprocmask, SIG_SETMASK, &all, &saved, 8);
-  long child = sys(SYS_clone, kProcessFlags, nullptr, nullptr, tid_word_of(snap.threads[me].fs_base), 0);
+  long child = sys(SYS_clone, kProcessFlags, nullptr, nullptr, tid_word_of(snapshot->threads[me].fs_base), 0);
   if (child == 0) {
     Taken taken = serve(s);
     sys(SYS_rt_sigprocmask, SIG_SETMASK, &saved, nullptr, 8);
