@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "Instrumentation.h"
 #include "Session.h"
 
 namespace ctrl {
@@ -217,6 +218,57 @@ TEST_F(LiveCheckpointsTest, NoProcessLeftAfterTheSession) {
   for (pid_t p : pids) {
     for (int i = 0; i < 200 && alive(p); ++i) usleep(10000);
     EXPECT_FALSE(alive(p)) << "checkpoint process " << p << " outlived its session";
+  }
+}
+
+
+// Under x86-TSO a store a thread has buffered but not flushed at the
+// checkpoint (agent memory: the buffers and the bytes put back when the
+// thread was switched out) is flushed alike after a restore.
+TEST(LiveCheckpointsTso, BufferedStoreAcrossARestore) {
+  std::string program = std::string(CTRL_TEST_BIN_DIR) + "/store_buffering";
+  Instrumentation instrumentation(program, InstrumentationOptions{});
+  SessionConfig config;
+  config.program = program;
+  config.args = {"relaxed"};
+  config.agent = CTRL_TEST_AGENT;
+  config.model = shm::MemoryModel::TSO;
+  config.sites_fd = instrumentation.fd();
+  config.hang_timeout = 20;
+  Session session(config);
+  ASSERT_FALSE(session.start().has_value());
+  ExecutionPlan reference_plan;
+  reference_plan.policy = shm::TailPolicy::RoundRobin;
+  ExecutionResult reference = session.run(reference_plan, 1);
+  ASSERT_TRUE(reference.end == ExecutionResult::End::Complete || reference.end == ExecutionResult::End::Bug);
+  // Just after the first buffered store: its thread's buffer holds it.
+  uint64_t at = 0;
+  while (at < reference.events.size() && !(reference.events[at].flags & shm::kBuffered)) ++at;
+  ASSERT_LT(at, reference.events.size());
+  ++at;
+  ExecutionPlan plan;
+  for (const auto& e : reference.events) plan.prefix.push_back(e.thread);
+  plan.policy = shm::TailPolicy::Ask;
+  plan.pause_at = at;
+  ExecutionResult paused = session.run(plan, 2);
+  ASSERT_EQ(paused.end, ExecutionResult::End::Paused);
+  LiveCheckpoints checkpoints(session);
+  int id = checkpoints.take(paused.events).id;
+  session.abandon();
+  for (int round = 0; round < 2; ++round) {
+    ExecutionResult restored = checkpoints.restore(id, plan, 3 + round);
+    ASSERT_EQ(restored.end, ExecutionResult::End::Paused);
+    ExecutionResult r = session.resume(shm::StepCommand::Finish);
+    EXPECT_EQ(r.end, reference.end);
+    EXPECT_EQ(r.kind, reference.kind);
+    ASSERT_EQ(r.events.size(), reference.events.size());
+    for (size_t i = 0; i < r.events.size(); ++i) {
+      const shm::Event &x = r.events[i], &y = reference.events[i];
+      EXPECT_TRUE(x.thread == y.thread && x.kind == y.kind && x.addr == y.addr && x.site == y.site &&
+                  x.value_read == y.value_read && x.value_written == y.value_written && x.flags == y.flags &&
+                  x.aux == y.aux)
+          << "step " << i;
+    }
   }
 }
 
