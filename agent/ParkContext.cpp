@@ -13,6 +13,9 @@ __asm__(
     ".hidden ctrl_park_sleep\n"
     ".type ctrl_park_sleep, @function\n"
     "ctrl_park_sleep:\n"
+    // Call frame information, so that unwinders (bug reports' backtraces,
+    // gdb) go through a parked thread's sleep: rsp never moves here.
+    "  .cfi_startproc\n"
     "  mov %rbx, 0(%rdx)\n"
     "  mov %rbp, 8(%rdx)\n"
     "  mov %r12, 16(%rdx)\n"
@@ -35,12 +38,14 @@ __asm__(
     "  syscall\n"
     "  movl $0, 72(%r8)\n"
     "  ret\n"
+    "  .cfi_endproc\n"
     ".size ctrl_park_sleep, .-ctrl_park_sleep\n"
 
     ".globl ctrl_park_resume\n"
     ".hidden ctrl_park_resume\n"
     ".type ctrl_park_resume, @function\n"
     "ctrl_park_resume:\n"
+    "  .cfi_startproc\n"
     "  mov 0(%rdi), %rbx\n"
     "  mov 8(%rdi), %rbp\n"
     "  mov 16(%rdi), %r12\n"
@@ -54,6 +59,7 @@ __asm__(
     "  add $8, %rsp\n"
     "  xor %eax, %eax\n"
     "  jmp *%rcx\n"
+    "  .cfi_endproc\n"
     ".size ctrl_park_resume, .-ctrl_park_resume\n"
 
     // rdi flags, rsi stack, rdx parent_tid, rcx child_tid, r8 tls, r9 fn,
@@ -63,8 +69,13 @@ __asm__(
     ".hidden ctrl_clone_thread\n"
     ".type ctrl_clone_thread, @function\n"
     "ctrl_clone_thread:\n"
+    "  .cfi_startproc\n"
     "  push %r12\n"
+    "  .cfi_adjust_cfa_offset 8\n"
+    "  .cfi_rel_offset %r12, 0\n"
     "  push %r13\n"
+    "  .cfi_adjust_cfa_offset 8\n"
+    "  .cfi_rel_offset %r13, 0\n"
     "  mov %r9, %r12\n"
     "  mov 24(%rsp), %r13\n"
     "  mov %rcx, %r10\n"
@@ -73,11 +84,16 @@ __asm__(
     "  test %rax, %rax\n"
     "  jz 1f\n"
     "  pop %r13\n"
+    "  .cfi_adjust_cfa_offset -8\n"
     "  pop %r12\n"
+    "  .cfi_adjust_cfa_offset -8\n"
     "  ret\n"
     "1:\n"
+    // The new thread: its outermost frame.
+    "  .cfi_undefined %rip\n"
     "  xor %ebp, %ebp\n"
     "  mov %r13, %rdi\n"
     "  call *%r12\n"
     "  ud2\n"
+    "  .cfi_endproc\n"
     ".size ctrl_clone_thread, .-ctrl_clone_thread\n");

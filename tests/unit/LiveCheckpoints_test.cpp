@@ -13,7 +13,10 @@
 #include <sstream>
 
 #include "Instrumentation.h"
+#include "Backtracer.h"
 #include "Session.h"
+#include "Symbolizer.h"
+#include "Tracer.h"
 
 namespace ctrl {
 namespace {
@@ -140,6 +143,19 @@ TEST_F(LiveCheckpointsTest, RestoredTwiceContinuesAsTheOriginal) {
     EXPECT_NE(session_->execution_pid(), original_pid);
     EXPECT_EQ(tasks(session_->execution_pid()), 5u);
     EXPECT_EQ(session_->region().header().ask_step, at);
+    if (round == 0) {
+      // The recreated threads unwind as the originals did: each worker
+      // through its start routine.
+      session_->inspect();
+      int workers = 0;
+      for (pid_t t : threads_of(session_->execution_pid())) {
+        bool in_worker = false;
+        for (uint64_t pc : session_->backtracer().unwind(t))
+          in_worker |= session_->symbolizer().function_name(pc & ~Backtracer::kExactIp) == "worker";
+        workers += in_worker;
+      }
+      EXPECT_EQ(workers, 4);
+    }
     Continuation continued = finish(session_->resume(shm::StepCommand::Finish));
     expect_same(continued, reference, 0);
   }
