@@ -187,6 +187,37 @@ TEST_F(LiveCheckpointsTest, RestoredTwiceContinuesAsTheOriginal) {
   EXPECT_EQ(checkpoints.all().size(), 0u);
 }
 
+TEST_F(LiveCheckpointsTest, DecidedByAThreadThatIsExiting) {
+  ExecutionPlan reference_plan;
+  reference_plan.policy = shm::TailPolicy::RoundRobin;
+  Continuation reference = finish(session_->run(reference_plan, 1));
+  // The decision after a worker's exit is that worker's: the checkpoint
+  // process is a copy of a thread on its way out, which becomes the
+  // restored process's leader and then exits.
+  uint64_t at = 0;
+  while (at < reference.events.size() &&
+         !(OpKind(reference.events[at].kind) == OpKind::ThreadExit && reference.events[at].thread != 0))
+    ++at;
+  ASSERT_LT(at, reference.events.size());
+  ++at;
+  ExecutionPlan plan;
+  plan.prefix = schedule_of(reference.events);
+  plan.policy = shm::TailPolicy::Ask;
+  plan.pause_at = at;
+  ExecutionResult paused = session_->run(plan, 2);
+  ASSERT_EQ(paused.end, ExecutionResult::End::Paused);
+  EXPECT_EQ(session_->region().header().current, reference.events[at - 1].thread);
+  LiveCheckpoints checkpoints(*session_);
+  int id = checkpoints.take(paused.events).id;
+  session_->abandon();
+  for (int round = 0; round < 2; ++round) {
+    fs::remove(output_);
+    ExecutionResult restored = checkpoints.restore(id, plan, 3 + round);
+    ASSERT_EQ(restored.end, ExecutionResult::End::Paused) << restored.kind << ": " << restored.message;
+    expect_same(finish(session_->resume(shm::StepCommand::Finish)), reference, 0);
+  }
+}
+
 TEST_F(LiveCheckpointsTest, AutomaticCheckpointOfARunningExecution) {
   ExecutionPlan reference_plan;
   reference_plan.policy = shm::TailPolicy::RoundRobin;
