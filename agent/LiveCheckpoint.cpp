@@ -151,8 +151,7 @@ void restore_thread(void* arg) {
     // glibc registers the whole area (32 bytes) and may export a smaller
     // feature size.
     void* area = reinterpret_cast<char*>(r.fs_base) + __rseq_offset;
-    if (sys(SYS_rseq, area, 32, 0, kRseqSig) != 0 && __rseq_size > 32)
-      sys(SYS_rseq, area, __rseq_size, 0, kRseqSig);
+    if (sys(SYS_rseq, area, 32, 0, kRseqSig) != 0 && __rseq_size > 32) sys(SYS_rseq, area, __rseq_size, 0, kRseqSig);
   }
   if (r.robust_head) sys(SYS_set_robust_list, r.robust_head, r.robust_len);
   sys(SYS_rt_sigprocmask, SIG_SETMASK, &r.sigmask, nullptr, 8);
@@ -224,8 +223,7 @@ bool restore_process() {
   for (int i = 0; i < snapshot->nfiles; ++i) sys(SYS_lseek, snapshot->files[i].fd, snapshot->files[i].offset, SEEK_SET);
   if (journal::mark() != snapshot->journal_mark) {
     char text[160];
-    snprintf(text, sizeof text,
-             "files changed after the live checkpoint at step %lu are not put back by its restore",
+    snprintf(text, sizeof text, "files changed after the live checkpoint at step %lu are not put back by its restore",
              (unsigned long)snapshot->step);
     send_notice(text);
   }
@@ -344,8 +342,7 @@ Taken take(uint32_t me, uint64_t step, int fork_server) {
   uint32_t slot = shm::kMaxCheckpoints;
   for (uint32_t s = 0; s < shm::kMaxCheckpoints && slot == shm::kMaxCheckpoints; ++s) {
     uint32_t free_state = uint32_t(shm::CheckpointState::Free);
-    if (h->checkpoints[s].state.compare_exchange_strong(free_state, uint32_t(shm::CheckpointState::Taken)))
-      slot = s;
+    if (h->checkpoints[s].state.compare_exchange_strong(free_state, uint32_t(shm::CheckpointState::Taken))) slot = s;
   }
   if (slot == shm::kMaxCheckpoints) {
     fail("every checkpoint slot is taken");

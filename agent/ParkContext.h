@@ -13,8 +13,9 @@
 //    wait had been woken: the thread's own wait loop then decides again.
 #pragma once
 
-#include <atomic>
 #include <sys/types.h>
+
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 

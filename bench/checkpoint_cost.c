@@ -76,8 +76,8 @@ int main(int argc, char** argv) {
     }
     sort(forked, kReps);
     sort(us, kReps);
-    printf("fork             median %9.1f us   min %9.1f us   (%d runs, %d threads, %zu MB each)\n",
-           forked[kReps / 2], forked[0], kReps, n, bytes >> 20);
+    printf("fork             median %9.1f us   min %9.1f us   (%d runs, %d threads, %zu MB each)\n", forked[kReps / 2],
+           forked[0], kReps, n, bytes >> 20);
     printf("fork+exit+wait   median %9.1f us   min %9.1f us\n", us[kReps / 2], us[0]);
     pthread_barrier_wait(&done);
   }

@@ -127,8 +127,7 @@ int main(int argc, char** argv) {
     session.abandon();
     for (int i = 0; i < reps; ++i) {
       auto t = clock_type::now();
-      expect(session.restore_checkpoint(slots[0], plan, index++, events), ExecutionResult::End::Paused,
-             "a restore");
+      expect(session.restore_checkpoint(slots[0], plan, index++, events), ExecutionResult::End::Paused, "a restore");
       restore.add(t);
       session.abandon();
     }

@@ -1,8 +1,8 @@
 #include "LiveCheckpoints.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "ExitStatus.h"
 #include "Session.h"

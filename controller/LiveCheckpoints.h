@@ -59,8 +59,7 @@ class LiveCheckpoints {
   // Abandons the session's paused execution and continues from checkpoint
   // `id` with `plan`, whose first `step` decisions are set to the
   // checkpoint's schedule. As Session::run: to a pause or to the end.
-  ExecutionResult restore(int id, ExecutionPlan plan, uint64_t index,
-                          const std::vector<shm::Signature>& expected = {});
+  ExecutionResult restore(int id, ExecutionPlan plan, uint64_t index, const std::vector<shm::Signature>& expected = {});
   void drop(int id);
   const std::vector<Checkpoint>& all() const { return checkpoints_; }
 

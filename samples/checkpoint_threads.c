@@ -74,7 +74,8 @@ int main(int argc, char** argv) {
   for (int i = 0; i < n; ++i) pthread_join(threads[i], NULL);
   char text[1024];
   int len = snprintf(text, sizeof text, "total %ld writes %ld", total, table_writes);
-  for (int i = 0; i < n && len < (int)sizeof text - 32; ++i) len += snprintf(text + len, sizeof text - len, " %ld", results[i]);
+  for (int i = 0; i < n && len < (int)sizeof text - 32; ++i)
+    len += snprintf(text + len, sizeof text - len, " %ld", results[i]);
   len += snprintf(text + len, sizeof text - len, "\n");
   int fd = argc > 3 ? open(argv[3], O_WRONLY | O_CREAT | O_TRUNC, 0644) : 1;
   if (fd < 0 || write(fd, text, len) != len) return 99;

@@ -12,8 +12,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "Instrumentation.h"
 #include "Backtracer.h"
+#include "Instrumentation.h"
 #include "Session.h"
 #include "Symbolizer.h"
 #include "Tracer.h"
@@ -267,7 +267,6 @@ TEST_F(LiveCheckpointsTest, NoProcessLeftAfterTheSession) {
     EXPECT_FALSE(alive(p)) << "checkpoint process " << p << " outlived its session";
   }
 }
-
 
 // Under x86-TSO a store a thread has buffered but not flushed at the
 // checkpoint (agent memory: the buffers and the bytes put back when the
