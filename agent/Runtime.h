@@ -14,9 +14,10 @@
 //    the controller must look at: deadlock, assertion, divergence, bounds.
 #pragma once
 
-#include <atomic>
 #include <signal.h>
 #include <sys/types.h>
+
+#include <atomic>
 
 #include <cstdint>
 
@@ -114,7 +115,6 @@ class Runtime {
   static int tid_offset() { return tid_offset_; }
 
  private:
-
   // Picks who performs the next step; flush steps it performs itself (TSO).
   uint32_t decide(uint32_t me);
   uint32_t choose(uint32_t me);
