@@ -18,7 +18,6 @@
 #include <sys/types.h>
 
 #include <atomic>
-
 #include <cstdint>
 
 #include "ExecutionModel.h"
