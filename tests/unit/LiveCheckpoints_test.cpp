@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -315,6 +316,51 @@ TEST(LiveCheckpointsTso, BufferedStoreAcrossARestore) {
                   x.aux == y.aux)
           << "step " << i;
     }
+  }
+}
+
+// A controller killed outright leaves no checkpoint or restored process:
+// they die with the fork server, which dies with the controller.
+TEST(LiveCheckpointsKill, NothingOutlivesAKilledController) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  pid_t controller = fork();
+  ASSERT_GE(controller, 0);
+  if (controller == 0) {
+    close(fds[0]);
+    SessionConfig config;
+    config.program = std::string(CTRL_TEST_BIN_DIR) + "/checkpoint_threads";
+    config.args = {"4", "3"};
+    config.agent = CTRL_TEST_AGENT;
+    Session session(config);
+    if (session.start()) _exit(1);
+    ExecutionPlan plan;
+    plan.policy = shm::TailPolicy::Ask;
+    plan.pause_at = 12;
+    ExecutionResult paused = session.run(plan, 1);
+    if (paused.end != ExecutionResult::End::Paused) _exit(1);
+    std::string error;
+    int slot = session.take_checkpoint(error);
+    if (slot < 0) _exit(1);
+    pid_t pids[3] = {session.region().header().checkpoints[slot].pid, 0, 0};
+    session.restore_checkpoint(slot, plan, 2, paused.events);
+    pids[1] = session.execution_pid();
+    pids[2] = getpid();
+    if (write(fds[1], pids, sizeof pids) != sizeof pids) _exit(1);
+    pause();
+    _exit(0);
+  }
+  close(fds[1]);
+  pid_t pids[3] = {};
+  ASSERT_EQ(read(fds[0], pids, sizeof pids), ssize_t(sizeof pids));
+  close(fds[0]);
+  EXPECT_TRUE(alive(pids[0]));
+  EXPECT_TRUE(alive(pids[1]));
+  kill(controller, SIGKILL);
+  waitpid(controller, nullptr, 0);
+  for (int k = 0; k < 2; ++k) {
+    for (int i = 0; i < 200 && alive(pids[k]); ++i) usleep(10000);
+    EXPECT_FALSE(alive(pids[k])) << (k == 0 ? "the checkpoint process" : "the restored process") << " outlived ctrl";
   }
 }
 
