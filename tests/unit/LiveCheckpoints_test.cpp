@@ -269,17 +269,19 @@ TEST_F(LiveCheckpointsTest, NoProcessLeftAfterTheSession) {
   }
 }
 
-// Under x86-TSO a store a thread has buffered but not flushed at the
-// checkpoint (agent memory: the buffers and the bytes put back when the
+// Under x86-TSO (and PSO) a store a thread has buffered but not flushed at
+// the checkpoint (agent memory: the buffers and the bytes put back when the
 // thread was switched out) is flushed alike after a restore.
-TEST(LiveCheckpointsTso, BufferedStoreAcrossARestore) {
+class LiveCheckpointsBuffers : public ::testing::TestWithParam<shm::MemoryModel> {};
+
+TEST_P(LiveCheckpointsBuffers, BufferedStoreAcrossARestore) {
   std::string program = std::string(CTRL_TEST_BIN_DIR) + "/store_buffering";
   Instrumentation instrumentation(program, InstrumentationOptions{});
   SessionConfig config;
   config.program = program;
   config.args = {"relaxed"};
   config.agent = CTRL_TEST_AGENT;
-  config.model = shm::MemoryModel::TSO;
+  config.model = GetParam();
   config.sites_fd = instrumentation.fd();
   config.hang_timeout = 20;
   Session session(config);
@@ -318,6 +320,9 @@ TEST(LiveCheckpointsTso, BufferedStoreAcrossARestore) {
     }
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Models, LiveCheckpointsBuffers,
+                         ::testing::Values(shm::MemoryModel::TSO, shm::MemoryModel::PSO));
 
 // A controller killed outright leaves no checkpoint or restored process:
 // they die with the fork server, which dies with the controller.
