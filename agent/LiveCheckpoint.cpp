@@ -51,6 +51,18 @@ struct FileOffset {
   off_t offset;
 };
 
+// A pipe whose both ends the program holds (a pipe between its threads):
+// what it held at the checkpoint. The pipe itself is shared with the
+// checkpoint process, so what the execution reads from it after the
+// checkpoint would be missing in a restore.
+constexpr int kMaxPipes = 8;
+constexpr size_t kPipeBytes = 65536;  // a pipe's default capacity
+struct PipeContents {
+  int read_fd, write_fd;
+  size_t size;
+  char data[kPipeBytes];
+};
+
 // The state of the latest checkpoint taken in this process. A checkpoint
 // process keeps its own copy (the fork's), so a later take() in the
 // execution does not change it.
@@ -62,6 +74,8 @@ struct Snapshot {
   uint64_t journal_mark = 0;
   int nfiles = 0;
   FileOffset files[kMaxFiles];
+  int npipes = 0;
+  PipeContents pipes[kMaxPipes];
   ThreadRecord threads[shm::kMaxThreads];
 };
 
@@ -116,21 +130,77 @@ int count_tasks() {
   return n;
 }
 
+// Reads what `fd` (a pipe's read end) holds now, without blocking, into
+// `out` (or discards it when `out` is null). Returns the bytes read.
+size_t drain(int fd, char* out, size_t capacity) {
+  long flags = sys(SYS_fcntl, fd, F_GETFL);
+  if (flags < 0) return 0;
+  sys(SYS_fcntl, fd, F_SETFL, flags | O_NONBLOCK);
+  size_t size = 0;
+  char scratch[4096];
+  for (;;) {
+    char* at = out ? out + size : scratch;
+    size_t room = out ? capacity - size : sizeof scratch;
+    if (room == 0) break;
+    long n = sys(SYS_read, fd, at, room);
+    if (n <= 0) break;
+    size += size_t(n);
+  }
+  sys(SYS_fcntl, fd, F_SETFL, flags);
+  return size;
+}
+
+void put_back(const PipeContents& p) {
+  for (size_t done = 0; done < p.size;) {
+    long n = sys(SYS_write, p.write_fd, p.data + done, p.size - done);
+    if (n <= 0) return;
+    done += size_t(n);
+  }
+}
+
 // Offsets of the program's descriptors on regular files: they belong to
-// open file descriptions the execution shares with its checkpoints.
+// open file descriptions the execution shares with its checkpoints. And
+// the contents of the pipes between its threads, read out and written back.
 void record_files() {
   snapshot->nfiles = 0;
+  snapshot->npipes = 0;
+  struct Fifo {
+    int fd;
+    uint64_t dev, ino;
+    long mode;
+  } fifos[2 * kMaxPipes];
+  int nfifos = 0;
   int dir = int(sys(SYS_openat, AT_FDCWD, "/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (dir < 0) return;
   for_each_entry(dir, [&](const char* name) {
     int fd = atoi(name);
-    if (fd == dir || agent_descriptor(fd) || snapshot->nfiles >= kMaxFiles) return;
+    if (fd == dir || agent_descriptor(fd)) return;
     struct stat st;
-    if (sys(SYS_fstat, fd, &st) != 0 || !S_ISREG(st.st_mode)) return;
+    if (sys(SYS_fstat, fd, &st) != 0) return;
+    if (S_ISFIFO(st.st_mode)) {
+      if (nfifos < 2 * kMaxPipes)
+        fifos[nfifos++] = Fifo{fd, st.st_dev, st.st_ino, sys(SYS_fcntl, fd, F_GETFL) & O_ACCMODE};
+      return;
+    }
+    if (!S_ISREG(st.st_mode) || snapshot->nfiles >= kMaxFiles) return;
     long off = sys(SYS_lseek, fd, 0, SEEK_CUR);
     if (off >= 0) snapshot->files[snapshot->nfiles++] = FileOffset{fd, off_t(off)};
   });
   sys(SYS_close, dir);
+  for (int r = 0; r < nfifos; ++r) {
+    if (fifos[r].mode != O_RDONLY || snapshot->npipes >= kMaxPipes) continue;
+    for (int w = 0; w < nfifos; ++w) {
+      if (fifos[w].mode != O_WRONLY || fifos[w].dev != fifos[r].dev || fifos[w].ino != fifos[r].ino) continue;
+      // Larger than the copy: left as it is.
+      if (sys(SYS_fcntl, fifos[r].fd, F_GETPIPE_SZ) > long(kPipeBytes)) break;
+      PipeContents& p = snapshot->pipes[snapshot->npipes++];
+      p.read_fd = fifos[r].fd;
+      p.write_fd = fifos[w].fd;
+      p.size = drain(p.read_fd, p.data, kPipeBytes);
+      put_back(p);
+      break;
+    }
+  }
 }
 
 void fail(const char* why) {
@@ -219,6 +289,11 @@ bool restore_process() {
       h->threads[t].tid = new_tid[t];
       kernel_waits_thread_renamed(t, new_tid[t]);
     }
+  }
+  for (int i = 0; i < snapshot->npipes; ++i) {
+    const PipeContents& p = snapshot->pipes[i];
+    drain(p.read_fd, nullptr, 0);
+    put_back(p);
   }
   for (int i = 0; i < snapshot->nfiles; ++i) sys(SYS_lseek, snapshot->files[i].fd, snapshot->files[i].offset, SEEK_SET);
   if (journal::mark() != snapshot->journal_mark) {

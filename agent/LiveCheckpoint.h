@@ -19,7 +19,8 @@
 // CLEARTID), on its own stack; each new thread puts back its signal mask,
 // alternate stack, robust list and rseq registration, then returns from
 // park_sleep as if woken. The live process rewrites the owner tids glibc
-// keeps in held mutexes and write-locked rwlocks, puts the offsets back,
+// keeps in held mutexes and write-locked rwlocks, puts the offsets and the
+// contents of the pipes between the program's threads back,
 // republishes the new tids in the region and continues the deciding
 // thread, which returns from take() with Restored.
 //
@@ -31,7 +32,8 @@
 //  * A checkpoint process changes nothing a restore inherits: it only waits
 //    on its slot, with every signal blocked, and never runs program code.
 //  * Not restored: files changed after the checkpoint (the restore sends a
-//    notice when the file journal moved), data in pipes and sockets, kernel
+//    notice when the file journal moved), data in sockets and in pipes with
+//    an end outside the process, kernel
 //    objects shared with the checkpoint process (open file descriptions, so
 //    a pipe's write end stays open in it), thread ids a program saved itself.
 #pragma once

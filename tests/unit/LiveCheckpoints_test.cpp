@@ -324,6 +324,54 @@ TEST_P(LiveCheckpointsBuffers, BufferedStoreAcrossARestore) {
 INSTANTIATE_TEST_SUITE_P(Models, LiveCheckpointsBuffers,
                          ::testing::Values(shm::MemoryModel::TSO, shm::MemoryModel::PSO));
 
+// At every step of a program whose reader thread waits in read(2) for a
+// pipe its writer thread fills (a probed kernel wait: agent/KernelWaits.h),
+// a restored checkpoint goes on as the original did. The pipe is shared
+// with the checkpoint process: at the steps where it holds "hello", the
+// original continuation empties it, and only its contents recorded at the
+// checkpoint and written back by the restore let the restored reader read
+// (without them it blocked in the kernel for good).
+TEST(LiveCheckpointsKernelWaits, EveryStepOfAPipeRead) {
+  SessionConfig config;
+  config.program = std::string(CTRL_TEST_BIN_DIR) + "/pipe_read";
+  config.agent = CTRL_TEST_AGENT;
+  config.hang_timeout = 20;
+  Session session(config);
+  ASSERT_FALSE(session.start().has_value());
+  ExecutionPlan reference_plan;
+  reference_plan.policy = shm::TailPolicy::RoundRobin;
+  ExecutionResult reference = session.run(reference_plan, 1);
+  ASSERT_EQ(reference.end, ExecutionResult::End::Complete);
+  bool waited = false;
+  for (const auto& e : reference.events) waited |= OpKind(e.kind) == OpKind::FdWait;
+  ASSERT_TRUE(waited);
+  ExecutionPlan plan;
+  for (const auto& e : reference.events) plan.prefix.push_back(e.thread);
+  plan.policy = shm::TailPolicy::Ask;
+  uint64_t index = 2;
+  for (uint64_t at = 1; at < reference.events.size(); ++at) {
+    plan.pause_at = at;
+    ExecutionResult paused = session.run(plan, index++);
+    ASSERT_EQ(paused.end, ExecutionResult::End::Paused);
+    LiveCheckpoints checkpoints(session);
+    int id = checkpoints.take(paused.events).id;
+    ExecutionResult original = session.resume(shm::StepCommand::Finish);
+    ExecutionResult restored = checkpoints.restore(id, plan, index++);
+    ASSERT_EQ(restored.end, ExecutionResult::End::Paused) << "at step " << at;
+    ExecutionResult continued = session.resume(shm::StepCommand::Finish);
+    for (const ExecutionResult* r : {&original, &continued}) {
+      EXPECT_EQ(r->end, ExecutionResult::End::Complete)
+          << (r == &original ? "original" : "restored") << " at step " << at << ": " << r->message;
+      ASSERT_EQ(r->events.size(), reference.events.size()) << "at step " << at;
+      for (size_t i = 0; i < r->events.size(); ++i)
+        EXPECT_TRUE(r->events[i].thread == reference.events[i].thread &&
+                    r->events[i].kind == reference.events[i].kind &&
+                    r->events[i].value_read == reference.events[i].value_read)
+            << "checkpoint at step " << at << ", step " << i;
+    }
+  }
+}
+
 // A controller killed outright leaves no checkpoint or restored process:
 // they die with the fork server, which dies with the controller.
 TEST(LiveCheckpointsKill, NothingOutlivesAKilledController) {
