@@ -42,6 +42,7 @@ struct ThreadRecord {
   void* robust_head = nullptr;
   size_t robust_len = 0;
   uint64_t sigmask = 0;
+  uint64_t pending = 0;   // signals pending for the thread (blocked, or it would have taken them)
   ParkContext context{};  // copied while the thread sleeps
 };
 
@@ -72,6 +73,7 @@ struct Snapshot {
   int fork_server = 0;
   uint32_t slot = 0;
   uint64_t journal_mark = 0;
+  uint64_t shared_pending = 0;  // signals pending for the process
   int nfiles = 0;
   FileOffset files[kMaxFiles];
   int npipes = 0;
@@ -104,8 +106,13 @@ uint64_t now_ns() {
   return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
 }
 
-// SigBlk of /proc/self/task/TID/status (no heap, no stdio).
-bool blocked_signals(pid_t tid, uint64_t& mask) {
+// A thread's signal state from /proc/self/task/TID/status (no heap, no
+// stdio): blocked (SigBlk), pending for it (SigPnd) and for the process
+// (ShdPnd). A fork copies none of the pending ones.
+struct SignalState {
+  uint64_t blocked = 0, pending = 0, shared = 0;
+};
+bool signal_state(pid_t tid, SignalState& state) {
   char path[64];
   snprintf(path, sizeof path, "/proc/self/task/%d/status", tid);
   int fd = int(sys(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC));
@@ -115,9 +122,13 @@ bool blocked_signals(pid_t tid, uint64_t& mask) {
   sys(SYS_close, fd);
   if (n <= 0) return false;
   buf[n] = 0;
-  const char* p = strstr(buf, "SigBlk:");
-  if (!p) return false;
-  mask = strtoull(p + 7, nullptr, 16);
+  const char* blocked = strstr(buf, "SigBlk:");
+  const char* pending = strstr(buf, "SigPnd:");
+  const char* shared = strstr(buf, "ShdPnd:");
+  if (!blocked || !pending || !shared) return false;
+  state.blocked = strtoull(blocked + 7, nullptr, 16);
+  state.pending = strtoull(pending + 7, nullptr, 16);
+  state.shared = strtoull(shared + 7, nullptr, 16);
   return true;
 }
 
@@ -284,6 +295,15 @@ bool restore_process() {
     while (__atomic_load_n(&rt.park(t).context->valid, __ATOMIC_ACQUIRE) == 0) sched_yield();
   }
   rename_owners(new_tid);
+  // Pending signals, once each (a queued real-time signal's other instances
+  // and every siginfo are lost); they stay pending where they are blocked.
+  pid_t pid = pid_t(sys(SYS_getpid));
+  for (uint32_t t = 0; t < shm::kMaxThreads; ++t) {
+    if (!snapshot->threads[t].present) continue;
+    for (uint64_t m = snapshot->threads[t].pending; m; m &= m - 1)
+      sys(SYS_tgkill, pid, new_tid[t], __builtin_ctzll(m) + 1);
+  }
+  for (uint64_t m = snapshot->shared_pending; m; m &= m - 1) sys(SYS_kill, pid, __builtin_ctzll(m) + 1);
   for (uint32_t t = 0; t < shm::kMaxThreads; ++t) {
     if (new_tid[t]) {
       h->threads[t].tid = new_tid[t];
@@ -408,7 +428,12 @@ Taken take(uint32_t me, uint64_t step, int fork_server) {
       return Taken::Original;
     }
     if (sys(SYS_get_robust_list, t == me ? 0 : r.tid, &r.robust_head, &r.robust_len) != 0) r.robust_head = nullptr;
-    if (!blocked_signals(r.tid, r.sigmask)) {
+    SignalState signals;
+    if (signal_state(r.tid, signals)) {
+      r.sigmask = signals.blocked;
+      r.pending = signals.pending;
+      snapshot->shared_pending = signals.shared;
+    } else {
       fail("cannot read a thread's signal mask");
       return Taken::Original;
     }

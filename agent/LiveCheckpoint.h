@@ -6,7 +6,8 @@
 // park_sleep (ParkContext.h: its registers are then in its context record,
 // on its stack, which Runtime::Park points to),
 // records what the kernel keeps per thread and a fork does not copy (robust
-// futex list, signal mask; the alternate signal stack and thread pointer
+// futex list, signal mask, pending signals; the alternate signal stack and
+// thread pointer
 // were recorded at the thread's first turn), the offsets of the descriptors
 // on regular files, and forks a copy of itself: the checkpoint process. That
 // process is single-threaded and only waits on its slot of the region's
@@ -20,7 +21,8 @@
 // alternate stack, robust list and rseq registration, then returns from
 // park_sleep as if woken. The live process rewrites the owner tids glibc
 // keeps in held mutexes and write-locked rwlocks, puts the offsets and the
-// contents of the pipes between the program's threads back,
+// contents of the pipes between the program's threads back, raises the
+// signals pending at the checkpoint again,
 // republishes the new tids in the region and continues the deciding
 // thread, which returns from take() with Restored.
 //

@@ -331,9 +331,16 @@ INSTANTIATE_TEST_SUITE_P(Models, LiveCheckpointsBuffers,
 // original continuation empties it, and only its contents recorded at the
 // checkpoint and written back by the restore let the restored reader read
 // (without them it blocked in the kernel for good).
-TEST(LiveCheckpointsKernelWaits, EveryStepOfAPipeRead) {
+struct Program {
+  const char* name;
+  std::vector<std::string> args;
+};
+class LiveCheckpointsKernelWaits : public ::testing::TestWithParam<Program> {};
+
+TEST_P(LiveCheckpointsKernelWaits, EveryStep) {
   SessionConfig config;
-  config.program = std::string(CTRL_TEST_BIN_DIR) + "/pipe_read";
+  config.program = std::string(CTRL_TEST_BIN_DIR) + "/" + GetParam().name;
+  config.args = GetParam().args;
   config.agent = CTRL_TEST_AGENT;
   config.hang_timeout = 20;
   Session session(config);
@@ -343,7 +350,8 @@ TEST(LiveCheckpointsKernelWaits, EveryStepOfAPipeRead) {
   ExecutionResult reference = session.run(reference_plan, 1);
   ASSERT_EQ(reference.end, ExecutionResult::End::Complete);
   bool waited = false;
-  for (const auto& e : reference.events) waited |= OpKind(e.kind) == OpKind::FdWait;
+  for (const auto& e : reference.events)
+    waited |= OpKind(e.kind) == OpKind::FdWait || OpKind(e.kind) == OpKind::SignalWait;
   ASSERT_TRUE(waited);
   ExecutionPlan plan;
   for (const auto& e : reference.events) plan.prefix.push_back(e.thread);
@@ -371,6 +379,10 @@ TEST(LiveCheckpointsKernelWaits, EveryStepOfAPipeRead) {
     }
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Samples, LiveCheckpointsKernelWaits,
+                         ::testing::Values(Program{"pipe_read", {}}, Program{"signal_wait", {}},
+                                           Program{"signal_wait", {"suspend"}}));
 
 // A controller killed outright leaves no checkpoint or restored process:
 // they die with the fork server, which dies with the controller.
