@@ -244,6 +244,17 @@ class ExecutionModel {
 
   std::string describe_wait(uint32_t t) const;
 
+  // f(address, owner thread, is_rwlock) for every held mutex and
+  // write-locked rwlock: a live checkpoint's restore gives their owners
+  // new kernel thread ids, which glibc keeps in the objects.
+  template <typename F>
+  void for_each_held(F&& f) const {
+    for (const auto& [addr, m] : mutexes_)
+      if (m.owner >= 0) f(addr, uint32_t(m.owner), false);
+    for (const auto& [addr, rw] : rwlocks_)
+      if (rw.writer >= 0) f(addr, uint32_t(rw.writer), true);
+  }
+
  private:
   struct Mutex {
     int32_t owner = -1;

@@ -54,6 +54,7 @@ struct Journal {
   uint64_t data_used;
   int32_t server;  // the fork server's pid, in the names of kept links
   uint32_t links;  // links made, for their names
+  uint32_t starts;  // executions that recorded into it (mark())
   Entry entries[kMaxEntries];
   char pool[kPoolSize];
   alignas(4096) char data[kDataSize];
@@ -345,8 +346,13 @@ void commit() {
 
 void undo_and_record() {
   undo();
-  if (j) recording_ = true;
+  if (j) {
+    ++j->starts;
+    recording_ = true;
+  }
 }
+
+uint64_t mark() { return j ? (uint64_t(j->starts) << 32) | __atomic_load_n(&j->count, __ATOMIC_ACQUIRE) : 0; }
 
 void undo() {
   if (!j) return;

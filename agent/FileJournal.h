@@ -33,6 +33,8 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
+
 namespace ctrl::agent::journal {
 
 // At the checkpoint, in the fork server: maps the journal. False when it
@@ -46,6 +48,10 @@ void undo_and_record();
 void commit();
 // Or they are undone (the fork server, at the end, after a bug).
 void undo();
+// Where the journal is: the execution that records into it and how many
+// changes it holds. A live checkpoint compares it at its restore to tell
+// whether files changed after it (LiveCheckpoint.h).
+uint64_t mark();
 // Whether changes are being recorded in this process (an execution or a
 // process it forked), for a call the program makes.
 bool recording();

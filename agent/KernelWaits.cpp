@@ -564,4 +564,8 @@ bool modelled_syscall(long nr, const long a[6], uint64_t site, long& result) {
   }
 }
 
+void kernel_waits_thread_renamed(uint32_t t, pid_t tid) {
+  if (t < shm::kMaxThreads && probes[t].tid != 0) probes[t].tid = tid;
+}
+
 }  // namespace ctrl::agent

@@ -66,6 +66,7 @@
 // atomic waits) and through inline `syscall` instruction sites (libgomp).
 #pragma once
 
+#include <sys/types.h>
 #include <ucontext.h>
 
 #include <cstdint>
@@ -99,6 +100,8 @@ void note_outside_descriptors();
 // Called by the deciding thread before each decision: takes the readiness
 // probe of every thread waiting in a probed call (ExecutionModel::set_ready).
 void probe_kernel_waits();
+// A live checkpoint's restore gave thread `t` a new kernel thread id.
+void kernel_waits_thread_renamed(uint32_t t, pid_t tid);
 
 // A signal sent through a libc function that names no kernel thread id
 // (pthread_kill, raise): `send(arg)` is made as a visible SignalSend of the

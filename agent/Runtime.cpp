@@ -21,6 +21,8 @@
 #include "Framing.h"
 #include "InstructionSites.h"
 #include "KernelWaits.h"
+#include "LiveCheckpoint.h"
+#include "ParkContext.h"
 #include "RealFunctions.h"
 #include "Signals.h"
 #include "Dependence.h"
@@ -48,10 +50,6 @@ template <typename... Args>
 long sys(long number, Args... args) {
   ensure_real();
   return real.syscall(number, args...);
-}
-
-void futex_wait(std::atomic<uint32_t>* word, uint32_t value) {
-  sys(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAIT_PRIVATE, value, nullptr, nullptr, 0);
 }
 
 void futex_wake(std::atomic<uint32_t>* word) {
@@ -126,6 +124,7 @@ void Runtime::begin(uint32_t me, const PendingOp& op) {
 void Runtime::first_turn(uint32_t me) {
   publish_tid(me);
   prepare_thread_signals();
+  live_checkpoint::thread_started(me);
   wait_turn(me);
   // The offset found in the main thread must hold in every thread.
   if (tid_offset_ >= 0 && *tid_word(tid_offset_) != gettid_raw()) tid_offset_ = -1;
@@ -186,6 +185,7 @@ uint32_t Runtime::choose(uint32_t me) {
     }
   }
   last_enabled_ = mask;
+  if (step_ == checkpoint_at_) take_checkpoint(me);
   if (stepping_ && (step_ >= h->prefix_len || step_ >= h->pause_at)) ask(me, mask);
   uint32_t next;
   if (step_ < h->prefix_len) {
@@ -229,6 +229,11 @@ void Runtime::ask(uint32_t me, uint64_t mask) {
       stepping_ = false;
       return;
     }
+    // Taken (or restored from) here, the execution pauses again.
+    if (h->command == shm::StepCommand::Checkpoint) {
+      take_checkpoint(me);
+      continue;
+    }
     // Go: the plan now holds the next decision (the controller checked it
     // against ask_enabled); anything else is asked again.
     if (h->command == shm::StepCommand::Go && step_ < h->prefix_len && step_ < h->pause_at) return;
@@ -251,7 +256,12 @@ void Runtime::wait_turn(uint32_t me) {
   for (int i = 0; i < spin_yield && go.load(std::memory_order_acquire) != kGo; ++i) real.sched_yield();
   uint32_t expected = kWaiting;
   if (go.compare_exchange_strong(expected, kSleeping, std::memory_order_acq_rel)) {
-    while (go.load(std::memory_order_acquire) == kSleeping) futex_wait(&go, kSleeping);
+    // A live checkpoint recreates a thread from where it sleeps here.
+    ParkContext context;
+    context.valid = 0;
+    park_[me].context = &context;
+    while (go.load(std::memory_order_acquire) == kSleeping) ctrl_park_sleep(&go, kSleeping, &context);
+    park_[me].context = nullptr;
   }
   go.store(kWaiting, std::memory_order_relaxed);
   if (int* w = exiting_tid_) {
@@ -479,11 +489,7 @@ void Runtime::diverged(uint32_t me, uint64_t site, const char* why) {
   end_execution(shm::Outcome::Diverged, me, site, why);
 }
 
-void Runtime::start_execution(pid_t fork_server) {
-  // Die with the fork server (and so with ctrl): executions are not traced.
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != fork_server) real._exit(0);
-  shm::Header* h = region.header;
+void Runtime::build_frames() {
   // Frames a crash handler or a paused thread sends without allocating
   // (the program's heap must not depend on what the agent says).
   auto frame = [](const proto::ControlMessage& m, char* out, size_t& out_len) {
@@ -504,9 +510,42 @@ void Runtime::start_execution(pid_t fork_server) {
     p.mutable_paused()->set_pid(getpid());
     frame(p, paused_frame_, paused_len_);
   }
+}
+
+bool Runtime::take_checkpoint(uint32_t me) {
+  if (live_checkpoint::take(me, step_, fork_server_) == live_checkpoint::Taken::Original) return false;
+  // A new process, restored: its pid is in the frames, its tids are
+  // published; the controller prepared the region for it as for a new
+  // execution (the events before step_ it wrote back itself).
+  build_frames();
+  shm::Header* h = region.header;
   stepping_ = h->policy == shm::TailPolicy::Ask;
+  checkpoint_at_ = h->checkpoint_at;
+  rng_ = h->seed;
+  // The sleep set cannot be rebuilt: a plan restored from a checkpoint
+  // starts its sleep set at or after the checkpoint.
+  sleep_ = 0;
+  h->current = me;
+  if (h->nthreads < model.thread_count()) h->nthreads = model.thread_count();
+  h->outcome = shm::Outcome::Running;
+  h->attention.store(0, std::memory_order_relaxed);
+  h->steps.store(step_, std::memory_order_release);
+  h->started.store(1, std::memory_order_release);
+  return true;
+}
+
+void Runtime::start_execution(pid_t fork_server) {
+  // Die with the fork server (and so with ctrl): executions are not traced.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != fork_server) real._exit(0);
+  fork_server_ = fork_server;
+  shm::Header* h = region.header;
+  build_frames();
+  stepping_ = h->policy == shm::TailPolicy::Ask;
+  checkpoint_at_ = h->checkpoint_at;
   install_execution_signal_handlers();
   prepare_thread_signals();
+  live_checkpoint::thread_started(0);
   active = true;
   ended = false;
   step_ = 0;
@@ -603,13 +642,23 @@ void Runtime::checkpoint(uint64_t site) {
   int alive = 0;    // children not reaped yet
   int waiting = 0;  // of which a spare waiting for its release
   uint32_t forked = 0;
+  // The executions forked here. Live checkpoints and the processes restored
+  // from them are children too (CLONE_PARENT, LiveCheckpoint.h): they are
+  // reaped and reported alike, but are not counted as exiting executions.
+  constexpr int kMaxKids = 2 * kMaxExiting + 4;
+  pid_t kids[kMaxKids] = {};
   auto reap = [&](bool block) {
     for (;;) {
       int status = 0;
       pid_t child = waitpid(-1, &status, __WALL | (block ? 0 : WNOHANG));
       if (child < 0 && errno == EINTR) continue;
       if (child <= 0) return;
-      --alive;
+      for (pid_t& k : kids)
+        if (k == child) {
+          k = 0;
+          --alive;
+          break;
+        }
       proto::ControlMessage ended;
       ended.mutable_ended()->set_pid(child);
       ended.mutable_ended()->set_status(status);
@@ -666,6 +715,11 @@ void Runtime::checkpoint(uint64_t site) {
         real._exit(112);
       }
       ++alive;
+      for (pid_t& k : kids)
+        if (k == 0) {
+          k = child;
+          break;
+        }
       proto::ControlMessage started;
       started.mutable_started()->set_pid(child);
       started.mutable_started()->set_execution(ticket);

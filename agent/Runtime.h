@@ -14,12 +14,14 @@
 //    the controller must look at: deadlock, assertion, divergence, bounds.
 #pragma once
 
-#include <atomic>
+#include <signal.h>
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstdint>
 
 #include "ExecutionModel.h"
+#include "ParkContext.h"
 #include "SharedRegion.h"
 #include "StoreBuffers.h"
 
@@ -91,14 +93,27 @@ class Runtime {
   void publish(uint32_t t);
   void publish_tid(uint32_t t);
 
- private:
   // A parked thread's word: waiting (spinning), sleeping (in FUTEX_WAIT),
   // or go (its turn).
   static constexpr uint32_t kWaiting = 0, kSleeping = 1, kGo = 2;
   struct alignas(64) Park {
     std::atomic<uint32_t> go{kWaiting};
+    // Live checkpoints (LiveCheckpoint.h), in the line the thread writes
+    // anyway: while it sleeps in wait_turn, its context record (on its own
+    // stack, valid while `go` says kSleeping); its thread pointer and
+    // alternate signal stack, from its first turn.
+    ParkContext* context = nullptr;
+    uint64_t fs_base = 0;
+    stack_t altstack{};
   };
 
+  // ---- live checkpoints (LiveCheckpoint.h) ----
+  // `t` sleeps in its futex wait, or is about to (its word says so).
+  bool parked_asleep(uint32_t t) const { return park_[t].go.load(std::memory_order_acquire) == kSleeping; }
+  Park& park(uint32_t t) { return park_[t]; }
+  static int tid_offset() { return tid_offset_; }
+
+ private:
   // Picks who performs the next step; flush steps it performs itself (TSO).
   uint32_t decide(uint32_t me);
   uint32_t choose(uint32_t me);
@@ -117,6 +132,12 @@ class Runtime {
   void hand_to(uint32_t next);
   void wait_turn(uint32_t me);
   void start_execution(pid_t fork_server);
+  // The frames a crash handler or a paused thread sends (they carry the pid).
+  void build_frames();
+  // Takes a live checkpoint at decision step_ (the deciding thread `me`);
+  // in a process restored from it, takes up the plan the controller wrote
+  // for the restore and returns true.
+  bool take_checkpoint(uint32_t me);
   [[noreturn]] void deadlock(uint32_t me, uint64_t site);
   [[noreturn]] void spin_hang(uint32_t t);
   [[noreturn]] void diverged(uint32_t me, uint64_t site, const char* why);
@@ -146,6 +167,9 @@ class Runtime {
   // --max-steps.
   uint64_t yielding_ = 0;
   bool finished_ = false;      // execution_finished told the controller
+  pid_t fork_server_ = 0;      // the execution's parent
+  // Header::checkpoint_at of the plan: take a live checkpoint there.
+  uint64_t checkpoint_at_ = UINT64_MAX;
   // The tid word of a thread that handed the token on as it exited; the
   // thread that received the token waits for it to become 0.
   int* exiting_tid_ = nullptr;

@@ -22,6 +22,9 @@ struct ExecutionPlan {
   // TailPolicy::Ask: the step at which the execution pauses even within the
   // prefix (shm::Header::pause_at).
   uint64_t pause_at = UINT64_MAX;
+  // Take a live checkpoint before decision `checkpoint_at` (UINT64_MAX:
+  // never); its slot is reported in shm::Header::checkpoint_result.
+  uint64_t checkpoint_at = UINT64_MAX;
   // Sleep set from decision `sleep_from` on (see shm::Header::sleep_mask);
   // by default from the last prefix decision.
   uint64_t sleep_mask = 0;

@@ -73,6 +73,25 @@ class Session {
     return sig;
   }
 
+  // ---- live checkpoints (LiveCheckpoints, agent/LiveCheckpoint.h) ----
+  // Takes a checkpoint of the paused execution at its current step; it
+  // stays paused there. Returns the checkpoint's slot in the region's
+  // table, or -1 with the agent's reason in `error`.
+  int take_checkpoint(std::string& error);
+  // Abandons the paused execution, if any, and continues a new process from
+  // the checkpoint in `slot` (taken in the paused execution or at a plan's
+  // checkpoint_at), with `plan` as its plan from there (as run() writes it;
+  // its prefix should hold the decisions before the checkpoint's step).
+  // `events`: the events before the checkpoint's step, written back into
+  // the region (other executions may have overwritten them). Supervises
+  // the new process like run(): to a pause (End::Paused, execution_pid() is
+  // the new process) or to its end.
+  ExecutionResult restore_checkpoint(int slot, const ExecutionPlan& plan, uint64_t index,
+                                     const std::vector<shm::Event>& events,
+                                     const std::vector<shm::Signature>& expected = {});
+  // The checkpoint process of `slot` exits; the slot is free once it has.
+  void drop_checkpoint(int slot);
+
   Symbolizer& symbolizer();
   const SessionConfig& config() const { return config_; }
   bool interrupted() const { return tracer_.interrupted(); }

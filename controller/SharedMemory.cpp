@@ -26,6 +26,7 @@ SharedMemory::SharedMemory(uint64_t capacity) {
   h->capacity = capacity;
   h->region_size = size_;
   h->max_steps = capacity;
+  h->checkpoint_at = UINT64_MAX;
   view_ = shm::View::of(base_);
 }
 
@@ -47,6 +48,8 @@ void SharedMemory::prepare(const ExecutionPlan& plan, uint64_t execution, uint64
   h.prefix_len = prefix;
   h.policy = plan.policy;
   h.pause_at = plan.pause_at;
+  h.checkpoint_at = plan.checkpoint_at;
+  h.checkpoint_result = -1;
   h.command = shm::StepCommand::None;
   h.sleep_mask = plan.sleep_mask;
   std::memset(h.sleepers, 0, sizeof h.sleepers);

@@ -60,6 +60,37 @@ enum class StepCommand : uint32_t {
   Go = 1,
   // Stop asking: decide by the sticky policy from here to the end.
   Finish = 2,
+  // Take a live checkpoint of the paused execution (CheckpointSlot below),
+  // write its slot into Header::checkpoint_result, and pause again.
+  Checkpoint = 3,
+};
+
+// ---- live checkpoints (agent/LiveCheckpoint.h) ----
+// A checkpoint is a process parked in the middle of an execution: a copy of
+// its deciding thread (the others are recreated from their saved contexts
+// when it is restored). Each lives in a slot of the table below.
+inline constexpr uint32_t kMaxCheckpoints = 64;
+enum class CheckpointCommand : uint32_t {
+  None = 0,
+  // Fork a live execution from the checkpoint (its pid comes back in
+  // CheckpointSlot::restored_pid); the checkpoint stays.
+  Restore = 1,
+  Drop = 2,  // the checkpoint process exits; the slot becomes free
+};
+enum class CheckpointState : uint32_t { Free = 0, Taken = 1 };
+struct CheckpointSlot {
+  // Written by the controller, then woken (a shared futex); the checkpoint
+  // process sets it back to None once it has acted on it.
+  std::atomic<uint32_t> command;
+  // Claimed (Taken) by the execution that takes the checkpoint; Free again
+  // when its process is dropped.
+  std::atomic<uint32_t> state;
+  int32_t pid;  // the checkpoint process
+  // The process of the latest Restore (a futex word: the controller waits
+  // for it to become non-zero after it clears it and asks), -1 on failure.
+  std::atomic<int32_t> restored_pid;
+  uint64_t step;       // events performed at the checkpoint
+  uint64_t execution;  // Header::execution of the execution it was taken in
 };
 
 // How an execution ended, as the agent saw it. The controller adds what only
@@ -186,6 +217,10 @@ struct Header {
   uint64_t sleep_mask;
   uint64_t sleep_from;
   SleeperAccess sleepers[kMaxThreads];  // for the threads in sleep_mask
+  // Take a live checkpoint when decision `checkpoint_at` is about to be
+  // made (UINT64_MAX: never), in an execution that is not paused there.
+  // (In the padding before `released`: on a page every execution reads.)
+  uint64_t checkpoint_at;
 
   // Executions forked in advance ("spares") wait for this counter: the k-th
   // spare runs once it reaches k. The controller raises it (and wakes the
@@ -230,8 +265,17 @@ struct Header {
   uint64_t ask_step;
   uint64_t ask_enabled;  // threads and flush actors that may perform it
   uint32_t nbuffered;    // under tso/pso: the buffered stores at the pause
-  uint32_t pad4;
+  uint32_t pad5;
   BufferedStore buffered[kMaxShownStores];
+
+  // ---- live checkpoints (checkpoint_at: with the plan above) ----
+  // Live: the slot of the latest checkpoint this execution took (by
+  // checkpoint_at or StepCommand::Checkpoint), -1 when it could not, with
+  // the reason in checkpoint_error.
+  int32_t checkpoint_result;
+  uint32_t pad4;
+  char checkpoint_error[256];
+  CheckpointSlot checkpoints[kMaxCheckpoints];
 };
 
 inline size_t region_size_for(uint64_t capacity) {

@@ -1,0 +1,76 @@
+#include "LiveCheckpoints.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "ExitStatus.h"
+#include "Session.h"
+
+namespace ctrl {
+
+LiveCheckpoints::~LiveCheckpoints() {
+  for (const Checkpoint& c : checkpoints_) session_.drop_checkpoint(c.slot);
+}
+
+LiveCheckpoints::Checkpoint& LiveCheckpoints::add(int slot, const std::vector<shm::Event>& events, uint64_t step,
+                                                  bool automatic) {
+  Checkpoint c;
+  c.id = next_id_++;
+  c.slot = slot;
+  c.step = step;
+  c.automatic = automatic;
+  c.events.assign(events.begin(), events.begin() + std::min<size_t>(step, events.size()));
+  for (const shm::Event& e : c.events) c.schedule.push_back(e.thread);
+  checkpoints_.push_back(std::move(c));
+  return checkpoints_.back();
+}
+
+const LiveCheckpoints::Checkpoint& LiveCheckpoints::take(const std::vector<shm::Event>& events, bool automatic) {
+  std::string error;
+  int slot = session_.take_checkpoint(error);
+  if (slot < 0) throw UsageError("cannot take a live checkpoint here: " + error);
+  return add(slot, events, events.size(), automatic);
+}
+
+const LiveCheckpoints::Checkpoint* LiveCheckpoints::adopt(const std::vector<shm::Event>& events, uint64_t step) {
+  int slot = session_.region().header().checkpoint_result;
+  if (slot < 0 || events.size() < step) return nullptr;
+  const shm::CheckpointSlot& s = session_.region().header().checkpoints[slot];
+  if (s.step != step) return nullptr;
+  return &add(slot, events, step, true);
+}
+
+const LiveCheckpoints::Checkpoint* LiveCheckpoints::find(int id) const {
+  for (const Checkpoint& c : checkpoints_)
+    if (c.id == id) return &c;
+  return nullptr;
+}
+
+const LiveCheckpoints::Checkpoint* LiveCheckpoints::nearest(const std::vector<uint32_t>& schedule,
+                                                            uint64_t step) const {
+  const Checkpoint* best = nullptr;
+  for (const Checkpoint& c : checkpoints_) {
+    if (c.step > step || c.step > schedule.size() || (best && best->step >= c.step)) continue;
+    if (std::equal(c.schedule.begin(), c.schedule.end(), schedule.begin())) best = &c;
+  }
+  return best;
+}
+
+ExecutionResult LiveCheckpoints::restore(int id, ExecutionPlan plan, uint64_t index,
+                                         const std::vector<shm::Signature>& expected) {
+  const Checkpoint* c = find(id);
+  if (!c) throw UsageError(fmt::format("no checkpoint {}", id));
+  if (plan.prefix.size() < c->step) plan.prefix.resize(c->step);
+  std::copy(c->schedule.begin(), c->schedule.end(), plan.prefix.begin());
+  return session_.restore_checkpoint(c->slot, plan, index, c->events, expected);
+}
+
+void LiveCheckpoints::drop(int id) {
+  auto it = std::find_if(checkpoints_.begin(), checkpoints_.end(), [&](const Checkpoint& c) { return c.id == id; });
+  if (it == checkpoints_.end()) return;
+  session_.drop_checkpoint(it->slot);
+  checkpoints_.erase(it);
+}
+
+}  // namespace ctrl
