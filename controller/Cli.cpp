@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -137,15 +138,22 @@ struct AttachArgs {
 // A stepping session over `session` (DebugPrompt): commands from `batch`
 // when given, else from the terminal or standard input.
 int step_through(Session& session, std::optional<proto::Trace> recording, const proto::Trace& trace_template,
-                 const std::string& batch, const std::string& gdb_port) {
+                 const std::string& batch, const std::string& gdb_port, bool checkpoints = true) {
   std::optional<uint16_t> port;
   if (!gdb_port.empty()) port = uint16_t(whole_number("--gdb", gdb_port, 0, 65535));
-  std::ifstream script;
+  // The whole script is read now: a descriptor left open would be the
+  // program's too (it is launched below), and putting its files back before
+  // each execution would move the script's offset under ctrl's feet.
+  std::istringstream script;
   if (!batch.empty()) {
-    script.open(batch);
-    if (!script) throw UsageError(fmt::format("--batch: cannot read {}", batch));
+    std::ifstream file(batch);
+    if (!file) throw UsageError(fmt::format("--batch: cannot read {}", batch));
+    std::ostringstream text;
+    text << file.rdbuf();
+    script.str(text.str());
   }
   DebugSession debug(session, std::move(recording), trace_template);
+  debug.set_checkpoints(checkpoints);
   DebugPrompt prompt(debug, stdout);
   StopInfo start = debug.start();
   if (start.reason != StopReason::Step)
@@ -258,7 +266,7 @@ int attach(AttachArgs a) {
 }
 
 int replay_command(const std::string& trace_path, const std::string& json_path, bool show_output, bool interactive,
-                   const std::string& batch, const std::string& gdb_port) {
+                   const std::string& batch, const std::string& gdb_port, bool checkpoints) {
   JsonReport json(json_path);
   proto::Trace trace = load_trace(trace_path);
   SessionConfig config = replay_config(trace, find_agent(), show_output);
@@ -279,7 +287,7 @@ int replay_command(const std::string& trace_path, const std::string& json_path, 
     tmpl.clear_decisions();
     tmpl.clear_signatures();
     tmpl.clear_bug();
-    return step_through(session, trace, tmpl, batch, gdb_port);
+    return step_through(session, trace, tmpl, batch, gdb_port, checkpoints);
   }
   fmt::print("ctrl: replaying {} ({} steps, {})\n", trace_path, trace.decisions_size(), what);
   std::fflush(stdout);
@@ -397,6 +405,9 @@ int run_cli(int argc, char** argv) {
                        "step through the trace's execution at a prompt (help lists the commands)");
   replay_cmd->add_option("--batch", replay_batch, "with --interactive: read the prompt's commands from FILE")
       ->type_name("FILE");
+  bool replay_no_checkpoints = false;
+  replay_cmd->add_flag("--no-checkpoints", replay_no_checkpoints,
+                       "with --interactive/--batch/--gdb: going back always re-runs from the start (no live checkpoints)");
   std::string replay_gdb;
   replay_cmd->add_option("--gdb", replay_gdb,
                          "serve the trace's execution to gdb on 127.0.0.1:PORT (0: any free port) instead of the prompt")
@@ -445,7 +456,8 @@ int run_cli(int argc, char** argv) {
     a.convert();
     return attach(a);
   }
-  return replay_command(trace_path, replay_json, replay_output, replay_interactive, replay_batch, replay_gdb);
+  return replay_command(trace_path, replay_json, replay_output, replay_interactive, replay_batch, replay_gdb,
+                        !replay_no_checkpoints);
 }
 
 }  // namespace ctrl

@@ -2,6 +2,7 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <editline/readline.h>
@@ -86,6 +87,9 @@ const char* kHelp =
     "  print [p] [T] EXPRESSION   a local of T's program frame, a global or a thread-local (T's) by name:\n"
     "                             name, &name, *p, a[i], s.f, p->f\n"
     "  x/FMT ADDRESS              examine memory as gdb does (formats xzduotcafsi, units bhwg)\n"
+    "  checkpoint                 keep this step as a live checkpoint (a parked copy of the process)\n"
+    "  info checkpoints           list them (\"-\": an automatic one, taken on a long move, used by back/goto)\n"
+    "  restart ID                 continue from checkpoint ID\n"
     "  schedule                   the interleaving so far\n"
     "  save FILE                  write the schedule as a trace (ctrl replay FILE)\n"
     "  explore [OPTIONS]          explore from this step (--strategy dpor|random|round-robin, --seed N,\n"
@@ -323,6 +327,17 @@ bool DebugPrompt::execute(const std::string& line) {
       auto read = [&](uint64_t addr, void* buf, size_t len) { return session_.read_memory(addr, buf, len); };
       std::string text = examiner_->examine(line.substr(line.find('x') + 1), read);
       fmt::print(out_, "{}{}", text, text.ends_with("\n") ? "" : "\n");
+    } else if (cmd == "checkpoint") {
+      int id = session_.checkpoint();
+      fmt::print(out_, "checkpoint {} at step {}\n", id, session_.position());
+    } else if (cmd == "info" && w.size() > 1 && (w[1] == "checkpoints" || w[1] == "c")) {
+      auto list = session_.checkpoints();
+      if (list.empty()) fmt::print(out_, "no checkpoints\n");
+      for (const CheckpointInfo& c : list)
+        fmt::print(out_, "{:<3} step {}\n", c.automatic ? std::string("-") : std::to_string(c.id), c.step);
+    } else if (cmd == "restart") {
+      if (w.size() != 2) throw UsageError("usage: restart CHECKPOINT");
+      show_stop(session_.restart(int(number(w[1], "checkpoint"))));
     } else if (cmd == "schedule") {
       uint64_t pos = session_.position();
       for (uint64_t k = 0; k < pos; ++k) fmt::print(out_, "{}\n", session_.describe_step(k));
@@ -397,6 +412,19 @@ class LineReader {
         buffer_.erase(0, nl + 1);
         return true;
       }
+      if (!checked_) {
+        // A regular file is read whole at once: the program shares the
+        // descriptor, and putting its files back before each execution
+        // would move the offset back under ctrl's feet.
+        checked_ = true;
+        struct stat st;
+        if (fstat(0, &st) == 0 && S_ISREG(st.st_mode)) {
+          char chunk[4096];
+          for (ssize_t n; (n = read(0, chunk, sizeof chunk)) > 0;) buffer_.append(chunk, size_t(n));
+          eof_ = true;
+          continue;
+        }
+      }
       if (eof_) {
         if (buffer_.empty()) return false;
         line.swap(buffer_);
@@ -423,6 +451,7 @@ class LineReader {
  private:
   std::string buffer_;
   bool eof_ = false;
+  bool checked_ = false;
 };
 
 // The terminal prompt's line, handed over by libedit's callback interface.

@@ -13,6 +13,7 @@
 #include "Backtracer.h"
 #include "ExitStatus.h"
 #include "Explorer.h"
+#include "LiveCheckpoints.h"
 #include "ProgramFrames.h"
 #include "Report.h"
 #include "Session.h"
@@ -72,6 +73,16 @@ struct DebugSession::Impl {
   uint64_t execution = 0;     // index of the latest execution started
   std::vector<Breakpoint> breakpoints;
   int next_breakpoint = 1;
+  // Live checkpoints along the paths visited (LiveCheckpoints.h): going back
+  // restores the nearest one and re-runs the rest. Automatic ones are taken
+  // on long moves, densest just before where the move ends.
+  std::unique_ptr<LiveCheckpoints> checkpoints;
+  bool use_checkpoints = true;
+  // The user's checkpoints: their numbers (1, 2, ...) and LiveCheckpoints ids.
+  std::vector<std::pair<int, int>> manual;
+  static constexpr uint64_t kAutomaticFrom = 4096;    // no automatic checkpoint on shorter moves
+  static constexpr uint64_t kBand = 16384;            // and one every kBand steps along the way
+  static constexpr size_t kMaxAutomatic = 24;
 
   Impl(Session& s, std::optional<proto::Trace> rec, proto::Trace tmpl)
       : session(s), recording(std::move(rec)), trace_template(std::move(tmpl)) {
@@ -112,7 +123,10 @@ struct DebugSession::Impl {
 
   // Takes in what an execution did since `from` and where it stopped.
   StopInfo absorb(ExecutionResult r, uint64_t from) {
-    uint64_t steps = r.events.size();
+    // A pause leaves the events in the region (only the new ones are read).
+    bool paused = r.end == ExecutionResult::End::Paused;
+    uint64_t steps = paused ? r.steps : r.events.size();
+    const shm::Event* logged = paused ? session.region().view().events : r.events.data();
     if (r.end == ExecutionResult::End::Interrupted) {
       // The execution is gone, and every later supervision would stop at
       // once too: the session ends.
@@ -127,7 +141,7 @@ struct DebugSession::Impl {
       throw InternalError(fmt::format("the execution diverged from the schedule: {}", r.message));
     if (r.end == ExecutionResult::End::Unsupported) throw UsageError(r.message);
     for (uint64_t k = from; k < steps; ++k) {
-      const shm::Event& e = r.events[k];
+      const shm::Event& e = logged[k];
       if (k < events.size() && k < path.size() && path[k] == e.thread) {
         events[k] = e;
         continue;
@@ -152,7 +166,7 @@ struct DebugSession::Impl {
       end.end = ExecutionResult::End::Bug;
       end.kind = "deadlock";
       end.thread = header().current;
-      end.events = r.events;
+      end.events.assign(events.begin(), events.begin() + long(position));
       std::string msg = "no thread can proceed:";
       for (const ThreadView& v : owner->threads())
         if (v.state != ThreadView::State::Finished) msg += fmt::format(" T{} {};", v.index, v.description);
@@ -178,6 +192,107 @@ struct DebugSession::Impl {
       stop.reason = StopReason::Exited;
       stop.message = fmt::format("the program exited with status {}", end.exit_status);
     }
+    return stop;
+  }
+
+  std::vector<uint32_t> decisions_to(uint64_t target) const {
+    std::vector<uint32_t> out;
+    for (uint64_t k = 0; k < target; ++k) {
+      auto d = known_decision(k);
+      if (!d) break;
+      out.push_back(*d);
+    }
+    return out;
+  }
+
+  LiveCheckpoints& cps() {
+    if (!checkpoints) checkpoints = std::make_unique<LiveCheckpoints>(session, false);
+    return *checkpoints;
+  }
+
+  // A checkpoint of the paused execution, unless one of this path is at
+  // this step already.
+  void take_automatic() {
+    if (!use_checkpoints || !live || ended) return;
+    std::vector<uint32_t> here(path.begin(), path.begin() + long(position));
+    if (const auto* c = cps().nearest(here, position); c && c->step == position) return;
+    // Room first: the automatic checkpoints farthest from here go.
+    std::vector<const LiveCheckpoints::Checkpoint*> automatic;
+    for (const auto& c : cps().all())
+      if (c.automatic) automatic.push_back(&c);
+    if (automatic.size() >= kMaxAutomatic) {
+      auto far = std::max_element(automatic.begin(), automatic.end(), [&](auto* a, auto* b) {
+        auto dist = [&](uint64_t step) { return step > position ? step - position : position - step; };
+        return dist(a->step) < dist(b->step);
+      });
+      cps().drop((*far)->id);
+    }
+    try {
+      cps().take(events.data(), position, true);
+    } catch (const UsageError&) {
+      // The agent refused (a thread it does not control, no slot): going
+      // back re-runs from further away, nothing else changes.
+    }
+  }
+
+  // The steps between `from` and `target` where a long move leaves
+  // automatic checkpoints: target - 2^k, and every kBand steps.
+  static std::vector<uint64_t> stops_between(uint64_t from, uint64_t target) {
+    std::vector<uint64_t> stops;
+    if (target - from < kAutomaticFrom) return stops;
+    for (uint64_t d = 1024; d < target - from; d *= 2) stops.push_back(target - d);
+    for (uint64_t p = (from / kBand + 1) * kBand; p < target; p += kBand) stops.push_back(p);
+    std::sort(stops.begin(), stops.end());
+    stops.erase(std::unique(stops.begin(), stops.end()), stops.end());
+    stops.erase(std::remove_if(stops.begin(), stops.end(), [&](uint64_t p) { return p <= from + 64; }), stops.end());
+    return stops;
+  }
+
+  // Moves the paused execution forward to `target` along the known path,
+  // leaving automatic checkpoints on the way when the move is long.
+  StopInfo advance_to(uint64_t target) {
+    StopInfo stop;
+    uint64_t from = position;
+    if (use_checkpoints)
+      for (uint64_t p : stops_between(position, target)) {
+        stop = forward_to(p);
+        if (stop.reason != StopReason::Step || !live) return stop;
+        take_automatic();
+      }
+    stop = forward_to(target);
+    if (use_checkpoints && stop.reason == StopReason::Step && live && target - from >= kAutomaticFrom) take_automatic();
+    return stop;
+  }
+
+  // The execution at `target` of the known path: from the nearest live
+  // checkpoint when there is one, else from the start.
+  StopInfo reach(uint64_t target) {
+    const LiveCheckpoints::Checkpoint* c =
+        use_checkpoints && checkpoints ? checkpoints->nearest(decisions_to(target), target) : nullptr;
+    StopInfo stop;
+    if (c && c->step > 0)
+      stop = restore_to(*c, c->step);
+    else if (use_checkpoints && target >= kAutomaticFrom)
+      stop = run_to(0);  // then forward, leaving checkpoints
+    else
+      return run_to(target);
+    if (stop.reason != StopReason::Step || !live || ended || position == target) return stop;
+    return advance_to(target);
+  }
+
+  // A restored checkpoint, paused at its own step. Its steps are the
+  // path's (the schedule it was taken on): only later ones are checked.
+  StopInfo restore_to(const LiveCheckpoints::Checkpoint& c, uint64_t at) {
+    if (live) session.abandon();
+    live = false;
+    ended = false;
+    ExecutionPlan plan;
+    plan.policy = shm::TailPolicy::Ask;
+    plan.pause_at = at;
+    plan.prefix = decisions_to(at);
+    ExecutionResult r = checkpoints->restore(c.id, plan, ++execution, {}, events.data());
+    StopInfo stop = absorb(std::move(r), at);
+    if (live) header().checked_steps = position;
     return stop;
   }
 
@@ -318,10 +433,12 @@ struct DebugSession::Impl {
 DebugSession::DebugSession(Session& session, std::optional<proto::Trace> recording, proto::Trace trace_template)
     : impl_(std::make_unique<Impl>(session, std::move(recording), std::move(trace_template))) {
   impl_->owner = this;
+  session.set_copy_paused_events(false);
 }
 
 DebugSession::~DebugSession() {
   if (impl_->live) impl_->session.abandon();
+  impl_->checkpoints.reset();
 }
 
 StopInfo DebugSession::start() {
@@ -479,8 +596,8 @@ StopInfo DebugSession::go_to(uint64_t target) {
   if (target > s.known_length())
     throw UsageError(fmt::format("step {} is past the known schedule ({} steps)", target, s.known_length()));
   if (target == s.position && (s.live || s.ended)) return StopInfo{};
-  if (target > s.position && s.live) return s.forward_to(target);
-  return s.run_to(target);
+  if (target > s.position && s.live && !s.ended) return s.advance_to(target);
+  return s.reach(target);
 }
 
 StopInfo DebugSession::back(uint64_t n) {
@@ -674,12 +791,48 @@ uint64_t DebugSession::thread_pointer(uint32_t thread) {
 }
 
 int DebugSession::checkpoint() {
-  throw UsageError("live checkpoints are not available yet: back and goto re-run the execution from its start");
+  Impl& s = *impl_;
+  if (!s.live) throw UsageError("no paused execution to checkpoint (go back to a step first)");
+  if (!s.use_checkpoints) throw UsageError("live checkpoints are off (--no-checkpoints)");
+  const auto& c = s.cps().take(s.events.data(), s.position);
+  int number = s.manual.empty() ? 1 : s.manual.back().first + 1;
+  s.manual.emplace_back(number, c.id);
+  return number;
 }
 
-std::vector<CheckpointInfo> DebugSession::checkpoints() const { return {}; }
+std::vector<CheckpointInfo> DebugSession::checkpoints() const {
+  std::vector<CheckpointInfo> out;
+  if (!impl_->checkpoints) return out;
+  for (const auto& c : impl_->checkpoints->all()) {
+    int number = 0;
+    for (const auto& [n, id] : impl_->manual)
+      if (id == c.id) number = n;
+    out.push_back(CheckpointInfo{number, c.step, c.automatic});
+  }
+  std::sort(out.begin(), out.end(), [](const CheckpointInfo& a, const CheckpointInfo& b) { return a.step < b.step; });
+  return out;
+}
 
-StopInfo DebugSession::restart(int id) { throw UsageError(fmt::format("no checkpoint {}", id)); }
+StopInfo DebugSession::restart(int number) {
+  Impl& s = *impl_;
+  const LiveCheckpoints::Checkpoint* c = nullptr;
+  for (const auto& [n, id] : s.manual)
+    if (n == number && s.checkpoints) c = s.checkpoints->find(id);
+  if (!c) throw UsageError(fmt::format("no checkpoint {} (info checkpoints lists them)", number));
+  // Back at the checkpoint, the future is open again: the recording's, if
+  // the checkpoint is on it.
+  s.path = c->schedule;
+  s.events.assign(c->events.begin(), c->events.end());
+  s.on_recording = s.recording.has_value();
+  for (uint64_t k = 0; k < s.path.size() && s.on_recording; ++k)
+    if (s.recording->decisions_size() <= int(k) || s.recording->decisions(int(k)) != s.path[k]) s.on_recording = false;
+  return s.restore_to(*c, c->step);
+}
+
+void DebugSession::set_checkpoints(bool enabled) {
+  impl_->use_checkpoints = enabled;
+  if (!enabled) impl_->checkpoints.reset();
+}
 
 void DebugSession::save(const std::string& path) {
   Impl& s = *impl_;

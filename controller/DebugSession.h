@@ -99,7 +99,7 @@ struct Breakpoint {
 };
 
 struct CheckpointInfo {
-  int id = 0;
+  int id = 0;  // the user's number for restart (0: an automatic one)
   uint64_t step = 0;
   bool automatic = false;
 };
@@ -180,9 +180,11 @@ class DebugSession {
   int take_signal();
 
   // ---- checkpoints ----
-  int checkpoint();  // of the current step; returns its id
+  int checkpoint();  // of the current step; returns its number (1, 2, ...)
   std::vector<CheckpointInfo> checkpoints() const;
   StopInfo restart(int id);  // throws UsageError for an unknown id
+  // Off: going back always re-runs from the start (--no-checkpoints).
+  void set_checkpoints(bool enabled);
 
   // ---- results ----
   // A trace of the schedule so far (with the bug, if it ended in one) that

@@ -13,24 +13,29 @@ LiveCheckpoints::~LiveCheckpoints() {
   for (const Checkpoint& c : checkpoints_) session_.drop_checkpoint(c.slot);
 }
 
-LiveCheckpoints::Checkpoint& LiveCheckpoints::add(int slot, const std::vector<shm::Event>& events, uint64_t step,
+LiveCheckpoints::Checkpoint& LiveCheckpoints::add(int slot, const shm::Event* events, uint64_t n, uint64_t step,
                                                   bool automatic) {
   Checkpoint c;
   c.id = next_id_++;
   c.slot = slot;
   c.step = step;
   c.automatic = automatic;
-  c.events.assign(events.begin(), events.begin() + std::min<size_t>(step, events.size()));
-  for (const shm::Event& e : c.events) c.schedule.push_back(e.thread);
+  uint64_t kept = std::min<uint64_t>(step, n);
+  for (uint64_t k = 0; k < kept; ++k) c.schedule.push_back(events[k].thread);
+  if (keep_events_ || !automatic) c.events.assign(events, events + kept);
   checkpoints_.push_back(std::move(c));
   return checkpoints_.back();
 }
 
 const LiveCheckpoints::Checkpoint& LiveCheckpoints::take(const std::vector<shm::Event>& events, bool automatic) {
+  return take(events.data(), events.size(), automatic);
+}
+
+const LiveCheckpoints::Checkpoint& LiveCheckpoints::take(const shm::Event* events, uint64_t n, bool automatic) {
   std::string error;
   int slot = session_.take_checkpoint(error);
   if (slot < 0) throw UsageError("cannot take a live checkpoint here: " + error);
-  return add(slot, events, events.size(), automatic);
+  return add(slot, events, n, n, automatic);
 }
 
 const LiveCheckpoints::Checkpoint* LiveCheckpoints::adopt(const std::vector<shm::Event>& events, uint64_t step) {
@@ -38,7 +43,7 @@ const LiveCheckpoints::Checkpoint* LiveCheckpoints::adopt(const std::vector<shm:
   if (slot < 0 || events.size() < step) return nullptr;
   const shm::CheckpointSlot& s = session_.region().header().checkpoints[slot];
   if (s.step != step) return nullptr;
-  return &add(slot, events, step, true);
+  return &add(slot, events.data(), events.size(), step, true);
 }
 
 const LiveCheckpoints::Checkpoint* LiveCheckpoints::find(int id) const {
@@ -63,7 +68,16 @@ ExecutionResult LiveCheckpoints::restore(int id, ExecutionPlan plan, uint64_t in
   if (!c) throw UsageError(fmt::format("no checkpoint {}", id));
   if (plan.prefix.size() < c->step) plan.prefix.resize(c->step);
   std::copy(c->schedule.begin(), c->schedule.end(), plan.prefix.begin());
-  return session_.restore_checkpoint(c->slot, plan, index, c->events, expected);
+  return session_.restore_checkpoint(c->slot, plan, index, c->events.data(), c->events.size(), expected);
+}
+
+ExecutionResult LiveCheckpoints::restore(int id, ExecutionPlan plan, uint64_t index,
+                                         const std::vector<shm::Signature>& expected, const shm::Event* events) {
+  const Checkpoint* c = find(id);
+  if (!c) throw UsageError(fmt::format("no checkpoint {}", id));
+  if (plan.prefix.size() < c->step) plan.prefix.resize(c->step);
+  std::copy(c->schedule.begin(), c->schedule.end(), plan.prefix.begin());
+  return session_.restore_checkpoint(c->slot, plan, index, events, c->step, expected);
 }
 
 void LiveCheckpoints::drop(int id) {

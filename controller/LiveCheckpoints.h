@@ -38,7 +38,10 @@ class LiveCheckpoints {
     std::vector<shm::Event> events;  // events of steps 0..step-1
   };
 
-  explicit LiveCheckpoints(Session& session) : session_(session) {}
+  // `keep_events` false: automatic checkpoints keep their schedule only, and the
+  // caller gives the events back at restore (a stepping session keeps its
+  // path's events anyway; a copy per checkpoint of a long path is large).
+  explicit LiveCheckpoints(Session& session, bool keep_events = true) : session_(session), keep_events_(keep_events) {}
   ~LiveCheckpoints();
   LiveCheckpoints(const LiveCheckpoints&) = delete;
   LiveCheckpoints& operator=(const LiveCheckpoints&) = delete;
@@ -48,6 +51,8 @@ class LiveCheckpoints {
   // reason when it cannot be taken (threads ctrl does not control, every
   // slot taken).
   const Checkpoint& take(const std::vector<shm::Event>& events, bool automatic = false);
+  // The same from the first `n` of `events`.
+  const Checkpoint& take(const shm::Event* events, uint64_t n, bool automatic = false);
   // The checkpoint the execution that just ran took at its plan's
   // checkpoint_at (ExecutionPlan), from its events; nullptr when it took
   // none (it ended before, or the agent refused).
@@ -60,15 +65,19 @@ class LiveCheckpoints {
   // `id` with `plan`, whose first `step` decisions are set to the
   // checkpoint's schedule. As Session::run: to a pause or to the end.
   ExecutionResult restore(int id, ExecutionPlan plan, uint64_t index, const std::vector<shm::Signature>& expected = {});
+  // Without kept events: `events` holds at least the checkpoint's step.
+  ExecutionResult restore(int id, ExecutionPlan plan, uint64_t index, const std::vector<shm::Signature>& expected,
+                          const shm::Event* events);
   void drop(int id);
   const std::vector<Checkpoint>& all() const { return checkpoints_; }
 
  private:
-  Checkpoint& add(int slot, const std::vector<shm::Event>& events, uint64_t step, bool automatic);
+  Checkpoint& add(int slot, const shm::Event* events, uint64_t n, uint64_t step, bool automatic);
 
   Session& session_;
   std::vector<Checkpoint> checkpoints_;
   int next_id_ = 1;
+  bool keep_events_ = true;
 };
 
 }  // namespace ctrl

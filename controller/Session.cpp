@@ -252,6 +252,12 @@ int Session::take_checkpoint(std::string& error) {
 ExecutionResult Session::restore_checkpoint(int slot, const ExecutionPlan& plan, uint64_t index,
                                             const std::vector<shm::Event>& events,
                                             const std::vector<shm::Signature>& expected) {
+  return restore_checkpoint(slot, plan, index, events.data(), events.size(), expected);
+}
+
+ExecutionResult Session::restore_checkpoint(int slot, const ExecutionPlan& plan, uint64_t index,
+                                            const shm::Event* events, uint64_t count,
+                                            const std::vector<shm::Signature>& expected) {
   shm::Header& h = region_.header();
   if (slot < 0 || slot >= int(shm::kMaxCheckpoints) ||
       h.checkpoints[slot].state.load() != uint32_t(shm::CheckpointState::Taken) || h.checkpoints[slot].pid <= 0)
@@ -259,8 +265,8 @@ ExecutionResult Session::restore_checkpoint(int slot, const ExecutionPlan& plan,
   shm::CheckpointSlot& s = h.checkpoints[slot];
   abandon();
   region_.prepare(plan, index, config_.max_steps, expected, config_.show_output, config_.model);
-  uint64_t n = std::min<uint64_t>(events.size(), region_.capacity());
-  std::copy_n(events.begin(), n, region_.view().events);
+  uint64_t n = std::min<uint64_t>(count, region_.capacity());
+  std::copy_n(events, n, region_.view().events);
   h.steps.store(n);
   backtracer_->flush();
   execution_ = index;
@@ -542,7 +548,13 @@ void Session::kill_execution() {
   // An execution is the fork server's child: the fork server reaps it and
   // says so. Meanwhile the exits of threads we seized come to us.
   while (!ended_) {
-    auto stop = tracer_.wait(1000, control_fd_);
+    // Reaped already (its ExecutionEnded read by an earlier loop that was
+    // not waiting for it): nothing is left to wait for.
+    if (::kill(pid, 0) != 0 && errno == ESRCH) {
+      ended_ = true;
+      break;
+    }
+    auto stop = tracer_.wait(100, control_fd_);
     if (stop) {
       if (!stop->exited() && tgid_of(stop->tid) != pid) resume_other(*stop);
       else if (stop->exited() && stop->tid == template_pid_) throw InternalError("the target's fork server died");
@@ -741,7 +753,8 @@ ExecutionResult Session::supervise_execution() {
         paused_ = true;
         ExecutionResult r;
         r.end = ExecutionResult::End::Paused;
-        r.events.assign(region_.view().events, region_.view().events + std::min(h.steps.load(), region_.capacity()));
+        r.steps = std::min(h.steps.load(), region_.capacity());
+        if (copy_paused_events_) r.events.assign(region_.view().events, region_.view().events + r.steps);
         return r;
       } else if (m->has_attention()) {
         if (current_pid_ == 0) current_pid_ = m->attention().pid();

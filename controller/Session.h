@@ -89,6 +89,12 @@ class Session {
   ExecutionResult restore_checkpoint(int slot, const ExecutionPlan& plan, uint64_t index,
                                      const std::vector<shm::Event>& events,
                                      const std::vector<shm::Signature>& expected = {});
+  // The same with the events as an array of `n`.
+  ExecutionResult restore_checkpoint(int slot, const ExecutionPlan& plan, uint64_t index, const shm::Event* events,
+                                     uint64_t n, const std::vector<shm::Signature>& expected = {});
+  // Paused results carry no events when off (ExecutionResult::steps says
+  // how many the region holds): a stepping session reads only the new ones.
+  void set_copy_paused_events(bool copy) { copy_paused_events_ = copy; }
   // The checkpoint process of `slot` exits; the slot is free once it has.
   void drop_checkpoint(int slot);
 
@@ -151,6 +157,7 @@ class Session {
   bool found_bug_ = false;  // the fork server puts the checkpoint's files back at the end  // the fork server is a child of the launched process
   bool traced_execution_ = false;  // current_pid_'s threads are seized (startup, or a bug)
   bool paused_ = false;            // current_pid_ waits at a decision (stepping)
+  bool copy_paused_events_ = true;
   std::vector<pid_t> inspected_;   // threads inspect() stopped
   bool ended_ = false;             // current_pid_ is gone
   int end_status_ = 0;
