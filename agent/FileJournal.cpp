@@ -54,7 +54,8 @@ struct Journal {
   uint64_t data_used;
   int32_t server;  // the fork server's pid, in the names of kept links
   uint32_t links;  // links made, for their names
-  uint32_t starts;  // executions that recorded into it (mark())
+  uint32_t starts;  // executions that recorded into it
+  uint64_t recorded;  // changes ever journalled, by every execution (mark())
   Entry entries[kMaxEntries];
   char pool[kPoolSize];
   alignas(4096) char data[kDataSize];
@@ -148,6 +149,7 @@ Entry* add(Kind kind, const char* path, const char* path2 = nullptr) {
   e.path2 = p2;
   e.lost = kind == Kind::Content || kind == Kind::Removed;
   __atomic_store_n(&j->count, j->count + 1, __ATOMIC_RELEASE);
+  __atomic_add_fetch(&j->recorded, 1, __ATOMIC_RELEASE);
   return &e;
 }
 
@@ -352,7 +354,14 @@ void undo_and_record() {
   }
 }
 
-uint64_t mark() { return j ? (uint64_t(j->starts) << 32) | __atomic_load_n(&j->count, __ATOMIC_ACQUIRE) : 0; }
+uint64_t mark() {
+  if (!j) return 0;
+  // Nothing journalled since: the files are as they were, whatever ran.
+  // Else, a change since, or an execution started since that undid this
+  // one's changes from before the mark, makes a different mark.
+  uint64_t recorded = __atomic_load_n(&j->recorded, __ATOMIC_ACQUIRE);
+  return recorded == 0 ? 0 : (uint64_t(j->starts) << 32) ^ recorded;
+}
 
 void undo() {
   if (!j) return;

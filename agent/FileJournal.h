@@ -48,9 +48,10 @@ void undo_and_record();
 void commit();
 // Or they are undone (the fork server, at the end, after a bug).
 void undo();
-// Where the journal is: the execution that records into it and how many
-// changes it holds. A live checkpoint compares it at its restore to tell
-// whether files changed after it (LiveCheckpoint.h).
+// Where the journal is: 0 while no execution ever journalled a change, else
+// the executions started and the changes journalled so far. A live
+// checkpoint compares it at its restore to tell whether files changed after
+// it (LiveCheckpoint.h).
 uint64_t mark();
 // Whether changes are being recorded in this process (an execution or a
 // process it forked), for a call the program makes.

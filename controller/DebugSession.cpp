@@ -596,7 +596,12 @@ StopInfo DebugSession::go_to(uint64_t target) {
   if (target > s.known_length())
     throw UsageError(fmt::format("step {} is past the known schedule ({} steps)", target, s.known_length()));
   if (target == s.position && (s.live || s.ended)) return StopInfo{};
-  if (target > s.position && s.live && !s.ended) return s.advance_to(target);
+  if (target > s.position && s.live && !s.ended) {
+    // Forward: on from here, unless a checkpoint of the path is much closer.
+    const LiveCheckpoints::Checkpoint* c =
+        s.use_checkpoints && s.checkpoints ? s.checkpoints->nearest(s.decisions_to(target), target) : nullptr;
+    if (!c || c->step < s.position + Impl::kAutomaticFrom) return s.advance_to(target);
+  }
   return s.reach(target);
 }
 
