@@ -94,7 +94,10 @@ class StoreBuffers {
         b.size = e.size;
         b.step = e.step;
         b.value = 0;
-        for (uint32_t i = 0; i < e.size && i < 8; ++i) b.value |= uint64_t(e.written[i]) << (8 * i);
+        // Not captured yet: the running thread's latest store, whose bytes
+        // are in memory (its own view) until its next visible operation.
+        const uint8_t* bytes = e.captured ? e.written : reinterpret_cast<const uint8_t*>(e.addr);
+        for (uint32_t i = 0; i < e.size && i < 8; ++i) b.value |= uint64_t(bytes[i]) << (8 * i);
       }
     return n;
   }
