@@ -23,6 +23,9 @@ struct Case {
   shm::MemoryModel model = shm::MemoryModel::SC;
   uint64_t min_steps = 1;
   bool restores = true;  // some plan shares a step with an earlier one
+  // The program changes files in its working directory (a fresh one): no
+  // execution may start from a checkpoint, whose restore would not undo them.
+  bool changes_files = false;
 };
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
@@ -37,6 +40,11 @@ ExplorationReport explore(const Case& c, bool checkpoints) {
   config.model = c.model;
   config.sites_fd = instrumentation.fd();
   config.hang_timeout = 20;
+  if (c.changes_files) {
+    config.cwd = testing::TempDir() + "ctrl-checkpointed-files-" + (checkpoints ? "on" : "off");
+    std::filesystem::remove_all(config.cwd);
+    std::filesystem::create_directories(config.cwd);
+  }
   Session session(config);
   ExploreOptions o;
   o.keep_going = true;
@@ -55,6 +63,9 @@ TEST_P(CheckpointedSearch, SameClassesVerdictsAndSchedules) {
   ExplorationReport off = explore(GetParam(), false);
   ExplorationReport on = explore(GetParam(), true);
   EXPECT_EQ(off.restored, 0u);
+  if (GetParam().changes_files) {
+    EXPECT_EQ(on.restored, 0u) << "a restore after a file change";
+  }
   if (GetParam().restores) {
     EXPECT_GT(on.restored, 0u) << "no execution started from a checkpoint";
   }
@@ -89,7 +100,9 @@ INSTANTIATE_TEST_SUITE_P(Samples, CheckpointedSearch,
                                          Case{"deadlock_lock_order", {}, shm::MemoryModel::SC, 1, false},
                                          Case{"cond_prodcons", {}}, Case{"lost_wakeup", {}},
                                          Case{"store_buffering", {"relaxed"}, shm::MemoryModel::TSO},
-                                         Case{"dekker", {}, shm::MemoryModel::TSO}),
+                                         Case{"dekker", {}, shm::MemoryModel::TSO},
+                                         Case{"file_changes", {}, shm::MemoryModel::SC, 1, false, true},
+                                         Case{"long_prefix_file", {}, shm::MemoryModel::SC, 500, false, true}),
                          [](const testing::TestParamInfo<Case>& i) {
                            return std::string(i.param.name) + (i.param.model == shm::MemoryModel::TSO ? "_tso" : "");
                          });
