@@ -162,8 +162,9 @@ void print_summary(std::FILE* out, const ExplorationReport& report) {
              report.total, report.complete, report.blocked,
              report.bounded ? fmt::format(", {} cut by --max-steps", report.bounded) : "", report.bugs.size(),
              report.bugs.size() == 1 ? "" : "s", report.exhaustive ? "yes" : "no", bound, report.elapsed, why);
+  // On stderr: stdout ends with the summary line (scripts read it there).
   if (report.restored)
-    fmt::print(out, "{} executions started from a live checkpoint ({} steps not re-run)\n", report.restored,
+    fmt::print(stderr, "ctrl: {} executions started from a live checkpoint ({} steps not re-run)\n", report.restored,
                report.steps_saved);
 }
 
