@@ -197,7 +197,8 @@ ExplorationReport Explorer::run() {
     return report;
   }
 
-  if (options_.checkpoints) checkpointed_ = std::make_unique<CheckpointedSearch>(session_, options_.checkpoint_min_steps);
+  if (options_.checkpoints)
+    checkpointed_ = std::make_unique<CheckpointedSearch>(session_, options_.checkpoint_min_steps);
 
   // --monitor sober: each execution is checked while the next one runs.
   std::optional<BackgroundMonitor> monitor;
