@@ -129,6 +129,9 @@ void notice_lost(const char* path, const char* why) {
 }
 
 Entry* add(Kind kind, const char* path, const char* path2 = nullptr) {
+  // For the controller, even when the change cannot be recorded: a live
+  // checkpoint no longer finds the files it saw (its restore undoes nothing).
+  if (rt.region.header) rt.region.header->files_changed.store(1, std::memory_order_release);
   if (j->count >= kMaxEntries) {
     notice_lost(path, "more than 16384 file changes in one execution");
     return nullptr;

@@ -116,6 +116,7 @@ struct AttachArgs {
   std::string monitor;
   std::string model = "sc";
   bool no_shrink = false;
+  bool no_checkpoints = false;
   std::string visible = "all";
   std::vector<std::string> instrument;
   std::vector<std::string> command;
@@ -234,6 +235,7 @@ int attach(AttachArgs a) {
   options.preemption_bound = a.preemption_bound;
   options.sober = a.monitor == "sober";
   options.shrink = !a.no_shrink;
+  options.checkpoints = !a.no_checkpoints;
   options.progress = isatty(2);
 
   if (a.interactive || !a.batch.empty() || !a.gdb_port.empty()) {
@@ -377,6 +379,9 @@ int run_cli(int argc, char** argv) {
   attach_cmd->add_flag("--show-output", a.show_output, "let the program's stdout/stderr through");
   attach_cmd->add_flag("--keep-going", a.keep_going, "collect distinct bugs (same kind and place once) instead of stopping at the first");
   attach_cmd->add_flag("--no-shrink", a.no_shrink, "report a bug's schedule as found, without looking for fewer preemptions");
+  attach_cmd->add_flag(
+      "--no-checkpoints", a.no_checkpoints,
+      "run every execution from the start, not from a live checkpoint on its path (same results, slower)");
   attach_cmd->add_option("--visible", a.visible,
                          "all: every non-stack memory access of instrumented code is a scheduling point; "
                          "atomics: only synchronisation calls and locked/xchg/fence instructions")

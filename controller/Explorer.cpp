@@ -94,6 +94,8 @@ bool Explorer::record_bug(ExplorationReport& report, ExecutionResult result) {
   if (options_.shrink && !result.before_checkpoint && result.kind != "tso-unsafe") {
     ShrinkStats st = shrink(session_, result, 64, options_.prefix.size());
     found.preemptions = st.after;
+    // The shrinker's executions ran from the start.
+    if (checkpointed_) checkpointed_->forget();
   }
   std::string name = fmt::format("{}-{}-exec{}.ctrltrace", std::filesystem::path(template_.program().path()).filename().string(),
                                  result.kind, result.execution);
@@ -195,6 +197,9 @@ ExplorationReport Explorer::run() {
     return report;
   }
 
+  if (options_.checkpoints)
+    checkpointed_ = std::make_unique<CheckpointedSearch>(session_, options_.checkpoint_min_steps);
+
   // --monitor sober: each execution is checked while the next one runs.
   std::optional<BackgroundMonitor> monitor;
   if (options_.sober) monitor.emplace();
@@ -228,7 +233,8 @@ ExplorationReport Explorer::run() {
     check_plan(*plan, index);
     // The agent checks the fixed prefix's steps as they run
     // (Header::checked_steps), the rest of the plan's prefix is new.
-    ExecutionResult r = session_.run(*plan, index, options_.prefix_signatures);
+    ExecutionResult r = checkpointed_ ? checkpointed_->run(*plan, index, options_.prefix_signatures)
+                                      : session_.run(*plan, index, options_.prefix_signatures);
     check_prefix(r);
     if (r.end == ExecutionResult::End::Interrupted) {
       // An execution stopped half-way teaches the strategy nothing, and its
@@ -277,6 +283,12 @@ ExplorationReport Explorer::run() {
   if (!report.interrupted) take_verdict();
   if (options_.progress) fmt::print(stderr, "\r\033[K");
   report.preemption_bound_completed = strategy->completed_bound();
+  if (checkpointed_) {
+    report.restored = checkpointed_->stats().restored;
+    report.steps_saved = checkpointed_->stats().steps_saved;
+    // The checkpoint processes go with the exploration.
+    checkpointed_.reset();
+  }
   report.elapsed = elapsed();
   return report;
 }

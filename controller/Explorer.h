@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "CheckpointedSearch.h"
 #include "ExecutionResult.h"
 #include "Session.h"
 #include "Strategy.h"
@@ -26,6 +27,13 @@ struct ExploreOptions {
   bool shrink = true;       // look for a schedule with fewer preemptions before reporting
   int preemption_bound = -1;  // >= 0: iterative context bounding up to it
   bool sober = false;         // --monitor sober: report SC executions TSO could break
+  // Start each plan from the deepest live checkpoint on its path when that
+  // pays (CheckpointedSearch.h); --no-checkpoints: always from the start.
+  // Counts, verdicts and traces are the same either way.
+  bool checkpoints = true;
+  // Steps a restore must skip to be used (tests lower it to use checkpoints
+  // on short programs).
+  uint64_t checkpoint_min_steps = CheckpointedSearch::kMinStepsSaved;
 
   // ---- exploring from a step (DebugSession::explore) ----
   // Decisions every execution makes first (steps 0..k-1); the strategy plans
@@ -66,6 +74,10 @@ struct ExplorationReport {
   int preemption_bound_completed = -1;  // the largest bound fully explored
   double elapsed = 0;
   std::vector<FoundBug> bugs;
+  // Checkpointed search: executions continued from a live checkpoint and
+  // the steps they did not re-run.
+  uint64_t restored = 0;
+  uint64_t steps_saved = 0;
 };
 
 // No execution ran to any end (complete, blocked or cut): no verdict at all.
@@ -110,6 +122,7 @@ class Explorer {
 
   Session& session_;
   ExploreOptions options_;
+  std::unique_ptr<CheckpointedSearch> checkpointed_;  // with options_.checkpoints
   TraceDir trace_dir_;
   proto::Trace template_;
 };

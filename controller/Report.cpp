@@ -162,6 +162,10 @@ void print_summary(std::FILE* out, const ExplorationReport& report) {
              report.total, report.complete, report.blocked,
              report.bounded ? fmt::format(", {} cut by --max-steps", report.bounded) : "", report.bugs.size(),
              report.bugs.size() == 1 ? "" : "s", report.exhaustive ? "yes" : "no", bound, report.elapsed, why);
+  // On stderr: stdout ends with the summary line (scripts read it there).
+  if (report.restored)
+    fmt::print(stderr, "ctrl: {} executions started from a live checkpoint ({} steps not re-run)\n", report.restored,
+               report.steps_saved);
 }
 
 nlohmann::json report_json(const ExplorationReport& report, const std::string& program, const std::string& model) {
@@ -181,6 +185,7 @@ nlohmann::json report_json(const ExplorationReport& report, const std::string& p
           {"executions", {{"complete", report.complete}, {"blocked", report.blocked}, {"total", report.total}}},
           {"exhaustive", report.exhaustive},
           {"elapsed_seconds", report.elapsed},
+          {"checkpoint_restores", report.restored},
           {"interrupted", report.interrupted},
           {"stopped_by", report.interrupted ? nlohmann::json(report.stopped_by) : nlohmann::json(nullptr)},
           // false: no execution ran to any end, the report says nothing.

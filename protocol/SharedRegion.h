@@ -273,7 +273,11 @@ struct Header {
   // checkpoint_at or StepCommand::Checkpoint), -1 when it could not, with
   // the reason in checkpoint_error.
   int32_t checkpoint_result;
-  uint32_t pad4;
+  // Set (never cleared) by an execution's file journal when it records a
+  // change (agent/FileJournal.h): once set, a live checkpoint may no longer
+  // find the files as they were when it was taken (a restore does not undo
+  // changes). The explorer stops using checkpoints then (CheckpointedSearch.h).
+  std::atomic<uint32_t> files_changed;
   char checkpoint_error[256];
   CheckpointSlot checkpoints[kMaxCheckpoints];
 };
