@@ -5,13 +5,15 @@
 # runs interleaved so that load changes hit both alike. Checks that both
 # find the same executions; prints the load average next to the figures
 # (docs/PERFORMANCE.md, "Checkpointed search").
-#   bench/checkpointed_search.sh BUILD_DIR [REPS] [TABLE]
-# TABLE: the sample's table size (1000..20000, default 20000).
+#   bench/checkpointed_search.sh BUILD_DIR [REPS] [TABLE] [WORK]
+# TABLE: the sample's table size (1000..20000, default 20000); WORK: rounds
+# of computation per entry (default 0: the start is visible steps only).
 # Exit status: 0 when both modes ran and agreed, 1 otherwise.
 set -euo pipefail
 build=${1:?usage: bench/checkpointed_search.sh BUILD_DIR [REPS] [TABLE]}
 reps=${2:-9}
 table=${3:-20000}
+work=${4:-0}
 ctrl=$build/bin/ctrl
 prog=$build/bin/long_prefix_race
 out=$(mktemp -d)
@@ -23,7 +25,7 @@ for _ in $(seq "$reps"); do
     args=(attach --trace-dir "$out/traces")
     [[ $mode == no-checkpoints ]] && args+=(--no-checkpoints)
     s=$(date +%s%N)
-    "$ctrl" "${args[@]}" "$prog" "$table" >"$out/$mode.txt" 2>&1 || {
+    "$ctrl" "${args[@]}" "$prog" "$table" "$work" >"$out/$mode.txt" 2>&1 || {
       cat "$out/$mode.txt" >&2
       exit 1
     }
@@ -39,7 +41,7 @@ if [[ "${summary[checkpoints]}" != "${summary[no-checkpoints]}" ]]; then
 fi
 with=$(tr ' ' '\n' <<<"${times[checkpoints]}" | grep . | median)
 without=$(tr ' ' '\n' <<<"${times[no-checkpoints]}" | grep . | median)
-echo "long_prefix_race $table: ${summary[checkpoints]}"
+echo "long_prefix_race $table $work: ${summary[checkpoints]}"
 grep 'live checkpoint' "$out/checkpoints.txt" || true
 printf 'with checkpoints      %6d ms (median of %d)\n' "$with" "$reps"
 printf 'with --no-checkpoints %6d ms\n' "$without"

@@ -5,7 +5,8 @@
  * times. Every interleaving shares the whole start: DPOR's executions
  * differ only after it, which is where live checkpoints let an exploration
  * start instead of re-running the table from the first thread creation
- * (docs/PERFORMANCE.md). 20 classes: the orders of the six acquisitions. */
+ * (docs/PERFORMANCE.md). Arguments: the table's size (1000..20000) and the
+ * rounds of computation per entry (default 0). */
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdio.h>
@@ -17,6 +18,17 @@ static int table[TABLE];
 static sem_t ready;
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static long total;
+
+/* `work` rounds of arithmetic in registers (no visible operation): a start
+ * whose cost is computation rather than visible steps. */
+static int computed(int i, long work) {
+  unsigned long h = (unsigned long)i;
+  for (long k = 0; k < work; ++k) {
+    h = h * 2654435761u + (unsigned long)k;
+    __asm__ volatile("" : "+r"(h));
+  }
+  return i;
+}
 
 static void *worker(void *arg) {
   long id = (long)arg;
@@ -31,12 +43,13 @@ static void *worker(void *arg) {
 
 int main(int argc, char **argv) {
   int n = argc > 1 ? atoi(argv[1]) : TABLE;
+  long work = argc > 2 ? atol(argv[2]) : 0;
   if (n < 1000 || n > TABLE) n = TABLE;
   sem_init(&ready, 0, 0);
   pthread_t a, b;
   pthread_create(&a, NULL, worker, (void *)1L);
   pthread_create(&b, NULL, worker, (void *)2L);
-  for (int i = 0; i < n; ++i) table[i] = i;
+  for (int i = 0; i < n; ++i) table[i] = work ? computed(i, work) : i;
   sem_post(&ready);
   sem_post(&ready);
   pthread_join(a, NULL);
