@@ -146,6 +146,13 @@ void DebugPrompt::show_stop(const StopInfo& stop) {
       return;
     case StopReason::Bug:
       fmt::print(out_, "bug at step {}: {}\n", session_.position(), stop.message);
+      // A crash or an assertion ended the process: its report, as ctrl
+      // attach prints it (a deadlock stays inspectable with threads and bt).
+      if (const ExecutionResult* bug = session_.bug(); bug && !bug->backtraces.empty()) {
+        FoundBug found;
+        found.result = *bug;
+        print_bug(out_, found, 1, session_.symbolizer());
+      }
       return;
     case StopReason::Exited:
       fmt::print(out_, "end at step {}: {}\n", session_.position(), stop.message);

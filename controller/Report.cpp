@@ -142,7 +142,10 @@ void print_bug(std::FILE* out, const FoundBug& bug, int number, Symbolizer& symb
       }
     }
   }
-  fmt::print(out, "\ntrace saved to {}\n  replay it with: ctrl replay {}\n", bug.trace_path, bug.trace_path);
+  if (bug.trace_path.empty())
+    fmt::print(out, "\nnot saved yet: `save FILE` writes this schedule as a trace\n");
+  else
+    fmt::print(out, "\ntrace saved to {}\n  replay it with: ctrl replay {}\n", bug.trace_path, bug.trace_path);
 }
 
 void print_summary(std::FILE* out, const ExplorationReport& report) {
