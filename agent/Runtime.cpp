@@ -213,6 +213,22 @@ uint32_t Runtime::choose(uint32_t me) {
 void Runtime::ask(uint32_t me, uint64_t mask) {
   AgentScope scope;
   shm::Header* h = region.header;
+  // Every other thread asleep at its park (a new one may still be on its
+  // way to its first turn, its slot not yet published): what the
+  // controller reads and unwinds is then exact. A thread that never parks
+  // within a second is shown as it is.
+  timespec start{};
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  for (;;) {
+    bool all = true;
+    for (uint32_t t = 0; t < model.thread_count() && t < shm::kMaxThreads && all; ++t)
+      if (t != me && model.thread(t).used && !model.thread(t).finished && !parked_asleep(t)) all = false;
+    if (all) break;
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec - start.tv_sec >= 2) break;
+    real.sched_yield();
+  }
   for (;;) {
     for (uint32_t t = 0; t < model.thread_count(); ++t) publish(t);
     h->current = me;

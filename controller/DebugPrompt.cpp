@@ -23,6 +23,7 @@
 #include "ExitStatus.h"
 #include "Explorer.h"
 #include "MemoryExaminer.h"
+#include "NumberText.h"
 #include "Report.h"
 #include "Symbolizer.h"
 #include "VariablePrinter.h"
@@ -39,18 +40,9 @@ std::vector<std::string> words(const std::string& line) {
 }
 
 uint64_t number(const std::string& text, const char* what) {
-  uint64_t v = 0;
-  const char* begin = text.data();
-  const char* end = begin + text.size();
-  int base = 10;
-  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
-    begin += 2;
-    base = 16;
-  }
-  auto [ptr, ec] = std::from_chars(begin, end, v, base);
-  if (begin == end || ec != std::errc() || ptr != end)
-    throw UsageError(fmt::format("{}: '{}' is not a number", what, text));
-  return v;
+  auto v = parse_number(text);
+  if (!v) throw UsageError(fmt::format("{}: '{}' is not a number", what, text));
+  return *v;
 }
 
 // "T3", "3", "F1" (flush actor 1 under tso/pso).

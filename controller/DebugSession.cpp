@@ -14,6 +14,7 @@
 #include "ExitStatus.h"
 #include "Explorer.h"
 #include "LiveCheckpoints.h"
+#include "NumberText.h"
 #include "ProgramFrames.h"
 #include "Report.h"
 #include "Session.h"
@@ -34,19 +35,6 @@ bool exact_site(OpKind kind) {
          kind == OpKind::ThreadExit || kind == OpKind::ProcessExit;
 }
 
-std::optional<uint64_t> parse_number(const std::string& text) {
-  uint64_t v = 0;
-  const char* begin = text.data();
-  const char* end = begin + text.size();
-  int base = 10;
-  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
-    begin += 2;
-    base = 16;
-  }
-  auto [ptr, ec] = std::from_chars(begin, end, v, base);
-  if (begin == end || ec != std::errc() || ptr != end) return std::nullopt;
-  return v;
-}
 
 std::string thread_label(uint32_t t) {
   if (t >= shm::kFlushActorBase && t < shm::kMaxThreads) return fmt::format("F{}", t - shm::kFlushActorBase);
