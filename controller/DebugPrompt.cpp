@@ -129,6 +129,7 @@ void DebugPrompt::where() {
 void DebugPrompt::show_stop(const StopInfo& stop) {
   switch (stop.reason) {
     case StopReason::Step:
+      if (!stop.message.empty()) fmt::print(out_, "{}\n", stop.message);
       where();
       return;
     case StopReason::Breakpoint:

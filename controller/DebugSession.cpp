@@ -6,6 +6,8 @@
 #include <cstddef>
 
 #include <algorithm>
+#include <csignal>
+#include <utility>
 #include <charconv>
 
 #include <fmt/format.h>
@@ -66,6 +68,10 @@ struct DebugSession::Impl {
   // on long moves, densest just before where the move ends.
   std::unique_ptr<LiveCheckpoints> checkpoints;
   bool use_checkpoints = true;
+  // SIGINT or SIGTERM that came during the latest step (Session defers them
+  // while stepping): SIGINT stops a step or continue loop, SIGTERM ends
+  // the session.
+  int pending_signal = 0;
   // The user's checkpoints: their numbers (1, 2, ...) and LiveCheckpoints ids.
   std::vector<std::pair<int, int>> manual;
   static constexpr uint64_t kAutomaticFrom = 4096;    // no automatic checkpoint on shorter moves
@@ -110,7 +116,19 @@ struct DebugSession::Impl {
   }
 
   // Takes in what an execution did since `from` and where it stopped.
+  // After a command: SIGTERM ends the session; a SIGINT that came while a
+  // command ran to its end is forgotten.
+  StopInfo settle(StopInfo stop) {
+    int sig = std::exchange(pending_signal, 0);
+    if (sig == SIGTERM && stop.reason != StopReason::Interrupted) {
+      stop.reason = StopReason::Interrupted;
+      stop.message = "interrupted by SIGTERM: the stepping session ends";
+    }
+    return stop;
+  }
+
   StopInfo absorb(ExecutionResult r, uint64_t from) {
+    if (int sig = session.take_signal(); sig && pending_signal != SIGTERM) pending_signal = sig;
     // A pause leaves the events in the region (only the new ones are read).
     bool paused = r.end == ExecutionResult::End::Paused;
     uint64_t steps = paused ? r.steps : r.events.size();
@@ -422,9 +440,11 @@ DebugSession::DebugSession(Session& session, std::optional<proto::Trace> recordi
     : impl_(std::make_unique<Impl>(session, std::move(recording), std::move(trace_template))) {
   impl_->owner = this;
   session.set_copy_paused_events(false);
+  session.set_defer_interrupts(true);
 }
 
 DebugSession::~DebugSession() {
+  impl_->session.set_defer_interrupts(false);
   if (impl_->live) impl_->session.abandon();
   impl_->checkpoints.reset();
 }
@@ -544,9 +564,14 @@ StopInfo DebugSession::step(std::optional<uint32_t> thread, uint64_t n,
       on_step(fmt::format("(left the recorded schedule at step {}: it runs T{} there; the schedule is yours from here)",
                           s.position, *recorded));
     if (on_step) on_step(describe_step(s.position - 1));
-    if (stop.reason != StopReason::Step) return stop;
+    if (stop.reason != StopReason::Step) return s.settle(stop);
+    if (s.pending_signal == SIGINT) {
+      s.pending_signal = 0;
+      stop.message = fmt::format("interrupted by Ctrl-C at step {}", s.position);
+      return stop;
+    }
   }
-  return stop;
+  return s.settle(stop);
 }
 
 StopInfo DebugSession::cont(const std::function<void(const std::string&)>& on_step) {
@@ -575,7 +600,13 @@ StopInfo DebugSession::cont(const std::function<void(const std::string&)>& on_st
     }
     StopInfo stop = s.perform(t);
     if (on_step) on_step(describe_step(s.position - 1));
-    if (stop.reason != StopReason::Step) return stop;
+    if (stop.reason != StopReason::Step) return s.settle(stop);
+    if (s.pending_signal == SIGINT) {
+      s.pending_signal = 0;
+      stop.message = fmt::format("interrupted by Ctrl-C at step {}", s.position);
+      return stop;
+    }
+    if (s.pending_signal == SIGTERM) return s.settle(stop);
   }
 }
 
@@ -588,9 +619,9 @@ StopInfo DebugSession::go_to(uint64_t target) {
     // Forward: on from here, unless a checkpoint of the path is much closer.
     const LiveCheckpoints::Checkpoint* c =
         s.use_checkpoints && s.checkpoints ? s.checkpoints->nearest(s.decisions_to(target), target) : nullptr;
-    if (!c || c->step < s.position + Impl::kAutomaticFrom) return s.advance_to(target);
+    if (!c || c->step < s.position + Impl::kAutomaticFrom) return s.settle(s.advance_to(target));
   }
-  return s.reach(target);
+  return s.settle(s.reach(target));
 }
 
 StopInfo DebugSession::back(uint64_t n) {
@@ -863,8 +894,11 @@ ExplorationReport DebugSession::explore(const ExploreOptions& given) {
   ExecutionResult end = s.end;
   ExplorationReport report;
   {
+    // The exploration stops on Ctrl-C as ctrl attach does.
+    s.session.set_defer_interrupts(false);
     Explorer explorer(s.session, options, s.trace_template);
     report = explorer.run();
+    s.session.set_defer_interrupts(true);
   }
   s.execution = options.first_execution + report.total;
   if (was_ended && here == s.events.size() && end.end != ExecutionResult::End::Bug) {

@@ -784,7 +784,12 @@ ExecutionResult Session::supervise_execution() {
         return r;
       }
     }
-    if (should_stop()) return interrupted_result();
+    // Stepping lets a step finish (it pauses again soon) and looks at the
+    // signal itself; a hang still ends it below.
+    if (defer_interrupts_)
+      tracer_.poll_signals();  // kept for take_signal()
+    else if (should_stop())
+      return interrupted_result();
     if (current_pid_ <= 0) continue;
     // The thread holding the token is the one that must make progress.
     uint32_t current = h.current;

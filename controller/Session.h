@@ -95,6 +95,9 @@ class Session {
   // Paused results carry no events when off (ExecutionResult::steps says
   // how many the region holds): a stepping session reads only the new ones.
   void set_copy_paused_events(bool copy) { copy_paused_events_ = copy; }
+  // On: SIGINT and SIGTERM do not end an execution under supervision; the
+  // stepping session takes them between steps (take_signal).
+  void set_defer_interrupts(bool defer) { defer_interrupts_ = defer; }
   // The checkpoint process of `slot` exits; the slot is free once it has.
   void drop_checkpoint(int slot);
 
@@ -158,6 +161,7 @@ class Session {
   bool traced_execution_ = false;  // current_pid_'s threads are seized (startup, or a bug)
   bool paused_ = false;            // current_pid_ waits at a decision (stepping)
   bool copy_paused_events_ = true;
+  bool defer_interrupts_ = false;
   std::vector<pid_t> inspected_;   // threads inspect() stopped
   bool ended_ = false;             // current_pid_ is gone
   int end_status_ = 0;
