@@ -135,31 +135,6 @@ int64_t sign_extend(uint64_t v, size_t bytes) {
   return static_cast<int64_t>(v << shift) >> shift;
 }
 
-std::string escaped(uint8_t c, char quote) {
-  switch (c) {
-    case '\a':
-      return "\\a";
-    case '\b':
-      return "\\b";
-    case '\f':
-      return "\\f";
-    case '\n':
-      return "\\n";
-    case '\r':
-      return "\\r";
-    case '\t':
-      return "\\t";
-    case '\v':
-      return "\\v";
-    case '\\':
-      return "\\\\";
-    default:
-      break;
-  }
-  if (c == static_cast<uint8_t>(quote)) return std::string("\\") + quote;
-  if (c >= 0x20 && c < 0x7f) return std::string(1, static_cast<char>(c));
-  return fmt::format("\\{:03o}", c);
-}
 
 // gdb's string form: quoted runs, with runs of one character longer than
 // the repeat threshold as "'c' <repeats N times>".
@@ -190,6 +165,32 @@ bool is_char(const DwarfType& t) {
 }
 
 }  // namespace
+
+std::string escaped(uint8_t c, char quote) {
+  switch (c) {
+    case '\a':
+      return "\\a";
+    case '\b':
+      return "\\b";
+    case '\f':
+      return "\\f";
+    case '\n':
+      return "\\n";
+    case '\r':
+      return "\\r";
+    case '\t':
+      return "\\t";
+    case '\v':
+      return "\\v";
+    case '\\':
+      return "\\\\";
+    default:
+      break;
+  }
+  if (c == static_cast<uint8_t>(quote)) return std::string("\\") + quote;
+  if (c >= 0x20 && c < 0x7f) return std::string(1, static_cast<char>(c));
+  return fmt::format("\\{:03o}", c);
+}
 
 bool die_type(Dwarf_Die* die, Dwarf_Die* out) {
   Dwarf_Attribute attr;

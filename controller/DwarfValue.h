@@ -45,6 +45,8 @@ uint64_t type_size(const DwarfType& t);
 std::optional<DwarfType> type_pointee(const DwarfType& t);
 // As C writes it: "int *", "int (*)[3]", "struct s", "void (*)(int)".
 std::string type_name(const DwarfType& t);
+// A byte as gdb shows it inside quotes `quote`: escapes, octal for the rest.
+std::string escaped(uint8_t c, char quote);
 
 class ValueFormatter {
  public:

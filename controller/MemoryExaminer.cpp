@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "DwarfValue.h"
 #include "ExitStatus.h"
 
 namespace ctrl {
@@ -23,31 +24,6 @@ std::string trim(const std::string& s) {
   return s.substr(b, s.find_last_not_of(" \t") - b + 1);
 }
 
-std::string char_text(uint8_t c, char quote) {
-  switch (c) {
-    case '\a':
-      return "\\a";
-    case '\b':
-      return "\\b";
-    case '\f':
-      return "\\f";
-    case '\n':
-      return "\\n";
-    case '\r':
-      return "\\r";
-    case '\t':
-      return "\\t";
-    case '\v':
-      return "\\v";
-    case '\\':
-      return "\\\\";
-    default:
-      break;
-  }
-  if (c == static_cast<uint8_t>(quote)) return std::string("\\") + quote;
-  if (c >= 0x20 && c < 0x7f) return std::string(1, static_cast<char>(c));
-  return fmt::format("\\{:03o}", c);
-}
 
 unsigned unit_of(char letter) {
   switch (letter) {
@@ -122,7 +98,7 @@ std::string MemoryExaminer::unit_text(char format, unsigned unit, uint64_t raw) 
     case 't':
       return fmt::format("{:0{}b}", raw, bits);
     case 'c':
-      return fmt::format("{} '{}'", sign, char_text(static_cast<uint8_t>(raw), '\''));
+      return fmt::format("{} '{}'", sign, escaped(static_cast<uint8_t>(raw), '\''));
     case 'a': {
       std::string sym = name_ ? name_(raw) : "";
       return sym.empty() ? fmt::format("{:#x}", raw) : fmt::format("{:#x} <{}>", raw, sym);
@@ -231,7 +207,7 @@ std::string MemoryExaminer::examine(const std::string& arguments, const MemoryRe
         chars.push_back(c);
       }
       std::string quoted = "\"";
-      for (uint8_t ch : chars) quoted += char_text(ch, '"');
+      for (uint8_t ch : chars) quoted += escaped(ch, '"');
       quoted += ended ? "\"" : "\"...";
       lines.push_back(fmt::format("{}:\t{}", label(addr), quoted));
       addr += chars.size() + (ended ? 1 : 0);
