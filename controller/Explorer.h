@@ -78,6 +78,8 @@ struct ExplorationReport {
   // the steps they did not re-run.
   uint64_t restored = 0;
   uint64_t steps_saved = 0;
+  // Executions in place (agent/Rollback.h): how they got their process.
+  RunnerStats runners;
 };
 
 // No execution ran to any end (complete, blocked or cut): no verdict at all.

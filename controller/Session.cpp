@@ -152,7 +152,10 @@ std::optional<ExecutionResult> Session::start() {
   // Neither changes what the program computes. The user's tunables come
   // last, so theirs win.
   if (!bind_now) spec.env.push_back("LD_BIND_NOW=1");
-  spec.env.push_back("GLIBC_TUNABLES=glibc.malloc.arena_max=1" + (user_tunables.empty() ? "" : ":" + user_tunables));
+  // The stacks the agent primes at the checkpoint stay in libc's cache
+  // (agent: Runtime::prime_thread_stacks), however large.
+  spec.env.push_back("GLIBC_TUNABLES=glibc.malloc.arena_max=1:glibc.pthread.stack_cache_size=4294967296" +
+                     (user_tunables.empty() ? "" : ":" + user_tunables));
   spec.env.push_back("CTRL_CONTROL_FD=" + std::to_string(kTargetControlFd));
   spec.env.push_back("CTRL_REGION_FD=" + std::to_string(kTargetRegionFd));
   spec.env.push_back("LD_PRELOAD=" + config_.agent + (user_preload.empty() ? "" : ":" + user_preload));
@@ -200,14 +203,25 @@ ExecutionResult Session::run(const ExecutionPlan& plan, uint64_t index, const st
   current_pid_ = 0;
   while (!spares_.empty() && spares_.front().first < ticket_) spares_.pop_front();
   if (!spares_.empty() && spares_.front().first == ticket_) current_pid_ = spares_.front().second;
+  // A runner that rolled back waits for exactly this ticket: no message.
+  reused_runner_ = config_.in_place && runner_pid_ > 0;
+  if (reused_runner_) current_pid_ = runner_pid_;
+  runner_pid_ = 0;
   syscall(SYS_futex, reinterpret_cast<uint32_t*>(&released), FUTEX_WAKE, INT32_MAX, nullptr, nullptr, 0);
-  proto::ControlMessage m;
-  m.mutable_run()->set_execution(index);
-  if (!framing::send_message(control_fd_, m)) throw InternalError("the target's fork server is gone");
+  if (!reused_runner_) send_run(index);
   ExecutionResult r = supervise_execution();
   r.execution = index;
   if (r.end != ExecutionResult::End::Paused) current_pid_ = 0;
   return r;
+}
+
+void Session::send_run(uint64_t index) {
+  proto::ControlMessage m;
+  m.mutable_run()->set_execution(index);
+  m.mutable_run()->set_ticket(ticket_);
+  m.mutable_run()->set_in_place(config_.in_place);
+  if (!framing::send_message(control_fd_, m)) throw InternalError("the target's fork server is gone");
+  ++runner_stats_.runners;
 }
 
 ExecutionResult Session::resume(shm::StepCommand command) {
@@ -762,11 +776,25 @@ ExecutionResult Session::supervise_execution() {
       } else if (m->has_finished()) {
         if (current_pid_ == 0) current_pid_ = m->finished().pid();
         ended_ = true;
+        if (m->finished().rolled_back()) {
+          runner_pid_ = m->finished().pid();
+          ++runner_stats_.rolled_back;
+        } else if (!m->finished().refusal().empty()) {
+          ++runner_stats_.refusals[m->finished().refusal()];
+        }
         ExecutionResult r;
         r.events.assign(region_.view().events, region_.view().events + std::min(h.steps.load(), region_.capacity()));
         take_pending(h, r);
         r.exit_status = m->finished().exit_status();
         return r;
+      } else if (m->has_ended() && reused_runner_ && m->ended().pid() == current_pid_ &&
+                 h.started.load(std::memory_order_acquire) == 0) {
+        // The runner could not put itself back after the previous execution
+        // (agent/Rollback.h): this one gets a new runner.
+        ++runner_stats_.refusals["the rollback failed"];
+        reused_runner_ = false;
+        current_pid_ = 0;
+        send_run(execution_);
       } else if (m->has_ended() && current_pid_ != 0 && m->ended().pid() == current_pid_) {
         ended_ = true;
         end_status_ = m->ended().status();
