@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -106,6 +107,7 @@ constexpr int kMaxDescriptors = 1024;
 struct State {
   Context ctx;
   int pid = 0;
+  int control_fd = -1;
   uint32_t ticket = 0;
   int status = 0;
   uint64_t count = 0;
@@ -197,12 +199,38 @@ const char* restore_process_state() {
   return nullptr;
 }
 
+// ControlMessage{rollback_failed: {pid, reason}} with its length prefix
+// (Framing.h), encoded by hand: the heap is not usable here.
+void send_failure(const char* reason) {
+  uint8_t inner[200], frame[220];
+  size_t n = 0;
+  inner[n++] = 0x08;  // pid, varint
+  for (uint32_t v = uint32_t(g->pid); ; v >>= 7) {
+    inner[n++] = uint8_t((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+    if (v <= 0x7f) break;
+  }
+  size_t len = strnlen(reason, 120);
+  inner[n++] = 0x12;  // reason, bytes
+  inner[n++] = uint8_t(len);
+  memcpy(inner + n, reason, len);
+  n += len;
+  size_t m = 4;
+  frame[m++] = uint8_t(12 << 3 | 2);  // ControlMessage.rollback_failed
+  frame[m++] = uint8_t(n);
+  memcpy(frame + m, inner, n);
+  m += n;
+  uint32_t body = uint32_t(m - 4);
+  memcpy(frame, &body, 4);
+  raw_syscall(SYS_sendto, g->control_fd, reinterpret_cast<long>(frame), long(m), MSG_NOSIGNAL, 0, 0);
+}
+
 void restore_on_own_stack() {
   RestoreStats stats;
   const char* err = g->snapshot.restore(stats);
   if (!err) err = restore_process_state();
   if (err) {
     g->failure = err;
+    send_failure(err);
     raw_syscall(SYS_exit_group, g->status);
   }
   g->taint = nullptr;
@@ -214,13 +242,14 @@ void restore_on_own_stack() {
 
 }  // namespace
 
-bool arm_runner(uint32_t ticket) {
+bool arm_runner(uint32_t ticket, int control_fd) {
   long p = raw_syscall(SYS_mmap, 0, sizeof(State), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                        -1, 0);
   if (p < 0 && p > -4096) return false;
   g = new (reinterpret_cast<void*>(p)) State;
   g->pid = int(raw_syscall(SYS_getpid));
   g->ticket = ticket;
+  g->control_fd = control_fd;
   for (int sig = 1; sig <= 64; ++sig)
     raw_syscall(SYS_rt_sigaction, sig, 0, reinterpret_cast<long>(&g->actions[sig - 1]), 8);
   raw_syscall(SYS_rt_sigprocmask, SIG_BLOCK, 0, reinterpret_cast<long>(&g->sigmask), 8);
@@ -251,6 +280,8 @@ bool arm_runner(uint32_t ticket) {
 uint32_t ticket() { return g ? g->ticket : 0; }
 
 bool armed() { return g && !g->failure && g->pid == int(raw_syscall(SYS_getpid)); }
+
+bool is_runner() { return g && g->pid == int(raw_syscall(SYS_getpid)); }
 
 uint64_t rolled_back() { return g ? g->count : 0; }
 

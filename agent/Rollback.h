@@ -31,11 +31,14 @@ namespace ctrl::agent::rollback {
 // twice: false at once when armed (or when rolling back is impossible, with
 // the reason kept for refusal()), then true each time an execution was
 // rolled back and the process is at the checkpoint again.
-bool arm_runner(uint32_t ticket);
+bool arm_runner(uint32_t ticket, int control_fd);
 // The ticket (Header::released) the runner waits for next.
 uint32_t ticket();
 // This process is an armed runner.
 bool armed();
+// This process is the runner (armed or not; a live checkpoint forked from
+// it is not).
+bool is_runner();
 // Why the current execution cannot be rolled back, or nullptr.
 const char* refusal();
 // Interposers: the execution changed something a rollback cannot put back.

@@ -655,9 +655,11 @@ void Runtime::execution_finished() {
   // controller has this message).
   fflush(nullptr);
   // A runner puts itself back to the checkpoint instead (Rollback.h).
-  const char* refusal = in_place_ ? rollback::refusal() : nullptr;
-  if (in_place_ && !refusal && tid_offset_ < 0) refusal = "libc's thread descriptor is not understood";
-  bool reuse = in_place_ && !refusal;
+  // (A process restored from a live checkpoint is not the runner: it exits.)
+  bool runner = in_place_ && rollback::is_runner();
+  const char* refusal = runner ? rollback::refusal() : nullptr;
+  if (runner && !refusal && tid_offset_ < 0) refusal = "libc's thread descriptor is not understood";
+  bool reuse = runner && !refusal;
   proto::ControlMessage m;
   m.mutable_finished()->set_pid(getpid());
   m.mutable_finished()->set_exit_status(h->exit_status);
@@ -782,7 +784,7 @@ void Runtime::checkpoint(uint64_t site) {
           discard_output();
           rollback::pin_to_one_cpu();
           // Returns again after each rollback, at the next ticket.
-          rollback::arm_runner(ticket);
+          rollback::arm_runner(ticket, control_fd);
           if (rollback::armed()) ticket = rollback::ticket();
         }
         auto* released = reinterpret_cast<uint32_t*>(&region.header->released);

@@ -787,11 +787,13 @@ ExecutionResult Session::supervise_execution() {
         take_pending(h, r);
         r.exit_status = m->finished().exit_status();
         return r;
+      } else if (m->has_rollback_failed()) {
+        ++runner_stats_.refusals["the rollback failed: " + m->rollback_failed().reason()];
       } else if (m->has_ended() && reused_runner_ && m->ended().pid() == current_pid_ &&
                  h.started.load(std::memory_order_acquire) == 0) {
         // The runner could not put itself back after the previous execution
-        // (agent/Rollback.h): this one gets a new runner.
-        ++runner_stats_.refusals["the rollback failed"];
+        // (agent/Rollback.h, RollbackFailed said why): this one gets a new
+        // runner.
         reused_runner_ = false;
         current_pid_ = 0;
         send_run(execution_);
