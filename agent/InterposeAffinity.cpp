@@ -29,15 +29,11 @@ void copy_mask(size_t size, cpu_set_t* out) {
 
 namespace ctrl::agent::rollback {
 
-void pin_to_one_cpu() {
-  if (sched_getaffinity(0, sizeof program_mask, &program_mask) != 0) return;
-  int last = -1;
-  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
-    if (CPU_ISSET(cpu, &program_mask)) last = cpu;
-  if (last < 0) return;
+void pin_to_cpu(int cpu) {
+  if (cpu < 0 || cpu >= CPU_SETSIZE || sched_getaffinity(0, sizeof program_mask, &program_mask) != 0) return;
   cpu_set_t one;
   CPU_ZERO(&one);
-  CPU_SET(last, &one);
+  CPU_SET(cpu, &one);
   if (sched_setaffinity(0, sizeof one, &one) == 0) pinned = true;
 }
 

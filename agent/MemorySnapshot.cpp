@@ -4,6 +4,7 @@
 #include <linux/userfaultfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 
 #include <cstring>
@@ -65,9 +66,18 @@ struct MemorySnapshot::State {
   // Armed process: what is registered, and what is not (the vdso, shared
   // mappings, the caller's exclusions); both as PAGEMAP_SCAN lists them.
   RangeList registered, unregistered;
-  // The registered writable memory (where written pages are looked for),
-  // merged where adjacent.
-  RangeList writable;
+  // Where written pages are looked for: the program's writable memory, one
+  // scan per run of it (a scan costs about 2 us). Runs span unregistered
+  // memory, which a scan skips whole, but not the registered memory that is
+  // never put back (shared mappings, the agent's own).
+  RangeList runs;
+  // The pages found written (and no longer write-protected), with where
+  // their armed content is: put back after every execution.
+  size_t nhot = 0;
+  SavedRange hot[kMaxRanges];
+  bool hot_known = false;
+  // The process's page faults when the last restore ended.
+  uint64_t faults = 0;
   // /proc/self/statm, and its first field at arm(): the size of the
   // address space, which any new or removed mapping changes.
   int statm = -1;
@@ -119,14 +129,6 @@ bool same(const RangeList& a, const RangeList& b) {
   return true;
 }
 
-void add_merged(RangeList& list, uint64_t start, uint64_t end) {
-  if (list.n > 0 && list.r[list.n - 1].end == start) {
-    list.r[list.n - 1].end = end;
-    return;
-  }
-  if (list.n < kMaxListed) list.r[list.n++] = MemoryRange{start, end};
-}
-
 // The first field of /proc/self/statm (pages mapped), 0 when unknown.
 uint64_t address_space_size(int statm) {
   char buf[64];
@@ -135,6 +137,19 @@ uint64_t address_space_size(int statm) {
   uint64_t v = 0;
   for (long i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; ++i) v = v * 10 + uint64_t(buf[i] - '0');
   return v;
+}
+
+uint64_t fault_count() {
+  rusage ru;
+  raw_syscall(SYS_getrusage, RUSAGE_SELF, reinterpret_cast<long>(&ru));
+  return uint64_t(ru.ru_minflt) + uint64_t(ru.ru_majflt);
+}
+
+void put_back(const SavedRange& r, const uint8_t* pages) {
+  if (r.data == kZero)
+    memset(reinterpret_cast<void*>(r.start), 0, r.end - r.start);
+  else
+    memcpy(reinterpret_cast<void*>(r.start), pages + r.data, r.end - r.start);
 }
 
 void* map_private(size_t size) {
@@ -263,29 +278,26 @@ const char* MemorySnapshot::arm(const MemoryRange* exclude, size_t nexclude) {
   const char* p = s->maps;
   const char* end = s->maps + len;
   Vma v;
-  auto for_pieces = [&](const Vma& vma, auto&& fn) {
-    // The mapping minus the exclusions (which may share a VMA with it).
+  // The mapping cut at the exclusions (which may share a VMA with it):
+  // fn(from, to, excluded) for each piece, in address order.
+  auto for_pieces = [&](const Vma& vma, auto&& fn) -> const char* {
     uint64_t from = vma.start;
     while (from < vma.end) {
-      uint64_t to = vma.end, next = vma.end;
+      uint64_t to = vma.end;
+      bool excluded = false;
       for (size_t i = 0; i < nexclude; ++i) {
         if (exclude[i].end <= from || exclude[i].start >= vma.end) continue;
         if (exclude[i].start <= from) {
-          from = exclude[i].end;
-          to = from;
+          excluded = true;
+          to = exclude[i].end < vma.end ? exclude[i].end : vma.end;
           break;
         }
-        if (exclude[i].start < to) {
-          to = exclude[i].start;
-          next = exclude[i].end;
-        }
+        if (exclude[i].start < to) to = exclude[i].start;
       }
-      if (to > from) {
-        if (const char* err = fn(from, to)) return err;
-        from = next;
-      }
+      if (const char* err = fn(from, to, excluded)) return err;
+      from = to;
     }
-    return static_cast<const char*>(nullptr);
+    return nullptr;
   };
   // The armed content of a piece of a mapping (before it is write-protected).
   auto save = [&](uint64_t from, uint64_t to) -> const char* {
@@ -325,28 +337,45 @@ const char* MemorySnapshot::arm(const MemoryRange* exclude, size_t nexclude) {
     }
     return nullptr;
   };
-  while (parse_vma(p, end, v)) {
-    // Read-only mappings are not registered: a scan then skips them whole
-    // (PAGEMAP_SCAN tests registration per mapping), and a program cannot
-    // write them without the mprotect interposer's knowing.
-    if (v.special || v.shared || !v.writable) continue;
-    const char* err = for_pieces(v, [&](uint64_t from, uint64_t to) -> const char* {
-      if (const char* err = save(from, to)) return err;
-      uffdio_register reg{};
-      reg.range = {from, to - from};
-      reg.mode = UFFDIO_REGISTER_MODE_WP;
-      if (raw_syscall(SYS_ioctl, s->uffd, long(UFFDIO_REGISTER), reinterpret_cast<long>(&reg)) != 0)
-        return v.writable ? "a private writable mapping cannot be write-protected" : nullptr;
-      uffdio_writeprotect wp{};
-      wp.range = {from, to - from};
-      wp.mode = UFFDIO_WRITEPROTECT_MODE_WP;
-      if (raw_syscall(SYS_ioctl, s->uffd, long(UFFDIO_WRITEPROTECT), reinterpret_cast<long>(&wp)) != 0)
-        return v.writable ? "a private writable mapping cannot be write-protected" : nullptr;
-      if (v.writable) {
-        if (s->writable.n == kMaxListed && s->writable.r[s->writable.n - 1].end != from)
-          return "too many mappings to track";
-        add_merged(s->writable, from, to);
+  enum class Kind { Hot, Other };
+  Kind last = Kind::Other;
+  auto add_piece = [&](uint64_t from, uint64_t to, Kind kind) -> const char* {
+    if (kind == Kind::Hot) {
+      if (last == Kind::Hot && s->runs.n > 0) {
+        s->runs.r[s->runs.n - 1].end = to;
+      } else {
+        if (s->runs.n == kMaxListed) return "too many mappings to track";
+        s->runs.r[s->runs.n++] = MemoryRange{from, to};
       }
+    }
+    last = kind;
+    return nullptr;
+  };
+  auto enroll = [&](uint64_t from, uint64_t to, bool protect) -> bool {
+    uffdio_register reg{};
+    reg.range = {from, to - from};
+    reg.mode = UFFDIO_REGISTER_MODE_WP;
+    if (raw_syscall(SYS_ioctl, s->uffd, long(UFFDIO_REGISTER), reinterpret_cast<long>(&reg)) != 0) return false;
+    if (!protect) return true;
+    uffdio_writeprotect wp{};
+    wp.range = {from, to - from};
+    wp.mode = UFFDIO_WRITEPROTECT_MODE_WP;
+    return raw_syscall(SYS_ioctl, s->uffd, long(UFFDIO_WRITEPROTECT), reinterpret_cast<long>(&wp)) == 0;
+  };
+  while (parse_vma(p, end, v)) {
+    // Read-only mappings are not registered (the program cannot write them
+    // without the mprotect interposer's knowing); shared ones and the
+    // agent's own are registered but never put back, so that the check for
+    // new mappings (an unregistered one) skips them whole.
+    if (v.special || (!v.writable && !v.shared)) continue;
+    const char* err = for_pieces(v, [&](uint64_t from, uint64_t to, bool excluded) -> const char* {
+      if (excluded || v.shared) {
+        if (enroll(from, to, false)) return add_piece(from, to, Kind::Other);
+        return nullptr;
+      }
+      if (const char* err = save(from, to)) return err;
+      if (!enroll(from, to, true)) return "a private writable mapping cannot be write-protected";
+      if (const char* err = add_piece(from, to, Kind::Hot)) return err;
       return nullptr;
     });
     if (err) return err;
@@ -356,6 +385,10 @@ const char* MemorySnapshot::arm(const MemoryRange* exclude, size_t nexclude) {
   if (pages_needed) {
     s->pages = static_cast<uint8_t*>(map_private(s->pages_size));
     if (!s->pages) return "no memory for the snapshot's copies";
+    uffdio_register reg{};
+    reg.range = {reinterpret_cast<uint64_t>(s->pages), s->pages_size};
+    reg.mode = UFFDIO_REGISTER_MODE_WP;
+    raw_syscall(SYS_ioctl, s->uffd, long(UFFDIO_REGISTER), reinterpret_cast<long>(&reg));
   }
   for (size_t i = 0; i < s->nsaved; ++i)
     if (s->saved[i].data != kZero)
@@ -371,6 +404,16 @@ const char* MemorySnapshot::arm(const MemoryRange* exclude, size_t nexclude) {
   return nullptr;
 }
 
+namespace {
+// The restore is complete: the hot list holds, and the faults counted so
+// far (the restore's own included) are the baseline of the next one.
+const char* settled(MemorySnapshot::State* s) {
+  s->hot_known = true;
+  s->faults = fault_count();
+  return nullptr;
+}
+}  // namespace
+
 const char* MemorySnapshot::restore(RestoreStats& stats) {
   State* s = state_;
   if (!s) return "memory is not tracked";
@@ -382,12 +425,25 @@ const char* MemorySnapshot::restore(RestoreStats& stats) {
   }
   if (brk != s->brk) return "the program gave back heap memory (brk shrank)";
 
+  // Fast path: nothing faulted, the size is the armed one.
+  if (s->hot_known && fault_count() == s->faults && address_space_size(s->statm) == s->vsize) {
+    for (size_t i = 0; i < s->nhot; ++i) {
+      put_back(s->hot[i], s->pages);
+      stats.pages += (s->hot[i].end - s->hot[i].start) / kPage;
+    }
+    // A hot page libc dropped (a finished thread's stack) faulted back in.
+    s->faults = fault_count();
+    return nullptr;
+  }
+  ++stats.slow;
+  s->hot_known = false;
+  s->nhot = 0;
+
   // The written pages (a walk of the page tables costs by the page, and
   // each scan about 2 us).
-  // One scan over the span: mappings not registered are skipped whole.
-  if (s->writable.n > 0) {
-    uint64_t start = s->writable.r[0].start, stop = s->writable.r[s->writable.n - 1].end;
-    size_t k = 0;
+  size_t k = 0;
+  for (size_t run = 0; run < s->runs.n; ++run) {
+    uint64_t start = s->runs.r[run].start, stop = s->runs.r[run].end;
     while (k < s->nsaved && s->saved[k].end <= start) ++k;
     while (start < stop) {
       uint64_t walk_end = stop;
@@ -404,11 +460,20 @@ const char* MemorySnapshot::restore(RestoreStats& stats) {
           const SavedRange& r = s->saved[j];
           uint64_t a = ws > r.start ? ws : r.start, b = we < r.end ? we : r.end;
           if (a >= b || (!present && r.data == kZero)) continue;
-          if (r.data == kZero)
-            memset(reinterpret_cast<void*>(a), 0, b - a);
-          else
-            memcpy(reinterpret_cast<void*>(a), s->pages + r.data + (a - r.start), b - a);
+          SavedRange piece{a, b, r.data == kZero ? kZero : r.data + (a - r.start)};
+          put_back(piece, s->pages);
           stats.pages += (b - a) / kPage;
+          // Hot from now on (a page put back is populated and unprotected) (merged with the previous piece when both
+          // continue each other).
+          SavedRange* prev = s->nhot ? &s->hot[s->nhot - 1] : nullptr;
+          if (prev && prev->end == a &&
+              (prev->data == kZero ? piece.data == kZero
+                                   : piece.data != kZero && prev->data + (prev->end - prev->start) == piece.data))
+            prev->end = b;
+          else if (s->nhot < kMaxRanges)
+            s->hot[s->nhot++] = piece;
+          else
+            return "too many written pages to track";
         }
       }
       if (size_t(n) < kVec || walk_end <= start) break;
@@ -416,22 +481,12 @@ const char* MemorySnapshot::restore(RestoreStats& stats) {
     }
   }
 
-  // The mappings. Fast path: the address space has its armed size, no
-  // armed range has a hole (msync fails on unmapped pages), and none holds
-  // a mapping that is not registered (a replacement). Registration is a
-  // property of the whole mapping: that scan walks no page table.
-  bool intact = address_space_size(s->statm) == s->vsize;
-  for (size_t i = 0; intact && i < s->registered.n; ++i) {
-    const MemoryRange& r = s->registered.r[i];
-    if (raw_syscall(SYS_msync, long(r.start), long(r.end - r.start), MS_ASYNC) != 0) {
-      intact = false;
-      break;
-    }
-    uint64_t walk_end = r.end;
-    if (scan(s, r.start, r.end, kIsWpAllowed, kIsWpAllowed, kIsWpAllowed, &walk_end) != 0) intact = false;
-  }
-  if (intact) return nullptr;
-  ++stats.slow;
+  // The mappings: the address space has its armed size and no mapping is
+  // unregistered that was not (registration is a property of the whole
+  // mapping: that scan walks only unregistered ones).
+  if (!list_ranges(s, kIsWpAllowed, kIsWpAllowed, s->found)) return "too many mappings to track";
+  bool intact = address_space_size(s->statm) == s->vsize && same(s->found, s->unregistered);
+  if (intact) return settled(s);
 
   // Mappings the execution created: removed when they lie outside the
   // armed ones (a thread stack, a malloc'd block, a library).
@@ -467,7 +522,7 @@ const char* MemorySnapshot::restore(RestoreStats& stats) {
   if (!list_ranges(s, 0, kIsWpAllowed, s->found)) return "too many mappings to track";
   if (!same(s->found, s->registered)) return "the program removed a mapping it had before its first thread";
   if (address_space_size(s->statm) != s->vsize) return "the address space changed in a way not understood";
-  return nullptr;
+  return settled(s);
 }
 
 }  // namespace ctrl::agent

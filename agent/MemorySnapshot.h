@@ -15,9 +15,17 @@
 //  * All state lives in mappings of its own, outside the tracked memory
 //    (excluded from the userfaultfd), so restore() never undoes itself and
 //    its counters survive executions. It never allocates from the heap.
-//  * A written page is not write-protected again: it is then reported as
-//    written after every execution and copied back every time (the pages a
-//    program writes in every execution cost no fault after the first).
+//  * A written page is not write-protected again: it joins the *hot* pages,
+//    copied back after every execution (the pages a program writes in every
+//    execution cost no fault after the first).
+//  * Any other page an execution writes faults once (write-protected, or
+//    not populated), and so does touching a new mapping: when the process's
+//    fault count did not move and its size is the armed one, putting the hot
+//    pages back is the whole restore (no page-table walk, which costs by the
+//    page on this project's machines); otherwise the writable memory is
+//    scanned and the mappings checked. (Not seen by that test: a mapping of
+//    the armed process removed and another of the same size mapped and never
+//    touched in one execution.)
 //  * restore() must run on a stack outside the tracked memory, with no other
 //    thread of the process alive.
 #pragma once
@@ -34,7 +42,7 @@ struct MemoryRange {
 struct RestoreStats {
   uint64_t pages = 0;     // pages copied back or zeroed
   uint64_t unmapped = 0;  // mappings created by the execution, removed
-  uint64_t slow = 0;      // the mappings changed: the whole address space was scanned
+  uint64_t slow = 0;      // the execution faulted: written pages and mappings were looked for
 };
 
 class MemorySnapshot {

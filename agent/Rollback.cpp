@@ -281,6 +281,8 @@ uint32_t ticket() { return g ? g->ticket : 0; }
 
 bool armed() { return g && !g->failure && g->pid == int(raw_syscall(SYS_getpid)); }
 
+bool unusable() { return !g || (g->failure && g->count == 0); }
+
 bool is_runner() { return g && g->pid == int(raw_syscall(SYS_getpid)); }
 
 uint64_t rolled_back() { return g ? g->count : 0; }

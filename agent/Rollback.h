@@ -39,6 +39,8 @@ bool armed();
 // This process is the runner (armed or not; a live checkpoint forked from
 // it is not).
 bool is_runner();
+// The runner could not be armed at all (nothing will ever roll back here).
+bool unusable();
 // Why the current execution cannot be rolled back, or nullptr.
 const char* refusal();
 // Interposers: the execution changed something a rollback cannot put back.
@@ -53,9 +55,10 @@ void note_memory_change(uint64_t addr, uint64_t len, const char* what);
 // of the execution is gone. Never returns: a failure ends the process with
 // `status`.
 [[noreturn]] void roll_back(int status);
-// Pins the runner (and so the threads it creates) to one CPU; the program
-// keeps seeing its own affinity (InterposeAffinity.cpp).
-void pin_to_one_cpu();
+// Pins the runner (and so the threads it creates) to `cpu` (none when
+// negative); the program keeps seeing its own affinity
+// (InterposeAffinity.cpp).
+void pin_to_cpu(int cpu);
 // Executions rolled back by this runner.
 uint64_t rolled_back();
 

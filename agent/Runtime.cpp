@@ -589,6 +589,12 @@ void Runtime::start_execution(pid_t fork_server) {
   h->started.store(1, std::memory_order_release);
 }
 
+void Runtime::wait_for_release(uint32_t ticket) {
+  auto* released = reinterpret_cast<uint32_t*>(&region.header->released);
+  for (uint32_t r; int32_t((r = __atomic_load_n(released, __ATOMIC_ACQUIRE)) - ticket) < 0;)
+    sys(SYS_futex, released, FUTEX_WAIT, r, nullptr, nullptr, 0);
+}
+
 void Runtime::discard_output() {
   if (region.header->target_output != 0) return;
   // A stdout or stderr the program pointed at a regular file itself before
@@ -665,6 +671,7 @@ void Runtime::execution_finished() {
   m.mutable_finished()->set_exit_status(h->exit_status);
   m.mutable_finished()->set_rolled_back(reuse);
   if (refusal) m.mutable_finished()->set_refusal(refusal);
+  if (runner && rollback::unusable()) m.mutable_finished()->set_runners_unusable(true);
   framing::send_message(control_fd, m);
   if (!reuse) real._exit(h->exit_status);
   end_other_threads(t_me);
@@ -782,14 +789,12 @@ void Runtime::checkpoint(uint64_t site) {
         if (in_place) {
           in_place_ = true;
           discard_output();
-          rollback::pin_to_one_cpu();
+          rollback::pin_to_cpu(m.run().cpu());
           // Returns again after each rollback, at the next ticket.
           rollback::arm_runner(ticket, control_fd);
           if (rollback::armed()) ticket = rollback::ticket();
         }
-        auto* released = reinterpret_cast<uint32_t*>(&region.header->released);
-        for (uint32_t r; int32_t((r = __atomic_load_n(released, __ATOMIC_ACQUIRE)) - ticket) < 0;)
-          sys(SYS_futex, released, FUTEX_WAIT, r, nullptr, nullptr, 0);
+        wait_for_release(ticket);
         start_execution(server);
         return;
       }

@@ -134,6 +134,8 @@ class Runtime {
   void hand_to(uint32_t next);
   void wait_turn(uint32_t me);
   void start_execution(pid_t fork_server);
+  // Until the controller released `ticket` (Header::released).
+  void wait_for_release(uint32_t ticket);
   // Executions' stdout and stderr go to /dev/null unless shown (or a file
   // the program chose before its threads).
   void discard_output();

@@ -38,6 +38,9 @@ struct SessionConfig {
   // Executions run in place in one runner process, rolled back between
   // them (agent/Rollback.h), instead of a forked process each.
   bool in_place = true;
+  // The CPU of the runner and of the session's thread: -2 the one the
+  // thread runs on when the checkpoint is reached, -1 none.
+  int runner_cpu = -2;
 };
 
 // How executions got their process (in place: agent/Rollback.h).
@@ -186,8 +189,11 @@ class Session {
   // waits for the next ticket (0: the next execution needs a new one).
   pid_t runner_pid_ = 0;
   bool reused_runner_ = false;  // the current execution runs in runner_pid_
+  // The CPU the runner and this thread share (-1: not pinned).
+  int runner_cpu_ = -1;
   RunnerStats runner_stats_;
   void send_run(uint64_t index);
+  void place_runner();
   std::optional<std::chrono::steady_clock::time_point> deadline_;
 };
 
