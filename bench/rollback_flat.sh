@@ -8,7 +8,7 @@
 # Prints one line per sample: seconds, ctrl RSS kB / fds, runner pid, RSS kB / fds, target processes.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=${1:-$root/build}
+build=$(realpath "${1:-$root/build}")
 n=${2:-100000}
 sample=${3:-mutex_counter}
 work=$(mktemp -d)
