@@ -138,12 +138,22 @@ void HangWatch::restart(pid_t pid, uint32_t thread, pid_t tid, uint64_t steps) {
   thread_ = thread;
   steps_ = steps;
   since_ = clock::now();
-  base_ = read_task_times(pid, tid).value_or(TaskTimes{});
+  base_known_ = false;
 }
 
 std::optional<std::string> HangWatch::check(pid_t pid, uint32_t thread, pid_t tid, uint64_t steps) {
   if (!started_ || pid != pid_ || tid != tid_ || thread != thread_ || steps != steps_) {
     restart(pid, thread, tid, steps);
+    return std::nullopt;
+  }
+  // The first reading waits a while: most executions end within
+  // microseconds, and each /proc read costs the controller and the kernel
+  // far more than that (its dentries are reaped when the thread exits).
+  if (!base_known_) {
+    if (clock::now() - since_ < kFirstReading) return std::nullopt;
+    base_ = read_task_times(pid, tid).value_or(TaskTimes{});
+    since_ = clock::now();
+    base_known_ = true;
     return std::nullopt;
   }
   auto now = read_task_times(pid, tid);

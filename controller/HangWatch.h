@@ -57,6 +57,8 @@ class HangWatch {
   uint64_t steps_ = 0;
   clock::time_point since_;
   TaskTimes base_;
+  bool base_known_ = false;  // base_ read (kFirstReading after the restart)
+  static constexpr std::chrono::milliseconds kFirstReading{50};
 };
 
 }  // namespace ctrl
