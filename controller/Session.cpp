@@ -113,7 +113,7 @@ Session::~Session() {
     // Reap what is left so nothing outlives the session.
     for (;;) {
       int status;
-      pid_t p = waitpid(-1, &status, __WALL);
+      pid_t p = waitpid(-1, &status, __WALL | __WNOTHREAD);
       if (p < 0 && errno != EINTR) break;
       if (p == template_pid_ && (WIFEXITED(status) || WIFSIGNALED(status))) break;
     }
@@ -537,7 +537,7 @@ void Session::kill_execution() {
     // The template is our child and traced: reap it here.
     for (;;) {
       int status;
-      pid_t p = waitpid(-1, &status, __WALL);
+      pid_t p = waitpid(-1, &status, __WALL | __WNOTHREAD);
       if (p < 0 && errno != EINTR) break;
       if (p == pid && (WIFEXITED(status) || WIFSIGNALED(status))) break;
     }
