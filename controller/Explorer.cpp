@@ -151,6 +151,7 @@ ExplorationReport Explorer::run() {
   strategy->set_stop_check([this] { return session_.should_stop(); });
   report.strategy = strategy->name();
   report.preemption_bound = options_.preemption_bound;
+  report.speculation.jobs = options_.jobs;
   // The session outlives the exploration (DebugSession): the time limit is
   // lifted again at the end.
   struct Deadline {
@@ -335,8 +336,6 @@ ExplorationReport Explorer::run() {
     report.speculation = parallel_->stats();
     // The helpers and their targets go with the exploration.
     parallel_.reset();
-  } else {
-    report.speculation.jobs = options_.jobs;
   }
   if (checkpointed_) {
     report.restored = checkpointed_->stats().restored;

@@ -2,8 +2,8 @@
 # runs twice on a program, with -j 1 and with -j JOBS, and the two JSON
 # reports must be equal apart from the times, the checkpoint restores and the
 # "parallel" statistics (a bug's trace is compared by file name: each run has
-# its own trace directory); so must the exit statuses and stdout (times
-# removed).
+# its own trace directory); so must the exit statuses and stdout (times and
+# thread ids removed).
 #
 #   cmake -DCTRL=<ctrl> -DWORKDIR=<fresh directory> -DPROGRAM=<program>
 #         [-DPROGRAM_ARGS="a b"] [-DCTRL_ARGS="--strategy random"] [-DJOBS=2]
@@ -26,11 +26,16 @@ separate_arguments(program_args UNIX_COMMAND "${PROGRAM_ARGS}")
 
 e2e_fresh_workdir()
 
+set(top "${WORKDIR}")
 foreach(j 1 ${JOBS})
+  # Each run in a directory of its own: a program may leave files behind.
+  set(WORKDIR "${top}/run-j${j}")
+  file(MAKE_DIRECTORY "${WORKDIR}")
   e2e_exec(run${j} "${CTRL}" attach -j ${j} ${ctrl_args} --json "${WORKDIR}/j${j}.json"
     --trace-dir "${WORKDIR}/traces-j${j}" "${PROGRAM}" ${program_args})
   e2e_expect_exit("${run${j}_rc}" "0|1" "ctrl attach -j ${j}")
   file(READ "${WORKDIR}/j${j}.json" json${j})
+  e2e_log("-- ${WORKDIR}/j${j}.json:\n${json${j}}\n")
   # What may differ: times, restores (fewer executions run on the explorer's
   # session), the speculation itself, and where traces go.
   foreach(key elapsed_seconds checkpoint_restores parallel)
@@ -45,7 +50,9 @@ foreach(j 1 ${JOBS})
       string(JSON json${j} SET "${json${j}}" bugs ${b} trace "\"${trace}\"")
     endforeach()
   endif()
+  # Times and kernel thread ids differ from run to run whatever -j says.
   string(REGEX REPLACE "[0-9]+\\.[0-9]+ s" "T s" out${j} "${run${j}_out}")
+  string(REGEX REPLACE "tid [0-9]+" "tid N" out${j} "${out${j}}")
   string(REPLACE "${WORKDIR}/traces-j${j}" "TRACES" out${j} "${out${j}}")
 endforeach()
 
@@ -60,7 +67,7 @@ if(NOT out1 STREQUAL out${JOBS})
   e2e_fail("stdout differs (times removed):\n-j 1:\n${out1}\n-j ${JOBS}:\n${out${JOBS}}")
 endif()
 
-file(READ "${WORKDIR}/j${JOBS}.json" full)
+file(READ "${WORKDIR}/j${JOBS}.json" full)  # WORKDIR: the -j JOBS run's
 string(JSON jobs GET "${full}" parallel jobs)
 string(JSON taken GET "${full}" parallel taken)
 string(JSON stopped GET "${full}" parallel stopped)
