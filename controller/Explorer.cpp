@@ -248,28 +248,21 @@ ExplorationReport Explorer::run() {
     }
     check_plan(*plan, index);
     std::optional<ExecutionResult> taken;
-    // The plans worth running ahead: this one (a helper may run it already),
-    // then the predicted ones.
-    auto wanted = [&] {
-      std::vector<ExecutionPlan> plans = strategy->predict(lookahead);
-      plans.insert(plans.begin(), *plan);
-      return plans;
-    };
-    if (may_speculate && !parallel_ && first) {
-      auto predicted = strategy->predict(lookahead);
-      if (!predicted.empty()) {
-        predicted.insert(predicted.begin(), *plan);
-        parallel_ = std::make_unique<ParallelExplorer>(
-            session_.config(), options_.jobs - 1,
-            options_.time_limit > 0 ? started + std::chrono::duration_cast<clock::duration>(
-                                                    std::chrono::duration<double>(options_.time_limit))
-                                    : clock::time_point::max(),
-            options_.prefix_signatures, std::move(first->first), std::move(first->second));
+    if (may_speculate && (parallel_ || first)) {
+      // The plans worth running ahead: this one (a helper may run it
+      // already), then the predicted ones.
+      std::vector<ExecutionPlan> wanted = strategy->predict(lookahead);
+      if (!parallel_ && !wanted.empty()) {
+        auto deadline = options_.time_limit > 0 ? started + std::chrono::duration_cast<clock::duration>(
+                                                                std::chrono::duration<double>(options_.time_limit))
+                                                : clock::time_point::max();
+        parallel_ = std::make_unique<ParallelExplorer>(session_.config(), options_.jobs - 1, deadline,
+                                                       options_.prefix_signatures, std::move(first->first),
+                                                       std::move(first->second));
         first.reset();
-        parallel_->want(std::move(predicted));
       }
-    } else if (parallel_) {
-      parallel_->want(wanted());
+      wanted.insert(wanted.begin(), *plan);
+      if (parallel_) parallel_->want(std::move(wanted));
     }
     if (parallel_) taken = parallel_->take(*plan, [&](const ExecutionPlan& p) { return run_own(p, index); });
     ExecutionResult r = taken ? std::move(*taken) : run_own(*plan, index);
