@@ -1,13 +1,12 @@
 #include "ParallelExplorer.h"
 
+#include <fmt/format.h>
 #include <pthread.h>
 #include <signal.h>
 
 #include <algorithm>
 #include <cstring>
 #include <exception>
-
-#include <fmt/format.h>
 
 #include "Operation.h"
 #include "Tracer.h"
@@ -120,7 +119,8 @@ void ParallelExplorer::want(std::vector<ExecutionPlan> plans) {
     if (!stats_.off.empty()) return;
     wanted_ = std::move(plans);
     for (auto it = entries_.begin(); it != entries_.end();) {
-      bool still = std::any_of(wanted_.begin(), wanted_.end(), [&](const ExecutionPlan& p) { return same_plan(p, it->plan); });
+      bool still =
+          std::any_of(wanted_.begin(), wanted_.end(), [&](const ExecutionPlan& p) { return same_plan(p, it->plan); });
       it->wanted = still;
       if (!still && it->done) {
         it = entries_.erase(it);

@@ -48,10 +48,10 @@
 namespace ctrl {
 
 struct SpeculationStats {
-  unsigned jobs = 1;          // sessions, the explorer's included
-  uint64_t speculative = 0;   // executions run ahead of their plan (any session)
-  uint64_t taken = 0;         // of those, results the explorer used
-  std::string off;            // why speculation stopped early, or empty
+  unsigned jobs = 1;         // sessions, the explorer's included
+  uint64_t speculative = 0;  // executions run ahead of their plan (any session)
+  uint64_t taken = 0;        // of those, results the explorer used
+  std::string off;           // why speculation stopped early, or empty
 };
 
 class ParallelExplorer {

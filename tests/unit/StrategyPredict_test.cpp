@@ -121,7 +121,8 @@ TEST(StrategyPredict, DporPredictionChangesNothingAndHits) {
     // A plan is missed when the execution before it found new races to
     // reverse deeper down; here about half are predicted (7 of 16, 3 of 9,
     // 2 of 6 when this was written).
-    EXPECT_GE(with.predicted * 3, with.plans.size() - 1) << what << ": " << with.predicted << " of " << with.plans.size();
+    EXPECT_GE(with.predicted * 3, with.plans.size() - 1)
+        << what << ": " << with.predicted << " of " << with.plans.size();
   }
 }
 
