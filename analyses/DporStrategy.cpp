@@ -187,6 +187,7 @@ std::optional<ExecutionPlan> DporStrategy::next() {
     for (uint64_t k = 0; k < i; ++k) plan.prefix.push_back(stack_[k].event.thread);
     plan.prefix.push_back(q);
     branch_ = i;
+    branch_thread_ = q;
     return plan;
   }
   exhausted_ = true;

@@ -75,6 +75,10 @@ class DporStrategy final : public Strategy {
   std::optional<ExecutionPlan> next() override;
   void completed(const ExecutionSummary& summary) override;
   bool exhaustive() const override { return exhausted_; }
+  // Source mode (DporPrediction.cpp): the open backtrack threads at the
+  // planned execution's branch point and below, in next()'s order; none in
+  // optimal mode.
+  std::vector<ExecutionPlan> predict(size_t n) const override;
 
   uint64_t races_found() const { return races_; }
   // Optimal mode: race reversals whose insertion had to wait for a later
@@ -154,6 +158,9 @@ class DporStrategy final : public Strategy {
   };
   static uint64_t mask_of(const std::vector<Sleeper>& s);
   static void add_sleepers(ExecutionPlan& plan, const Position& pos, uint32_t chosen);
+  // Prediction: the step thread `t` takes from state `i`, as the latest
+  // execution shows it (its first step after i); false when it took none.
+  bool step_from(uint64_t i, uint32_t t, Sleeper& out) const;
   void analyse(const shm::Event* events, uint64_t n, uint64_t from, const shm::Event* pending, uint64_t npending);
   // `last`: e_j is that pending operation (j == its index).
   void add_backtrack(const shm::Event* events, uint64_t i, uint64_t j, const Virtual* last = nullptr);
@@ -190,6 +197,7 @@ class DporStrategy final : public Strategy {
   bool started_ = false;
   bool exhausted_ = false;
   uint64_t branch_ = 0;  // where the planned execution leaves the stack
+  uint32_t branch_thread_ = 0;  // source mode: the thread it runs there
   uint64_t races_ = 0, deferred_ = 0;
   mutable uint64_t inferred_ = 0;
   // Per event of the latest execution: its clock and its index in its thread.

@@ -4,11 +4,19 @@
 
 namespace ctrl {
 
-std::optional<ExecutionPlan> RandomStrategy::next() {
-  ExecutionPlan plan = fixed_plan();
-  plan.policy = shm::TailPolicy::Random;
-  plan.seed = execution_seed(seed_, index_++);
-  return plan;
+ExecutionPlan RandomStrategy::plan(uint64_t index) const {
+  ExecutionPlan p = fixed_plan();
+  p.policy = shm::TailPolicy::Random;
+  p.seed = execution_seed(seed_, index);
+  return p;
+}
+
+std::optional<ExecutionPlan> RandomStrategy::next() { return plan(index_++); }
+
+std::vector<ExecutionPlan> RandomStrategy::predict(size_t n) const {
+  std::vector<ExecutionPlan> plans;
+  for (size_t k = 0; k < n; ++k) plans.push_back(plan(index_ + k));
+  return plans;
 }
 
 }  // namespace ctrl

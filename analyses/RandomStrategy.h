@@ -13,10 +13,13 @@ class RandomStrategy final : public Strategy {
   explicit RandomStrategy(uint64_t seed) : seed_(seed) {}
   std::string name() const override { return "random"; }
   std::optional<ExecutionPlan> next() override;
+  // The next seeds: exact, since a random plan depends on nothing learnt.
+  std::vector<ExecutionPlan> predict(size_t n) const override;
 
  private:
   uint64_t seed_;
   uint64_t index_ = 0;
+  ExecutionPlan plan(uint64_t index) const;
 };
 
 }  // namespace ctrl

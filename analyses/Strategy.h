@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -33,6 +34,21 @@ struct ExecutionPlan {
   std::vector<std::pair<uint32_t, shm::SleeperAccess>> sleepers;
 };
 
+// Everything an execution's agent is given by its plan, compared field by
+// field: two plans that are the same run the same execution (ParallelExplorer
+// hands the result of one to the other).
+inline bool same_plan(const ExecutionPlan& a, const ExecutionPlan& b) {
+  if (a.prefix != b.prefix || a.policy != b.policy || a.seed != b.seed || a.pause_at != b.pause_at ||
+      a.checkpoint_at != b.checkpoint_at || a.sleep_mask != b.sleep_mask || a.sleep_from != b.sleep_from ||
+      a.sleepers.size() != b.sleepers.size())
+    return false;
+  for (size_t k = 0; k < a.sleepers.size(); ++k)
+    if (a.sleepers[k].first != b.sleepers[k].first ||
+        std::memcmp(&a.sleepers[k].second, &b.sleepers[k].second, sizeof(shm::SleeperAccess)) != 0)
+      return false;
+  return true;
+}
+
 // What a strategy learns from one finished execution.
 struct ExecutionSummary {
   uint64_t index = 0;
@@ -55,6 +71,13 @@ class Strategy {
   // May return early when the stop check (below) says so; the strategy is
   // then not asked for another plan.
   virtual void completed(const ExecutionSummary&) {}
+  // Speculation (ParallelExplorer): at most `n` plans that next() would
+  // return after the plan it returned last, in that order, if no execution
+  // taught the strategy anything new. Changes nothing. A plan predicted
+  // wrongly only costs the execution run for it (the results handed back
+  // are those of plans equal to the real ones), so an approximation is
+  // fine. Default: none (every execution runs when planned).
+  virtual std::vector<ExecutionPlan> predict(size_t /*n*/) const { return {}; }
   // True when next() returned nothing because the whole space was covered.
   virtual bool exhaustive() const { return false; }
   // For bounded searches: the largest bound fully explored (-1: none, or no bound).

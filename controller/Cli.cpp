@@ -73,6 +73,9 @@ std::string current_dir() {
 // a 300-digit bound in its range message.
 std::string shown(const std::string& text) { return text.size() > 24 ? text.substr(0, 20) + "..." : text; }
 
+// -j when not given.
+unsigned default_jobs() { return 1; }
+
 uint64_t whole_number(const std::string& option, const std::string& text, uint64_t min, uint64_t max) {
   uint64_t v = 0;
   const char* end = text.data() + text.size();
@@ -118,6 +121,8 @@ struct AttachArgs {
   bool no_shrink = false;
   bool no_checkpoints = false;
   bool no_rollback = false;
+  std::string jobs_text;
+  unsigned jobs = 1;
   std::string visible = "all";
   std::vector<std::string> instrument;
   std::vector<std::string> command;
@@ -134,6 +139,7 @@ struct AttachArgs {
     hang_timeout = seconds("--hang-timeout", hang_timeout_text, false, 1e6);
     if (!preemption_bound_text.empty())
       preemption_bound = int(whole_number("--preemption-bound", preemption_bound_text, 0, 64));
+    jobs = jobs_text.empty() ? default_jobs() : unsigned(whole_number("-j", jobs_text, 1, 256));
   }
 };
 
@@ -239,8 +245,13 @@ int attach(AttachArgs a) {
   options.shrink = !a.no_shrink;
   options.checkpoints = !a.no_checkpoints;
   options.progress = isatty(2);
+  // Helper sessions print nothing and read nothing: with the program's
+  // output shown, the executions they ran would be missing from it.
+  options.jobs = a.show_output ? 1 : a.jobs;
 
   if (a.interactive || !a.batch.empty() || !a.gdb_port.empty()) {
+    if (!a.jobs_text.empty() && a.jobs > 1)
+      fmt::print(stderr, "ctrl: -j is ignored when stepping: one session\n");
     Session session(config);
     fmt::print("ctrl: stepping through {} (memory model {}); help lists the commands\n", facts.path, a.model);
     std::fflush(stdout);
@@ -378,7 +389,11 @@ int run_cli(int argc, char** argv) {
       ->capture_default_str();
   attach_cmd->add_option("--json", a.json, "write a JSON report to FILE");
   attach_cmd->add_option("--trace-dir", a.trace_dir, "where bug traces are saved")->capture_default_str();
-  attach_cmd->add_flag("--show-output", a.show_output, "let the program's stdout/stderr through");
+  attach_cmd->add_flag("--show-output", a.show_output, "let the program's stdout/stderr through (implies -j 1)");
+  attach_cmd->add_option("-j,--jobs", a.jobs_text,
+                         "sessions exploring at once, each running ahead what the strategy will ask for; "
+                         "results are those of -j 1 (default: 1)")
+      ->type_name("N");
   attach_cmd->add_flag("--keep-going", a.keep_going, "collect distinct bugs (same kind and place once) instead of stopping at the first");
   attach_cmd->add_flag("--no-shrink", a.no_shrink, "report a bug's schedule as found, without looking for fewer preemptions");
   attach_cmd->add_flag(

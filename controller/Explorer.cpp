@@ -128,6 +128,15 @@ void Explorer::check_prefix(const ExecutionResult& r) const {
   }
 }
 
+ExecutionResult Explorer::run_own(const ExecutionPlan& plan, uint64_t index) {
+  // The agent checks the fixed prefix's steps as they run
+  // (Header::checked_steps), the rest of the plan's prefix is new.
+  ExecutionResult r = checkpointed_ ? checkpointed_->run(plan, index, options_.prefix_signatures)
+                                    : session_.run(plan, index, options_.prefix_signatures);
+  if (parallel_) parallel_->check_own(r, session_.region().header().files_changed.load() != 0);
+  return r;
+}
+
 ExplorationReport Explorer::run() {
   using clock = std::chrono::steady_clock;
   auto started = clock::now();
@@ -142,6 +151,7 @@ ExplorationReport Explorer::run() {
   strategy->set_stop_check([this] { return session_.should_stop(); });
   report.strategy = strategy->name();
   report.preemption_bound = options_.preemption_bound;
+  report.speculation.jobs = options_.jobs;
   // The session outlives the exploration (DebugSession): the time limit is
   // lifted again at the end.
   struct Deadline {
@@ -219,6 +229,12 @@ ExplorationReport Explorer::run() {
     return !options_.keep_going;
   };
 
+  // -j N (ParallelExplorer.h): speculation starts after a first execution
+  // that left files and descriptors alone, once the strategy predicts.
+  const size_t lookahead = 2 * size_t(options_.jobs);
+  std::optional<std::pair<ExecutionPlan, ExecutionResult>> first;
+  bool may_speculate = options_.jobs > 1;
+
   // Executions are numbered on from the session's earlier ones.
   uint64_t ran = 0, index = options_.first_execution;
   double last_progress = 0;
@@ -231,10 +247,38 @@ ExplorationReport Explorer::run() {
       break;
     }
     check_plan(*plan, index);
-    // The agent checks the fixed prefix's steps as they run
-    // (Header::checked_steps), the rest of the plan's prefix is new.
-    ExecutionResult r = checkpointed_ ? checkpointed_->run(*plan, index, options_.prefix_signatures)
-                                      : session_.run(*plan, index, options_.prefix_signatures);
+    std::optional<ExecutionResult> taken;
+    if (may_speculate && (parallel_ || first)) {
+      // The plans worth running ahead: this one (a helper may run it
+      // already), then the predicted ones.
+      std::vector<ExecutionPlan> wanted = strategy->predict(lookahead);
+      if (!parallel_ && !wanted.empty()) {
+        auto deadline = options_.time_limit > 0 ? started + std::chrono::duration_cast<clock::duration>(
+                                                                std::chrono::duration<double>(options_.time_limit))
+                                                : clock::time_point::max();
+        SessionConfig helpers = session_.config();
+        helpers.runner_cpu = session_.runner_cpu();  // the helpers take the CPUs after it
+        parallel_ = std::make_unique<ParallelExplorer>(helpers, options_.jobs - 1, deadline,
+                                                       options_.prefix_signatures, std::move(first->first),
+                                                       std::move(first->second));
+        first.reset();
+      }
+      wanted.insert(wanted.begin(), *plan);
+      if (parallel_) parallel_->want(std::move(wanted));
+    }
+    if (parallel_) taken = parallel_->take(*plan, [&](const ExecutionPlan& p) { return run_own(p, index); });
+    ExecutionResult r = taken ? std::move(*taken) : run_own(*plan, index);
+    r.execution = index;
+    if (may_speculate && ran == 0) {
+      // The helpers' sessions must repeat this first execution exactly.
+      if (r.end == ExecutionResult::End::Complete || r.end == ExecutionResult::End::Blocked ||
+          r.end == ExecutionResult::End::StepBound) {
+        if (!ParallelExplorer::touches_outside(r, session_.region().header().files_changed.load() != 0))
+          first.emplace(*plan, r);
+      }
+      may_speculate = first.has_value();
+    }
+    if (parallel_ && r.end == ExecutionResult::End::Bug) parallel_->want({});  // idle while it is shrunk
     check_prefix(r);
     if (r.end == ExecutionResult::End::Interrupted) {
       // An execution stopped half-way teaches the strategy nothing, and its
@@ -284,6 +328,11 @@ ExplorationReport Explorer::run() {
   if (options_.progress) fmt::print(stderr, "\r\033[K");
   report.preemption_bound_completed = strategy->completed_bound();
   report.runners = session_.runner_stats();
+  if (parallel_) {
+    report.speculation = parallel_->stats();
+    // The helpers and their targets go with the exploration.
+    parallel_.reset();
+  }
   if (checkpointed_) {
     report.restored = checkpointed_->stats().restored;
     report.steps_saved = checkpointed_->stats().steps_saved;

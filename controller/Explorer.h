@@ -10,6 +10,7 @@
 
 #include "CheckpointedSearch.h"
 #include "ExecutionResult.h"
+#include "ParallelExplorer.h"
 #include "Session.h"
 #include "Strategy.h"
 #include "trace.pb.h"
@@ -34,6 +35,9 @@ struct ExploreOptions {
   // Steps a restore must skip to be used (tests lower it to use checkpoints
   // on short programs).
   uint64_t checkpoint_min_steps = CheckpointedSearch::kMinStepsSaved;
+  // -j: sessions that run executions at once (ParallelExplorer.h); 1: this
+  // session alone. Counts, verdicts and bugs are the same for any value.
+  unsigned jobs = 1;
 
   // ---- exploring from a step (DebugSession::explore) ----
   // Decisions every execution makes first (steps 0..k-1); the strategy plans
@@ -80,6 +84,8 @@ struct ExplorationReport {
   uint64_t steps_saved = 0;
   // Executions in place (agent/Rollback.h): how they got their process.
   RunnerStats runners;
+  // -j N: executions run ahead of their plan and results taken from them.
+  SpeculationStats speculation;
 };
 
 // No execution ran to any end (complete, blocked or cut): no verdict at all.
@@ -124,7 +130,11 @@ class Explorer {
 
   Session& session_;
   ExploreOptions options_;
+  // Runs `plan` on this session (from a live checkpoint when that pays).
+  ExecutionResult run_own(const ExecutionPlan& plan, uint64_t index);
+
   std::unique_ptr<CheckpointedSearch> checkpointed_;  // with options_.checkpoints
+  std::unique_ptr<ParallelExplorer> parallel_;        // with options_.jobs > 1, once started
   TraceDir trace_dir_;
   proto::Trace template_;
 };

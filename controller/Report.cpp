@@ -176,6 +176,10 @@ void print_summary(std::FILE* out, const ExplorationReport& report) {
     fmt::print(stderr, "ctrl: {} executions rolled back in place, {} process{} forked for executions{}{}\n",
                r.rolled_back, r.runners, r.runners == 1 ? "" : "es", why.empty() ? "" : "; not rolled back: ", why);
   }
+  const SpeculationStats& sp = report.speculation;
+  if (sp.jobs > 1)
+    fmt::print(stderr, "ctrl: -j {}: {} of {} executions taken from {} run ahead{}\n", sp.jobs, sp.taken, report.total,
+               sp.speculative, sp.off.empty() ? "" : fmt::format(" (speculation stopped: {})", sp.off));
 }
 
 nlohmann::json report_json(const ExplorationReport& report, const std::string& program, const std::string& model) {
@@ -196,6 +200,11 @@ nlohmann::json report_json(const ExplorationReport& report, const std::string& p
           {"exhaustive", report.exhaustive},
           {"elapsed_seconds", report.elapsed},
           {"checkpoint_restores", report.restored},
+          {"parallel",
+           {{"jobs", report.speculation.jobs},
+            {"run_ahead", report.speculation.speculative},
+            {"taken", report.speculation.taken},
+            {"stopped", report.speculation.off.empty() ? nlohmann::json(nullptr) : nlohmann::json(report.speculation.off)}}},
           {"interrupted", report.interrupted},
           {"stopped_by", report.interrupted ? nlohmann::json(report.stopped_by) : nlohmann::json(nullptr)},
           // false: no execution ran to any end, the report says nothing.

@@ -105,10 +105,25 @@ pid_t ppid_of(pid_t pid) {
 Session::Session(SessionConfig config)
     : config_(std::move(config)), region_(config_.max_steps + 1), backtracer_(std::make_unique<Backtracer>()) {}
 
+const std::vector<int>& Session::usable_cpus() {
+  static const std::vector<int> cpus = [] {
+    std::vector<int> list;
+    cpu_set_t mask;
+    if (sched_getaffinity(0, sizeof mask, &mask) == 0)
+      for (int c = 0; c < CPU_SETSIZE; ++c)
+        if (CPU_ISSET(c, &mask)) list.push_back(c);
+    return list;
+  }();
+  return cpus;
+}
+
 void Session::place_runner() {
   // After the launch: the program's start-up sees the affinity ctrl had.
+  usable_cpus();
   cpu_set_t mask;
   if (!config_.in_place || config_.runner_cpu == -1 || sched_getaffinity(0, sizeof mask, &mask) != 0) return;
+  // A helper session's thread inherited its creator's pin: any usable CPU.
+  for (int c : usable_cpus()) CPU_SET(c, &mask);
   // Where this thread runs now: two ctrl running side by side (a test
   // suite) then tend to take different CPUs.
   int cpu = config_.runner_cpu >= 0 ? config_.runner_cpu : sched_getcpu();
@@ -133,7 +148,7 @@ Session::~Session() {
     // Reap what is left so nothing outlives the session.
     for (;;) {
       int status;
-      pid_t p = waitpid(-1, &status, __WALL);
+      pid_t p = waitpid(-1, &status, __WALL | __WNOTHREAD);
       if (p < 0 && errno != EINTR) break;
       if (p == template_pid_ && (WIFEXITED(status) || WIFSIGNALED(status))) break;
     }
@@ -573,7 +588,7 @@ void Session::kill_execution() {
     // The template is our child and traced: reap it here.
     for (;;) {
       int status;
-      pid_t p = waitpid(-1, &status, __WALL);
+      pid_t p = waitpid(-1, &status, __WALL | __WNOTHREAD);
       if (p < 0 && errno != EINTR) break;
       if (p == pid && (WIFEXITED(status) || WIFSIGNALED(status))) break;
     }

@@ -118,6 +118,11 @@ class Session {
   Symbolizer& symbolizer();
   const SessionConfig& config() const { return config_; }
   const RunnerStats& runner_stats() const { return runner_stats_; }
+  // The CPU this session's thread and runner share (-1: not pinned).
+  int runner_cpu() const { return runner_cpu_; }
+  // The CPUs ctrl may use, as they were before any session pinned its
+  // thread (a thread created later inherits a pin).
+  static const std::vector<int>& usable_cpus();
   bool interrupted() const { return tracer_.interrupted(); }
   // Ask the next supervision to stop as soon as possible (time limit).
   void set_deadline(std::chrono::steady_clock::time_point deadline) { deadline_ = deadline; }

@@ -8,6 +8,7 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/signalfd.h>
+#include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,13 +26,26 @@ bool Stop::signal_stop() const { return WIFSTOPPED(status) && (status >> 16) == 
 int Stop::signal() const { return WIFSIGNALED(status) ? WTERMSIG(status) : WIFSTOPPED(status) ? WSTOPSIG(status) : 0; }
 int Stop::event() const { return WIFSTOPPED(status) ? (status >> 16) : 0; }
 
+namespace {
+thread_local bool helper_thread = false;
+}  // namespace
+
+void Tracer::set_helper_thread() { helper_thread = true; }
+
 Tracer::Tracer() {
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGCHLD);
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
-  sigprocmask(SIG_BLOCK, &set, nullptr);
+  if (helper_thread) sigaddset(&set, kStopSignal);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  if (helper_thread) {
+    // SIGINT and SIGTERM stay blocked here (a signalfd that held them would
+    // take a Ctrl-C away from the main thread's).
+    sigdelset(&set, SIGINT);
+    sigdelset(&set, SIGTERM);
+  }
   signal_fd_ = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
   if (signal_fd_ < 0) throw InternalError(std::string("signalfd: ") + strerror(errno));
 }
@@ -51,6 +65,7 @@ pid_t Tracer::launch(const LaunchSpec& spec) {
   int error_pipe[2];
   if (pipe2(error_pipe, O_CLOEXEC) != 0) throw InternalError(std::string("pipe: ") + strerror(errno));
   pid_t parent = getpid();
+  bool helper_stdin = helper_thread;
 
   pid_t pid = fork();
   if (pid < 0) throw InternalError(std::string("fork: ") + strerror(errno));
@@ -69,6 +84,13 @@ pid_t Tracer::launch(const LaunchSpec& spec) {
     // keep the environment, and so every stack address, the same across runs.
     for (auto [from, to] : spec.fds) {
       if (dup2(from, to) < 0) _exit(127);
+    }
+    if (helper_stdin) {
+      int null = open("/dev/null", O_RDONLY);
+      if (null >= 0 && null != 0) {
+        dup2(null, 0);
+        close(null);
+      }
     }
     if (spec.quiet) {
       int null = open("/dev/null", O_WRONLY);
@@ -91,7 +113,7 @@ pid_t Tracer::launch(const LaunchSpec& spec) {
   }
   close(error_pipe[1]);
   int status = 0;
-  if (waitpid(pid, &status, WSTOPPED) != pid || !WIFSTOPPED(status)) {
+  if (waitpid(pid, &status, WSTOPPED | __WNOTHREAD) != pid || !WIFSTOPPED(status)) {
     close(error_pipe[0]);
     throw InternalError("the target did not start");
   }
@@ -136,7 +158,7 @@ std::optional<Stop> Tracer::wait(int timeout_ms, int also_fd) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms < 0 ? 0 : timeout_ms);
   for (;;) {
     Stop s;
-    s.tid = waitpid(-1, &s.status, __WALL | WNOHANG);
+    s.tid = waitpid(-1, &s.status, __WALL | __WNOTHREAD | WNOHANG);
     if (s.tid > 0) return s;
     if (s.tid < 0 && errno == ECHILD) return std::nullopt;
     int left = -1;
@@ -159,7 +181,8 @@ std::optional<Stop> Tracer::wait(int timeout_ms, int also_fd) {
 void Tracer::read_signals() {
   signalfd_siginfo si;
   while (read(signal_fd_, &si, sizeof si) == ssize_t(sizeof si)) {
-    if ((si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM) && interrupted_signal_ == 0)
+    bool stop = si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM || si.ssi_signo == unsigned(kStopSignal);
+    if (stop && interrupted_signal_ == 0)
       interrupted_signal_ = int(si.ssi_signo);
   }
 }
@@ -174,7 +197,7 @@ bool Tracer::poll_signals() {
 std::optional<Stop> Tracer::wait_for(pid_t tid) {
   Stop s;
   for (;;) {
-    s.tid = waitpid(tid, &s.status, __WALL);
+    s.tid = waitpid(tid, &s.status, __WALL | __WNOTHREAD);
     if (s.tid == tid) return s;
     if (s.tid < 0 && errno == EINTR) continue;
     return std::nullopt;

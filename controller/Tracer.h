@@ -1,7 +1,13 @@
 // ptrace plumbing: starting the target under PTRACE_SEIZE, waiting for
-// stops of any tracee, resuming and interrupting them. One Tracer per ctrl
-// process, used only from the thread that created it (ptrace is per tracer
-// thread).
+// stops of any tracee, resuming and interrupting them. A Tracer is used only
+// from the thread that created it (ptrace is per tracer thread), and waits
+// only for that thread's children and tracees (__WNOTHREAD): with -j, each
+// extra session lives in a thread of its own (ParallelExplorer).
+//
+// Signals: SIGCHLD, SIGINT and SIGTERM are blocked and read from a signalfd.
+// SIGINT and SIGTERM belong to the main thread's Tracer; a Tracer made in a
+// helper thread (set_helper_thread) never reads them, and takes kStopSignal
+// sent to its thread (pthread_kill) as its stop instead.
 //
 // Every tracee is seized with EXITKILL, so when ctrl dies, even by SIGKILL,
 // the kernel kills the target, its checkpoint and every execution.
@@ -37,6 +43,14 @@ struct Stop {
 
 class Tracer {
  public:
+  // Sent to a helper thread to stop its session (interrupted_by() says it).
+  static constexpr int kStopSignal = SIGUSR2;
+  // Marks the calling thread as a helper: its Tracers leave SIGINT and
+  // SIGTERM to the main thread's, stop on kStopSignal, and the programs it
+  // launches read /dev/null as their stdin (the terminal or pipe is the
+  // main session's). Call before making a Tracer in that thread.
+  static void set_helper_thread();
+
   Tracer();
   ~Tracer();
 

@@ -2,21 +2,24 @@
 # ctrl killed with SIGKILL in the middle of a long run leaves no target
 # process behind.
 #
-#   kill9.sh CTRL PROGRAM WORKDIR
+#   kill9.sh CTRL PROGRAM WORKDIR [JOBS]
 #
+# JOBS (default 1) is ctrl's -j: with more, helper sessions (threads of ctrl
+# with targets of their own) must leave nothing behind either.
 # Runs ctrl attach on a copy of PROGRAM (a correct program, so that ctrl keeps
 # running executions) under a unique path, checks that target processes
 # appear, kills ctrl with SIGKILL, waits half a second and then looks for any
 # process still running the copy (pgrep -f on its path, and /proc/*/exe).
 set -u
 
-if [ $# -ne 3 ]; then
-  echo "usage: $0 CTRL PROGRAM WORKDIR" >&2
+if [ $# -ne 3 ] && [ $# -ne 4 ]; then
+  echo "usage: $0 CTRL PROGRAM WORKDIR [JOBS]" >&2
   exit 2
 fi
 ctrl=$1
 program=$2
 workdir=$3
+jobs=${4:-1}
 
 rm -rf "$workdir"
 mkdir -p "$workdir/traces" || exit 1
@@ -49,7 +52,7 @@ fail() {
   exit 1
 }
 
-"$ctrl" attach --strategy random --max-executions 1000000 \
+"$ctrl" attach -j "$jobs" --strategy random --max-executions 1000000 \
   --json "$workdir/report.json" --trace-dir "$workdir/traces" "$target" >"$log" 2>&1 &
 ctrl_pid=$!
 

@@ -1,0 +1,83 @@
+# -j N gives the same exploration as -j 1 (ParallelExplorer.h): ctrl attach
+# runs twice on a program, with -j 1 and with -j JOBS, and the two JSON
+# reports must be equal apart from the times, the checkpoint restores and the
+# "parallel" statistics (a bug's trace is compared by file name: each run has
+# its own trace directory); so must the exit statuses and stdout (times,
+# thread ids and backtrace frames removed).
+#
+#   cmake -DCTRL=<ctrl> -DWORKDIR=<fresh directory> -DPROGRAM=<program>
+#         [-DPROGRAM_ARGS="a b"] [-DCTRL_ARGS="--strategy random"] [-DJOBS=2]
+#         [-DEXPECT_TAKEN=ON] -P check_parallel.cmake
+#
+# EXPECT_TAKEN: the -j JOBS run took at least one result run ahead (the
+# comparison alone would also pass if speculation never happened).
+
+cmake_minimum_required(VERSION 3.20)
+include("${CMAKE_CURRENT_LIST_DIR}/e2e_common.cmake")
+
+if(NOT DEFINED PROGRAM OR PROGRAM STREQUAL "")
+  message(FATAL_ERROR "check_parallel.cmake: -DPROGRAM=... is required")
+endif()
+if(NOT DEFINED JOBS)
+  set(JOBS 2)
+endif()
+separate_arguments(ctrl_args UNIX_COMMAND "${CTRL_ARGS}")
+separate_arguments(program_args UNIX_COMMAND "${PROGRAM_ARGS}")
+
+e2e_fresh_workdir()
+
+set(top "${WORKDIR}")
+foreach(j 1 ${JOBS})
+  # Each run in a directory of its own: a program may leave files behind.
+  set(WORKDIR "${top}/run-j${j}")
+  file(MAKE_DIRECTORY "${WORKDIR}")
+  e2e_exec(run${j} "${CTRL}" attach -j ${j} ${ctrl_args} --json "${WORKDIR}/j${j}.json"
+    --trace-dir "${WORKDIR}/traces-j${j}" "${PROGRAM}" ${program_args})
+  e2e_expect_exit("${run${j}_rc}" "0|1" "ctrl attach -j ${j}")
+  file(READ "${WORKDIR}/j${j}.json" json${j})
+  e2e_log("-- ${WORKDIR}/j${j}.json:\n${json${j}}\n")
+  # What may differ: times, restores (fewer executions run on the explorer's
+  # session), the speculation itself, and where traces go.
+  foreach(key elapsed_seconds checkpoint_restores parallel)
+    string(JSON json${j} REMOVE "${json${j}}" ${key})
+  endforeach()
+  string(JSON nbugs LENGTH "${json${j}}" bugs)
+  if(nbugs GREATER 0)
+    math(EXPR last "${nbugs} - 1")
+    foreach(b RANGE ${last})
+      string(JSON trace GET "${json${j}}" bugs ${b} trace)
+      get_filename_component(trace "${trace}" NAME)
+      string(JSON json${j} SET "${json${j}}" bugs ${b} trace "\"${trace}\"")
+    endforeach()
+  endif()
+  # Times, kernel thread ids and the frames of the threads at a bug (where
+  # a thread that is not stopped at a visible operation is caught, as in the
+  # middle of abort()) differ from run to run whatever -j says.
+  string(REGEX REPLACE "[0-9]+\\.[0-9]+ s" "T s" out${j} "${run${j}_out}")
+  string(REGEX REPLACE "tid [0-9]+" "tid N" out${j} "${out${j}}")
+  string(REGEX REPLACE "\n +#[0-9]+ [^\n]*" "" out${j} "${out${j}}")
+  string(REPLACE "${WORKDIR}/traces-j${j}" "TRACES" out${j} "${out${j}}")
+endforeach()
+
+if(NOT run1_rc STREQUAL run${JOBS}_rc)
+  e2e_fail("exit status ${run1_rc} with -j 1 but ${run${JOBS}_rc} with -j ${JOBS}")
+endif()
+string(JSON same EQUAL "${json1}" "${json${JOBS}}")
+if(NOT same)
+  e2e_fail("the JSON reports differ (times and speculation removed):\n-j 1: ${json1}\n-j ${JOBS}: ${json${JOBS}}")
+endif()
+if(NOT out1 STREQUAL out${JOBS})
+  e2e_fail("stdout differs (times removed):\n-j 1:\n${out1}\n-j ${JOBS}:\n${out${JOBS}}")
+endif()
+
+file(READ "${WORKDIR}/j${JOBS}.json" full)  # WORKDIR: the -j JOBS run's
+string(JSON jobs GET "${full}" parallel jobs)
+string(JSON taken GET "${full}" parallel taken)
+string(JSON stopped GET "${full}" parallel stopped)
+if(NOT jobs EQUAL JOBS)
+  e2e_fail("parallel.jobs is ${jobs}, expected ${JOBS}")
+endif()
+if(EXPECT_TAKEN AND taken LESS 1)
+  e2e_fail("-j ${JOBS} took no result run ahead (speculation stopped: ${stopped})")
+endif()
+message(STATUS "same report with -j 1 and -j ${JOBS}; ${taken} results taken from executions run ahead")
