@@ -189,6 +189,10 @@ nlohmann::json report_json(const ExplorationReport& report, const std::string& p
           {"exhaustive", report.exhaustive},
           {"elapsed_seconds", report.elapsed},
           {"checkpoint_restores", report.restored},
+          // Summed over the executions: steps run and thread hand-offs
+          // (ExplorationReport::handoffs).
+          {"steps", report.steps},
+          {"handoffs", report.handoffs},
           {"interrupted", report.interrupted},
           {"stopped_by", report.interrupted ? nlohmann::json(report.stopped_by) : nlohmann::json(nullptr)},
           // false: no execution ran to any end, the report says nothing.
