@@ -14,6 +14,7 @@
 #include "InstructionSites.h"
 #include "KernelWaits.h"
 #include "RealFunctions.h"
+#include "Rollback.h"
 #include "Runtime.h"
 #include "Signals.h"
 
@@ -127,13 +128,33 @@ void install_execution_signal_handlers() {
   real.pthread_sigmask(SIG_UNBLOCK, &unblock, nullptr);
 }
 
-void prepare_thread_signals() {
-  constexpr size_t kSize = 64 * 1024;
-  void* stack = mmap(nullptr, kSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (stack == MAP_FAILED) return;
+namespace {
+// One alternate signal stack per thread index, mapped once (at the first
+// thread's creation, before the checkpoint): a stack mapped per thread and
+// execution cost a mapping and its faults every time, and a runner
+// (Rollback.h) would have to find and remove it after each execution.
+constexpr size_t kAltStackSize = 64 * 1024;
+uint8_t* alt_stacks = nullptr;
+}  // namespace
+
+void reserve_alternate_stacks() {
+  if (alt_stacks) return;
+  void* p = mmap(nullptr, kAltStackSize * shm::kMaxThreads, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p != MAP_FAILED) alt_stacks = static_cast<uint8_t*>(p);
+}
+
+void prepare_thread_signals(uint32_t index) {
+  void* stack = nullptr;
+  if (alt_stacks && index < shm::kMaxThreads) {
+    stack = alt_stacks + size_t(index) * kAltStackSize;
+  } else {
+    stack = mmap(nullptr, kAltStackSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (stack == MAP_FAILED) return;
+  }
   stack_t ss{};
   ss.ss_sp = stack;
-  ss.ss_size = kSize;
+  ss.ss_size = kAltStackSize;
   sigaltstack(&ss, nullptr);
 }
 
@@ -148,6 +169,7 @@ int sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
     // A handler that runs with the managed signals blocked (sigfillset is a
     // common sa_mask) would be killed silently by a fault or an int3 site.
     if (!act) return real.sigaction(sig, act, old);
+    rollback::note_sigaction(sig);
     struct sigaction copy = *act;
     remove_managed(copy.sa_mask);
     return real.sigaction(sig, &copy, old);

@@ -23,6 +23,8 @@
 #include "KernelWaits.h"
 #include "LiveCheckpoint.h"
 #include "ParkContext.h"
+#include "RawSyscall.h"
+#include "Rollback.h"
 #include "RealFunctions.h"
 #include "Signals.h"
 #include "Dependence.h"
@@ -123,7 +125,7 @@ void Runtime::begin(uint32_t me, const PendingOp& op) {
 
 void Runtime::first_turn(uint32_t me) {
   publish_tid(me);
-  prepare_thread_signals();
+  prepare_thread_signals(me);
   live_checkpoint::thread_started(me);
   wait_turn(me);
   // The offset found in the main thread must hold in every thread.
@@ -279,6 +281,9 @@ void Runtime::wait_turn(uint32_t me) {
     while (go.load(std::memory_order_acquire) == kSleeping) ctrl_park_sleep(&go, kSleeping, &context);
     park_[me].context = nullptr;
   }
+  // Rolled back: this thread no longer exists in the checkpoint's state.
+  if (go.load(std::memory_order_acquire) == kExit)
+    for (;;) raw_syscall(SYS_exit, 0);
   go.store(kWaiting, std::memory_order_relaxed);
   if (int* w = exiting_tid_) {
     exiting_tid_ = nullptr;
@@ -560,7 +565,7 @@ void Runtime::start_execution(pid_t fork_server) {
   stepping_ = h->policy == shm::TailPolicy::Ask;
   checkpoint_at_ = h->checkpoint_at;
   install_execution_signal_handlers();
-  prepare_thread_signals();
+  prepare_thread_signals(0);
   live_checkpoint::thread_started(0);
   active = true;
   ended = false;
@@ -579,19 +584,67 @@ void Runtime::start_execution(pid_t fork_server) {
   // The previous execution is over (released after it): put the files
   // back as they were at the checkpoint.
   file_state::start_execution();
-  if (h->target_output == 0) {
-    // A stdout or stderr the program pointed at a regular file itself
-    // before its threads (sort -o, freopen) is its result, not noise: it
-    // stays (FileState puts it back for each execution).
-    int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-    struct stat st;
-    if (null >= 0) {
-      for (int fd = 1; fd <= 2; ++fd)
-        if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) dup2(null, fd);
-      close(null);
-    }
-  }
+  // A runner did it once, before its snapshot (the descriptors it keeps).
+  if (!in_place_) discard_output();
   h->started.store(1, std::memory_order_release);
+}
+
+void Runtime::wait_for_release(uint32_t ticket) {
+  auto* released = reinterpret_cast<uint32_t*>(&region.header->released);
+  for (uint32_t r; int32_t((r = __atomic_load_n(released, __ATOMIC_ACQUIRE)) - ticket) < 0;)
+    sys(SYS_futex, released, FUTEX_WAIT, r, nullptr, nullptr, 0);
+}
+
+void Runtime::discard_output() {
+  if (region.header->target_output != 0) return;
+  // A stdout or stderr the program pointed at a regular file itself before
+  // its threads (sort -o, freopen) is its result, not noise: it stays
+  // (FileState puts it back for each execution).
+  int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+  struct stat st;
+  if (null >= 0) {
+    for (int fd = 1; fd <= 2; ++fd)
+      if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) dup2(null, fd);
+    close(null);
+  }
+}
+
+bool Runtime::end_other_threads(uint32_t me) {
+  if (tid_offset_ < 0) return false;
+  for (uint32_t t = 0; t < model.thread_count() && t < shm::kMaxThreads; ++t) {
+    const ThreadModel& th = model.thread(t);
+    if (t == me || !th.used) continue;
+    if (!th.finished && park_[t].go.exchange(kExit, std::memory_order_acq_rel) == kSleeping) futex_wake(&park_[t].go);
+  }
+  for (uint32_t t = 0; t < model.thread_count() && t < shm::kMaxThreads; ++t) {
+    const ThreadModel& th = model.thread(t);
+    if (t == me || !th.used || th.handle == 0) continue;
+    // The kernel clears it (and wakes it, as pthread_join waits) once the
+    // thread is gone.
+    int* w = reinterpret_cast<int*>(th.handle + uint64_t(tid_offset_));
+    for (int v; (v = __atomic_load_n(w, __ATOMIC_ACQUIRE)) != 0;)
+      raw_syscall(SYS_futex, reinterpret_cast<long>(w), FUTEX_WAIT, v, 0, 0, 0);
+  }
+  return true;
+}
+
+void Runtime::prime_thread_stacks() {
+  // All alive at once, so that each gets a stack of its own; joined, their
+  // stacks go to libc's cache (Session raises its size limit).
+  constexpr int kStacks = 8;
+  static std::atomic<uint32_t> gate{0};
+  auto body = [](void*) -> void* {
+    while (gate.load(std::memory_order_acquire) == 0)
+      raw_syscall(SYS_futex, reinterpret_cast<long>(&gate), FUTEX_WAIT_PRIVATE, 0, 0, 0, 0);
+    return nullptr;
+  };
+  pthread_t threads[kStacks];
+  int n = 0;
+  for (; n < kStacks; ++n)
+    if (real.pthread_create(&threads[n], nullptr, body, nullptr) != 0) break;
+  gate.store(1, std::memory_order_release);
+  raw_syscall(SYS_futex, reinterpret_cast<long>(&gate), FUTEX_WAKE_PRIVATE, INT32_MAX, 0, 0, 0);
+  for (int i = 0; i < n; ++i) real.pthread_join(threads[i], nullptr);
 }
 
 void Runtime::execution_finished() {
@@ -607,11 +660,22 @@ void Runtime::execution_finished() {
   // before the next execution puts the files back (it starts once the
   // controller has this message).
   fflush(nullptr);
+  // A runner puts itself back to the checkpoint instead (Rollback.h).
+  // (A process restored from a live checkpoint is not the runner: it exits.)
+  bool runner = in_place_ && rollback::is_runner();
+  const char* refusal = runner ? rollback::refusal() : nullptr;
+  if (runner && !refusal && tid_offset_ < 0) refusal = "libc's thread descriptor is not understood";
+  bool reuse = runner && !refusal;
   proto::ControlMessage m;
   m.mutable_finished()->set_pid(getpid());
   m.mutable_finished()->set_exit_status(h->exit_status);
+  m.mutable_finished()->set_rolled_back(reuse);
+  if (refusal) m.mutable_finished()->set_refusal(refusal);
+  if (runner && rollback::unusable()) m.mutable_finished()->set_runners_unusable(true);
   framing::send_message(control_fd, m);
-  real._exit(h->exit_status);
+  if (!reuse) real._exit(h->exit_status);
+  end_other_threads(t_me);
+  rollback::roll_back(h->exit_status);
 }
 
 void Runtime::checkpoint(uint64_t site) {
@@ -640,6 +704,8 @@ void Runtime::checkpoint(uint64_t site) {
     framing::send_message(control_fd, m);
     real._exit(112);
   }
+  prime_thread_stacks();
+  reserve_alternate_stacks();
   proto::ControlMessage ready;
   ready.mutable_checkpoint_ready()->set_pid(getpid());
   ready.mutable_checkpoint_ready()->set_site(site);
@@ -707,10 +773,12 @@ void Runtime::checkpoint(uint64_t site) {
     }
     if (!m.has_run()) continue;
     // The released execution (forked now if no spare was waiting), then a
-    // spare for the next one: its fork runs while this execution does.
-    for (int k = waiting ? 1 : 2; k > 0; --k) {
+    // spare for the next one: its fork runs while this execution does. In
+    // place: the runner of this ticket alone.
+    bool in_place = m.run().in_place();
+    for (int k = in_place ? 1 : waiting ? 1 : 2; k > 0; --k) {
       while (alive - waiting >= kMaxExiting + 1) reap(true);
-      uint32_t ticket = ++forked;
+      uint32_t ticket = in_place ? m.run().ticket() : ++forked;
       pid_t server = getpid();
       pid_t child = _Fork();
       if (child == 0) {
@@ -718,9 +786,15 @@ void Runtime::checkpoint(uint64_t site) {
         real.pthread_sigmask(SIG_SETMASK, &saved_mask, nullptr);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != server) real._exit(0);
-        auto* released = reinterpret_cast<uint32_t*>(&region.header->released);
-        for (uint32_t r; int32_t((r = __atomic_load_n(released, __ATOMIC_ACQUIRE)) - ticket) < 0;)
-          sys(SYS_futex, released, FUTEX_WAIT, r, nullptr, nullptr, 0);
+        if (in_place) {
+          in_place_ = true;
+          discard_output();
+          rollback::pin_to_cpu(m.run().cpu());
+          // Returns again after each rollback, at the next ticket.
+          rollback::arm_runner(ticket, control_fd);
+          if (rollback::armed()) ticket = rollback::ticket();
+        }
+        wait_for_release(ticket);
         start_execution(server);
         return;
       }
@@ -741,7 +815,7 @@ void Runtime::checkpoint(uint64_t site) {
       started.mutable_started()->set_execution(ticket);
       if (!framing::send_message(control_fd, started)) real._exit(112);
     }
-    waiting = 1;
+    waiting = in_place ? 0 : 1;
   }
 }
 

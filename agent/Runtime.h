@@ -95,7 +95,9 @@ class Runtime {
 
   // A parked thread's word: waiting (spinning), sleeping (in FUTEX_WAIT),
   // or go (its turn).
-  static constexpr uint32_t kWaiting = 0, kSleeping = 1, kGo = 2;
+  // kExit: the execution is over and is being rolled back in place; the
+  // thread ends itself (Rollback.h).
+  static constexpr uint32_t kWaiting = 0, kSleeping = 1, kGo = 2, kExit = 3;
   struct alignas(64) Park {
     std::atomic<uint32_t> go{kWaiting};
     // Live checkpoints (LiveCheckpoint.h), in the line the thread writes
@@ -132,6 +134,19 @@ class Runtime {
   void hand_to(uint32_t next);
   void wait_turn(uint32_t me);
   void start_execution(pid_t fork_server);
+  // Until the controller released `ticket` (Header::released).
+  void wait_for_release(uint32_t ticket);
+  // Executions' stdout and stderr go to /dev/null unless shown (or a file
+  // the program chose before its threads).
+  void discard_output();
+  // Rolling back in place: every thread of the execution but `me` ends
+  // (parked ones on their own, at kExit), and the kernel is done with each
+  // (its tid word cleared). False when that cannot be known.
+  bool end_other_threads(uint32_t me);
+  // Thread stacks for the executions' threads, kept in libc's stack cache
+  // from the checkpoint on: a thread created in an execution then maps and
+  // faults in no new stack (Rollback.h), in every mode alike.
+  void prime_thread_stacks();
   // The frames a crash handler or a paused thread sends (they carry the pid).
   void build_frames();
   // Takes a live checkpoint at decision step_ (the deciding thread `me`);
@@ -167,6 +182,7 @@ class Runtime {
   // --max-steps.
   uint64_t yielding_ = 0;
   bool finished_ = false;      // execution_finished told the controller
+  bool in_place_ = false;      // a runner: executions are rolled back (Rollback.h)
   pid_t fork_server_ = 0;      // the execution's parent
   // Header::checkpoint_at of the plan: take a live checkpoint there.
   uint64_t checkpoint_at_ = UINT64_MAX;

@@ -11,13 +11,18 @@
 
 #include <signal.h>
 
+#include <cstdint>
+
 namespace ctrl::agent {
 
 bool managed_signal(int sig);
 // Process-wide, at the start of an execution.
 void install_execution_signal_handlers();
 // Per thread: an alternate stack, so a stack overflow is still reported.
-void prepare_thread_signals();
+// Maps the alternate signal stacks of every thread index (once).
+void reserve_alternate_stacks();
+// The calling thread, index `index`, takes its alternate signal stack.
+void prepare_thread_signals(uint32_t index);
 // Calls the program's own action for `sig` if it has one; false when the
 // program left it at the default (the signal is fatal) or ignores it.
 bool forward_to_program(int sig, siginfo_t* info, void* context);

@@ -117,6 +117,7 @@ struct AttachArgs {
   std::string model = "sc";
   bool no_shrink = false;
   bool no_checkpoints = false;
+  bool no_rollback = false;
   std::string visible = "all";
   std::vector<std::string> instrument;
   std::vector<std::string> command;
@@ -198,6 +199,7 @@ int attach(AttachArgs a) {
   config.max_steps = a.max_steps;
   config.hang_timeout = a.hang_timeout;
   config.show_output = a.show_output;
+  config.in_place = !a.no_rollback;
   config.model = shm::memory_model_named(a.model);
   if (a.model != "sc" && a.strategy == "dpor-optimal")
     throw UsageError(fmt::format("--dpor optimal is not available with --model {} yet (use --dpor source)", a.model));
@@ -382,6 +384,9 @@ int run_cli(int argc, char** argv) {
   attach_cmd->add_flag(
       "--no-checkpoints", a.no_checkpoints,
       "run every execution from the start, not from a live checkpoint on its path (same results, slower)");
+  attach_cmd->add_flag("--no-rollback", a.no_rollback,
+                       "fork a new process for every execution instead of rolling one back in place (same results, "
+                       "slower)");
   attach_cmd->add_option("--visible", a.visible,
                          "all: every non-stack memory access of instrumented code is a scheduling point; "
                          "atomics: only synchronisation calls and locked/xchg/fence instructions")

@@ -300,6 +300,7 @@ ExplorationReport Explorer::run() {
   if (!report.interrupted) take_verdict();
   if (options_.progress) fmt::print(stderr, "\r\033[K");
   report.preemption_bound_completed = strategy->completed_bound();
+  report.runners = session_.runner_stats();
   if (checkpointed_) {
     report.restored = checkpointed_->stats().restored;
     report.steps_saved = checkpointed_->stats().steps_saved;

@@ -86,6 +86,8 @@ struct ExplorationReport {
   // count per execution is measured against (issue 12, bench/anchors.sh).
   uint64_t steps = 0;
   uint64_t handoffs = 0;
+  // Executions in place (agent/Rollback.h): how they got their process.
+  RunnerStats runners;
 };
 
 // No execution ran to any end (complete, blocked or cut): no verdict at all.

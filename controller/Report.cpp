@@ -169,6 +169,13 @@ void print_summary(std::FILE* out, const ExplorationReport& report) {
   if (report.restored)
     fmt::print(stderr, "ctrl: {} executions started from a live checkpoint ({} steps not re-run)\n", report.restored,
                report.steps_saved);
+  const RunnerStats& r = report.runners;
+  if (r.rolled_back || !r.refusals.empty()) {
+    std::string why;
+    for (const auto& [reason, n] : r.refusals) why += fmt::format("{}{} ({})", why.empty() ? "" : "; ", reason, n);
+    fmt::print(stderr, "ctrl: {} executions rolled back in place, {} process{} forked for executions{}{}\n",
+               r.rolled_back, r.runners, r.runners == 1 ? "" : "es", why.empty() ? "" : "; not rolled back: ", why);
+  }
 }
 
 nlohmann::json report_json(const ExplorationReport& report, const std::string& program, const std::string& model) {

@@ -6,6 +6,7 @@
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -104,6 +105,25 @@ pid_t ppid_of(pid_t pid) {
 Session::Session(SessionConfig config)
     : config_(std::move(config)), region_(config_.max_steps + 1), backtracer_(std::make_unique<Backtracer>()) {}
 
+void Session::place_runner() {
+  // After the launch: the program's start-up sees the affinity ctrl had.
+  cpu_set_t mask;
+  if (!config_.in_place || config_.runner_cpu == -1 || sched_getaffinity(0, sizeof mask, &mask) != 0) return;
+  // Where this thread runs now: two ctrl running side by side (a test
+  // suite) then tend to take different CPUs.
+  int cpu = config_.runner_cpu >= 0 ? config_.runner_cpu : sched_getcpu();
+  if (cpu < 0 || !CPU_ISSET(cpu, &mask)) return;
+  runner_cpu_ = cpu;
+  // This thread joins it: the runner and the controller hand the turn to
+  // each other at every execution, and a wake-up on the same CPU costs a
+  // tenth of one across CPUs on this project's machines (spinning instead
+  // is worse still in a virtual machine).
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  sched_setaffinity(0, sizeof one, &one);
+}
+
 Session::~Session() {
   if (template_pid_ > 0) {
     release_inspection();
@@ -152,7 +172,10 @@ std::optional<ExecutionResult> Session::start() {
   // Neither changes what the program computes. The user's tunables come
   // last, so theirs win.
   if (!bind_now) spec.env.push_back("LD_BIND_NOW=1");
-  spec.env.push_back("GLIBC_TUNABLES=glibc.malloc.arena_max=1" + (user_tunables.empty() ? "" : ":" + user_tunables));
+  // The stacks the agent primes at the checkpoint stay in libc's cache
+  // (agent: Runtime::prime_thread_stacks), however large.
+  spec.env.push_back("GLIBC_TUNABLES=glibc.malloc.arena_max=1:glibc.pthread.stack_cache_size=4294967296" +
+                     (user_tunables.empty() ? "" : ":" + user_tunables));
   spec.env.push_back("CTRL_CONTROL_FD=" + std::to_string(kTargetControlFd));
   spec.env.push_back("CTRL_REGION_FD=" + std::to_string(kTargetRegionFd));
   spec.env.push_back("LD_PRELOAD=" + config_.agent + (user_preload.empty() ? "" : ":" + user_preload));
@@ -176,6 +199,7 @@ std::optional<ExecutionResult> Session::start() {
     current_pid_ = 0;
     symbolizer();
     release_fork_server();
+    place_runner();
     return std::nullopt;
   }
   r.before_checkpoint = true;
@@ -200,14 +224,26 @@ ExecutionResult Session::run(const ExecutionPlan& plan, uint64_t index, const st
   current_pid_ = 0;
   while (!spares_.empty() && spares_.front().first < ticket_) spares_.pop_front();
   if (!spares_.empty() && spares_.front().first == ticket_) current_pid_ = spares_.front().second;
+  // A runner that rolled back waits for exactly this ticket: no message.
+  reused_runner_ = config_.in_place && runner_pid_ > 0;
+  if (reused_runner_) current_pid_ = runner_pid_;
+  runner_pid_ = 0;
   syscall(SYS_futex, reinterpret_cast<uint32_t*>(&released), FUTEX_WAKE, INT32_MAX, nullptr, nullptr, 0);
-  proto::ControlMessage m;
-  m.mutable_run()->set_execution(index);
-  if (!framing::send_message(control_fd_, m)) throw InternalError("the target's fork server is gone");
+  if (!reused_runner_) send_run(index);
   ExecutionResult r = supervise_execution();
   r.execution = index;
   if (r.end != ExecutionResult::End::Paused) current_pid_ = 0;
   return r;
+}
+
+void Session::send_run(uint64_t index) {
+  proto::ControlMessage m;
+  m.mutable_run()->set_execution(index);
+  m.mutable_run()->set_ticket(ticket_);
+  m.mutable_run()->set_in_place(config_.in_place);
+  m.mutable_run()->set_cpu(config_.in_place ? runner_cpu_ : -1);
+  if (!framing::send_message(control_fd_, m)) throw InternalError("the target's fork server is gone");
+  ++runner_stats_.runners;
 }
 
 ExecutionResult Session::resume(shm::StepCommand command) {
@@ -762,11 +798,29 @@ ExecutionResult Session::supervise_execution() {
       } else if (m->has_finished()) {
         if (current_pid_ == 0) current_pid_ = m->finished().pid();
         ended_ = true;
+        if (m->finished().rolled_back()) {
+          runner_pid_ = m->finished().pid();
+          ++runner_stats_.rolled_back;
+        } else if (!m->finished().refusal().empty()) {
+          ++runner_stats_.refusals[m->finished().refusal()];
+        }
+        // From now on a process per execution, forked in advance.
+        if (m->finished().runners_unusable()) config_.in_place = false;
         ExecutionResult r;
         r.events.assign(region_.view().events, region_.view().events + std::min(h.steps.load(), region_.capacity()));
         take_pending(h, r);
         r.exit_status = m->finished().exit_status();
         return r;
+      } else if (m->has_rollback_failed()) {
+        ++runner_stats_.refusals["the rollback failed: " + m->rollback_failed().reason()];
+      } else if (m->has_ended() && reused_runner_ && m->ended().pid() == current_pid_ &&
+                 h.started.load(std::memory_order_acquire) == 0) {
+        // The runner could not put itself back after the previous execution
+        // (agent/Rollback.h, RollbackFailed said why): this one gets a new
+        // runner.
+        reused_runner_ = false;
+        current_pid_ = 0;
+        send_run(execution_);
       } else if (m->has_ended() && current_pid_ != 0 && m->ended().pid() == current_pid_) {
         ended_ = true;
         end_status_ = m->ended().status();

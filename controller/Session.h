@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,6 +35,19 @@ struct SessionConfig {
   bool show_output = false;
   int sites_fd = -1;                // instruction site table (Instrumentation), -1: none
   shm::MemoryModel model = shm::MemoryModel::SC;
+  // Executions run in place in one runner process, rolled back between
+  // them (agent/Rollback.h), instead of a forked process each.
+  bool in_place = true;
+  // The CPU of the runner and of the session's thread: -2 the one the
+  // thread runs on when the checkpoint is reached, -1 none.
+  int runner_cpu = -2;
+};
+
+// How executions got their process (in place: agent/Rollback.h).
+struct RunnerStats {
+  uint64_t rolled_back = 0;    // executions that left their runner at the checkpoint again
+  uint64_t runners = 0;        // processes forked for executions
+  std::map<std::string, uint64_t> refusals;  // why a runner could not roll back, and how often
 };
 
 class Session {
@@ -103,6 +117,7 @@ class Session {
 
   Symbolizer& symbolizer();
   const SessionConfig& config() const { return config_; }
+  const RunnerStats& runner_stats() const { return runner_stats_; }
   bool interrupted() const { return tracer_.interrupted(); }
   // Ask the next supervision to stop as soon as possible (time limit).
   void set_deadline(std::chrono::steady_clock::time_point deadline) { deadline_ = deadline; }
@@ -170,6 +185,15 @@ class Session {
   // one released for the current execution.
   std::deque<std::pair<uint32_t, pid_t>> spares_;
   uint32_t ticket_ = 0;
+  // In place: the runner that rolled back after the last execution and
+  // waits for the next ticket (0: the next execution needs a new one).
+  pid_t runner_pid_ = 0;
+  bool reused_runner_ = false;  // the current execution runs in runner_pid_
+  // The CPU the runner and this thread share (-1: not pinned).
+  int runner_cpu_ = -1;
+  RunnerStats runner_stats_;
+  void send_run(uint64_t index);
+  void place_runner();
   std::optional<std::chrono::steady_clock::time_point> deadline_;
 };
 

@@ -1,0 +1,73 @@
+// CPU affinity as the program sees it. A runner (Rollback.h) pins itself,
+// and so every thread of its executions, to one CPU: the threads run one
+// at a time anyway, and a hand-off between two threads on one CPU costs
+// about 2 us against 20 us between CPUs on this project's machines. The
+// program still sees, and may set, the affinity it had: its own calls are
+// answered from the mask saved before pinning and otherwise ignored.
+#include <dlfcn.h>
+#include <pthread.h>
+#include <sched.h>
+
+#include <cstring>
+
+#include "Rollback.h"
+#include "Runtime.h"
+
+using namespace ctrl::agent;
+
+namespace {
+
+cpu_set_t program_mask;
+bool pinned = false;
+
+void copy_mask(size_t size, cpu_set_t* out) {
+  memset(out, 0, size);
+  memcpy(out, &program_mask, size < sizeof program_mask ? size : sizeof program_mask);
+}
+
+}  // namespace
+
+namespace ctrl::agent::rollback {
+
+void pin_to_cpu(int cpu) {
+  if (cpu < 0 || cpu >= CPU_SETSIZE || sched_getaffinity(0, sizeof program_mask, &program_mask) != 0) return;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  if (sched_setaffinity(0, sizeof one, &one) == 0) pinned = true;
+}
+
+}  // namespace ctrl::agent::rollback
+
+extern "C" {
+
+int sched_getaffinity(pid_t pid, size_t size, cpu_set_t* mask) {
+  static auto* next = reinterpret_cast<int (*)(pid_t, size_t, cpu_set_t*)>(dlsym(RTLD_NEXT, "sched_getaffinity"));
+  if (!pinned || !rt.active || (pid != 0 && pid != getpid())) return next(pid, size, mask);
+  copy_mask(size, mask);
+  return 0;
+}
+
+int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t* mask) {
+  static auto* next =
+      reinterpret_cast<int (*)(pid_t, size_t, const cpu_set_t*)>(dlsym(RTLD_NEXT, "sched_setaffinity"));
+  if (!pinned || !rt.active || (pid != 0 && pid != getpid())) return next(pid, size, mask);
+  return 0;
+}
+
+int pthread_getaffinity_np(pthread_t thread, size_t size, cpu_set_t* mask) {
+  static auto* next =
+      reinterpret_cast<int (*)(pthread_t, size_t, cpu_set_t*)>(dlsym(RTLD_NEXT, "pthread_getaffinity_np"));
+  if (!pinned || !rt.active) return next(thread, size, mask);
+  copy_mask(size, mask);
+  return 0;
+}
+
+int pthread_setaffinity_np(pthread_t thread, size_t size, const cpu_set_t* mask) {
+  static auto* next =
+      reinterpret_cast<int (*)(pthread_t, size_t, const cpu_set_t*)>(dlsym(RTLD_NEXT, "pthread_setaffinity_np"));
+  if (!pinned || !rt.active) return next(thread, size, mask);
+  return 0;
+}
+
+}  // extern "C"

@@ -1,0 +1,528 @@
+#include "MemorySnapshot.h"
+
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+
+#include <cstring>
+
+#include "AgentDescriptors.h"
+#include "RawSyscall.h"
+
+namespace ctrl::agent {
+
+namespace {
+
+constexpr uint64_t kPage = 4096;
+// The end of the user address space with 4-level page tables (mmap never
+// returns higher addresses unless asked for them).
+constexpr uint64_t kUserEnd = 0x7ffffffff000ULL;
+
+// Linux 6.7's PAGEMAP_SCAN and asynchronous write-protect (Debian 12's
+// headers predate them).
+struct PmScanArg {
+  uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages, category_inverted, category_mask,
+      category_anyof_mask, return_mask;
+};
+struct PageRegion {
+  uint64_t start, end, categories;
+};
+constexpr unsigned long kPagemapScan = _IOWR('f', 16, PmScanArg);
+constexpr uint64_t kIsWpAllowed = 1 << 0, kIsWritten = 1 << 1, kIsPresent = 1 << 3, kIsSwapped = 1 << 4;
+constexpr uint64_t kFeatureWpAsync = 1 << 15;
+constexpr int kUserModeOnly = 1;
+
+constexpr size_t kMaxVmas = 8192;
+constexpr size_t kMaxRanges = 65536;
+constexpr size_t kMaxListed = 4096;
+constexpr size_t kMapsText = 1 << 20;
+constexpr size_t kVec = 4096;
+constexpr uint64_t kZero = UINT64_MAX;
+
+// A piece of a writable private mapping and where its armed content is.
+struct SavedRange {
+  uint64_t start, end;
+  uint64_t data;  // offset of the first page's copy in `pages`, or kZero
+};
+
+struct RangeList {
+  size_t n = 0;
+  MemoryRange r[kMaxListed];
+};
+
+}  // namespace
+
+struct MemorySnapshot::State {
+  int uffd = -1;
+  int pagemap = -1;
+  uint64_t brk = 0;
+  uint8_t* pages = nullptr;  // copies
+  size_t pages_size = 0;
+  size_t nsaved = 0;
+  SavedRange saved[kMaxRanges];
+  // Armed process: what is registered, and what is not (the vdso, shared
+  // mappings, the caller's exclusions); both as PAGEMAP_SCAN lists them.
+  RangeList registered, unregistered;
+  // Where written pages are looked for: the program's writable memory, one
+  // scan per run of it (a scan costs about 2 us). Runs span unregistered
+  // memory, which a scan skips whole, but not the registered memory that is
+  // never put back (shared mappings, the agent's own).
+  RangeList runs;
+  // The pages found written (and no longer write-protected), with where
+  // their armed content is: put back after every execution.
+  size_t nhot = 0;
+  SavedRange hot[kMaxRanges];
+  bool hot_known = false;
+  // The process's page faults when the last restore ended.
+  uint64_t faults = 0;
+  // /proc/self/statm, and its first field at arm(): the size of the
+  // address space, which any new or removed mapping changes.
+  int statm = -1;
+  uint64_t vsize = 0;
+  // Scratch.
+  RangeList found;
+  PageRegion vec[kVec];
+  char maps[kMapsText];
+};
+
+namespace {
+
+long scan(MemorySnapshot::State* s, uint64_t start, uint64_t end, uint64_t inverted, uint64_t mask, uint64_t ret,
+          uint64_t* walk_end) {
+  PmScanArg a{sizeof(PmScanArg), 0, start, end, 0, reinterpret_cast<uint64_t>(s->vec), kVec, 0, inverted, mask, 0,
+              ret};
+  long n = raw_syscall(SYS_ioctl, s->pagemap, long(kPagemapScan), reinterpret_cast<long>(&a));
+  *walk_end = a.walk_end;
+  return n;
+}
+
+// Every range of the address space whose pages match, merged; false when
+// more than kMaxListed.
+bool list_ranges(MemorySnapshot::State* s, uint64_t inverted, uint64_t mask, RangeList& out) {
+  out.n = 0;
+  uint64_t start = 0;
+  while (start < kUserEnd) {
+    uint64_t walk_end = kUserEnd;
+    long n = scan(s, start, kUserEnd, inverted, mask, mask, &walk_end);
+    if (n < 0) return false;
+    for (long i = 0; i < n; ++i) {
+      if (out.n > 0 && out.r[out.n - 1].end == s->vec[i].start) {
+        out.r[out.n - 1].end = s->vec[i].end;
+        continue;
+      }
+      if (out.n == kMaxListed) return false;
+      out.r[out.n++] = MemoryRange{s->vec[i].start, s->vec[i].end};
+    }
+    if (size_t(n) < kVec || walk_end <= start) break;
+    start = walk_end;
+  }
+  return true;
+}
+
+bool same(const RangeList& a, const RangeList& b) {
+  if (a.n != b.n) return false;
+  for (size_t i = 0; i < a.n; ++i)
+    if (a.r[i].start != b.r[i].start || a.r[i].end != b.r[i].end) return false;
+  return true;
+}
+
+// The first field of /proc/self/statm (pages mapped), 0 when unknown.
+uint64_t address_space_size(int statm) {
+  char buf[64];
+  long n = raw_syscall(SYS_pread64, statm, reinterpret_cast<long>(buf), sizeof buf - 1, 0);
+  if (n <= 0) return 0;
+  uint64_t v = 0;
+  for (long i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; ++i) v = v * 10 + uint64_t(buf[i] - '0');
+  return v;
+}
+
+uint64_t fault_count() {
+  rusage ru;
+  raw_syscall(SYS_getrusage, RUSAGE_SELF, reinterpret_cast<long>(&ru));
+  return uint64_t(ru.ru_minflt) + uint64_t(ru.ru_majflt);
+}
+
+void put_back(const SavedRange& r, const uint8_t* pages) {
+  if (r.data == kZero)
+    memset(reinterpret_cast<void*>(r.start), 0, r.end - r.start);
+  else
+    memcpy(reinterpret_cast<void*>(r.start), pages + r.data, r.end - r.start);
+}
+
+void* map_private(size_t size) {
+  long p = raw_syscall(SYS_mmap, 0, long(size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                       -1, 0);
+  return p < 0 && p > -4096 ? nullptr : reinterpret_cast<void*>(p);
+}
+
+// Moves an agent descriptor above the program's numbers and holds it.
+int hide(int fd) {
+  if (fd < 0) return fd;
+  long moved = raw_syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 903);
+  raw_syscall(SYS_close, fd);
+  return int(moved);
+}
+
+struct Vma {
+  uint64_t start, end;
+  bool writable, shared, file, special;
+};
+
+// Parses one line of /proc/self/maps.
+bool parse_vma(const char*& p, const char* end, Vma& v) {
+  if (p >= end) return false;
+  auto hex = [&](uint64_t& out) {
+    out = 0;
+    for (; p < end; ++p) {
+      char c = *p;
+      int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+      if (d < 0) break;
+      out = out * 16 + uint64_t(d);
+    }
+  };
+  hex(v.start);
+  if (p < end && *p == '-') ++p;
+  hex(v.end);
+  if (p < end) ++p;
+  const char* perms = p;
+  v.writable = p + 1 < end && perms[1] == 'w';
+  v.shared = p + 3 < end && perms[3] == 's';
+  // offset, device, inode, then the name.
+  int field = 0;
+  uint64_t inode = 0;
+  for (; p < end && *p != '\n' && field < 4; ++p)
+    if (*p == ' ') {
+      ++field;
+      if (field == 4) break;
+    }
+  while (p < end && *p == ' ') ++p;
+  for (; p < end && *p >= '0' && *p <= '9'; ++p) inode = inode * 10 + uint64_t(*p - '0');
+  while (p < end && *p == ' ') ++p;
+  const char* name = p;
+  while (p < end && *p != '\n') ++p;
+  size_t len = size_t(p - name);
+  if (p < end) ++p;
+  v.file = inode != 0;
+  v.special = (len >= 5 && memcmp(name, "[vdso", 5) == 0) || (len >= 5 && memcmp(name, "[vvar", 5) == 0) ||
+              (len >= 10 && memcmp(name, "[vsyscall]", 10) == 0);
+  return true;
+}
+
+}  // namespace
+
+uint64_t MemorySnapshot::copied_pages() const { return state_ ? state_->pages_size / kPage : 0; }
+
+bool MemorySnapshot::tracks(uint64_t addr, uint64_t len) const {
+  if (!state_) return false;
+  for (size_t i = 0; i < state_->registered.n; ++i)
+    if (state_->registered.r[i].start < addr + len && state_->registered.r[i].end > addr) return true;
+  return false;
+}
+
+const char* MemorySnapshot::arm(const MemoryRange* exclude, size_t nexclude) {
+  auto* s = static_cast<State*>(map_private(sizeof(State)));
+  if (!s) return "no memory for the snapshot's tables";
+  // Its own tables are excluded too.
+  MemoryRange excluded[16];
+  size_t nexcluded = 0;
+  for (size_t i = 0; i < nexclude && nexcluded < 15; ++i) excluded[nexcluded++] = exclude[i];
+  excluded[nexcluded++] = MemoryRange{reinterpret_cast<uint64_t>(s),
+                                      reinterpret_cast<uint64_t>(s) + ((sizeof(State) + kPage - 1) & ~(kPage - 1))};
+  exclude = excluded;
+  nexclude = nexcluded;
+  long uffd = raw_syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | kUserModeOnly);
+  if (uffd < 0) uffd = raw_syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+  if (uffd < 0) return "the kernel refuses userfaultfd (vm.unprivileged_userfaultfd, or no CONFIG_USERFAULTFD)";
+  s->uffd = hide(int(uffd));
+  uffdio_api api{};
+  api.api = UFFD_API;
+  api.features = kFeatureWpAsync;
+  if (raw_syscall(SYS_ioctl, s->uffd, long(UFFDIO_API), reinterpret_cast<long>(&api)) != 0)
+    return "the kernel has no asynchronous userfaultfd write-protect (Linux 6.7 or later)";
+  s->pagemap = hide(int(raw_syscall(SYS_openat, AT_FDCWD, reinterpret_cast<long>("/proc/self/pagemap"),
+                                    O_RDONLY | O_CLOEXEC)));
+  if (s->pagemap < 0) return "cannot open /proc/self/pagemap";
+  {
+    PageRegion probe;
+    PmScanArg a{sizeof(PmScanArg), 0, 0, kPage, 0, reinterpret_cast<uint64_t>(&probe), 1, 0, 0, 0, 0, 0};
+    if (raw_syscall(SYS_ioctl, s->pagemap, long(kPagemapScan), reinterpret_cast<long>(&a)) < 0)
+      return "the kernel has no PAGEMAP_SCAN (Linux 6.7 or later)";
+  }
+  s->statm = hide(int(raw_syscall(SYS_openat, AT_FDCWD, reinterpret_cast<long>("/proc/self/statm"),
+                                  O_RDONLY | O_CLOEXEC)));
+  if (s->statm < 0) return "cannot open /proc/self/statm";
+  // Hold them, so that the program cannot close them.
+  hold_descriptor(&s->uffd);
+  hold_descriptor(&s->pagemap);
+  hold_descriptor(&s->statm);
+
+  // The maps, read whole before anything changes them.
+  long fd = raw_syscall(SYS_openat, AT_FDCWD, reinterpret_cast<long>("/proc/self/maps"), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "cannot read /proc/self/maps";
+  size_t len = 0;
+  for (;;) {
+    long n = raw_syscall(SYS_read, fd, reinterpret_cast<long>(s->maps + len), long(kMapsText - len));
+    if (n <= 0) break;
+    len += size_t(n);
+    if (len == kMapsText) break;
+  }
+  raw_syscall(SYS_close, fd);
+  if (len == kMapsText) return "too many mappings to track";
+
+  // First pass: register and write-protect every private mapping outside
+  // the exclusions, and size the copies.
+  size_t pages_needed = 0;
+  const char* p = s->maps;
+  const char* end = s->maps + len;
+  Vma v;
+  // The mapping cut at the exclusions (which may share a VMA with it):
+  // fn(from, to, excluded) for each piece, in address order.
+  auto for_pieces = [&](const Vma& vma, auto&& fn) -> const char* {
+    uint64_t from = vma.start;
+    while (from < vma.end) {
+      uint64_t to = vma.end;
+      bool excluded = false;
+      for (size_t i = 0; i < nexclude; ++i) {
+        if (exclude[i].end <= from || exclude[i].start >= vma.end) continue;
+        if (exclude[i].start <= from) {
+          excluded = true;
+          to = exclude[i].end < vma.end ? exclude[i].end : vma.end;
+          break;
+        }
+        if (exclude[i].start < to) to = exclude[i].start;
+      }
+      if (const char* err = fn(from, to, excluded)) return err;
+      from = to;
+    }
+    return nullptr;
+  };
+  // The armed content of a piece of a mapping (before it is write-protected).
+  auto save = [&](uint64_t from, uint64_t to) -> const char* {
+    if (!v.writable) return nullptr;
+    // Copies: every page of a file mapping (a page not read yet holds the
+    // file's bytes), the present pages of an anonymous one (the others
+    // are zero).
+    if (v.file) {
+      if (s->nsaved == kMaxRanges) return "too many mappings to track";
+      s->saved[s->nsaved++] = SavedRange{from, to, pages_needed * kPage};
+      pages_needed += (to - from) / kPage;
+      return nullptr;
+    }
+    uint64_t at = from;
+    while (at < to) {
+      PmScanArg a{sizeof(PmScanArg), 0, at, to, 0, reinterpret_cast<uint64_t>(s->vec), kVec, 0, 0, 0,
+                  kIsPresent | kIsSwapped, kIsPresent | kIsSwapped};
+      long n = raw_syscall(SYS_ioctl, s->pagemap, long(kPagemapScan), reinterpret_cast<long>(&a));
+      if (n < 0) return "PAGEMAP_SCAN failed";
+      uint64_t cursor = at;
+      for (long i = 0; i <= n; ++i) {
+        uint64_t rs = i < n ? s->vec[i].start : (size_t(n) < kVec ? to : a.walk_end);
+        uint64_t re = i < n ? s->vec[i].end : rs;
+        if (rs > cursor) {
+          if (s->nsaved == kMaxRanges) return "too many mappings to track";
+          s->saved[s->nsaved++] = SavedRange{cursor, rs, kZero};
+        }
+        if (re > rs) {
+          if (s->nsaved == kMaxRanges) return "too many mappings to track";
+          s->saved[s->nsaved++] = SavedRange{rs, re, pages_needed * kPage};
+          pages_needed += (re - rs) / kPage;
+        }
+        if (re > cursor) cursor = re;
+      }
+      if (size_t(n) < kVec || a.walk_end <= at) break;
+      at = a.walk_end;
+    }
+    return nullptr;
+  };
+  enum class Kind { Hot, Other };
+  Kind last = Kind::Other;
+  auto add_piece = [&](uint64_t from, uint64_t to, Kind kind) -> const char* {
+    if (kind == Kind::Hot) {
+      if (last == Kind::Hot && s->runs.n > 0) {
+        s->runs.r[s->runs.n - 1].end = to;
+      } else {
+        if (s->runs.n == kMaxListed) return "too many mappings to track";
+        s->runs.r[s->runs.n++] = MemoryRange{from, to};
+      }
+    }
+    last = kind;
+    return nullptr;
+  };
+  auto enroll = [&](uint64_t from, uint64_t to, bool protect) -> bool {
+    uffdio_register reg{};
+    reg.range = {from, to - from};
+    reg.mode = UFFDIO_REGISTER_MODE_WP;
+    if (raw_syscall(SYS_ioctl, s->uffd, long(UFFDIO_REGISTER), reinterpret_cast<long>(&reg)) != 0) return false;
+    if (!protect) return true;
+    uffdio_writeprotect wp{};
+    wp.range = {from, to - from};
+    wp.mode = UFFDIO_WRITEPROTECT_MODE_WP;
+    return raw_syscall(SYS_ioctl, s->uffd, long(UFFDIO_WRITEPROTECT), reinterpret_cast<long>(&wp)) == 0;
+  };
+  while (parse_vma(p, end, v)) {
+    // Read-only mappings are not registered (the program cannot write them
+    // without the mprotect interposer's knowing); shared ones and the
+    // agent's own are registered but never put back, so that the check for
+    // new mappings (an unregistered one) skips them whole.
+    if (v.special || (!v.writable && !v.shared)) continue;
+    const char* err = for_pieces(v, [&](uint64_t from, uint64_t to, bool excluded) -> const char* {
+      if (excluded || v.shared) {
+        if (enroll(from, to, false)) return add_piece(from, to, Kind::Other);
+        return nullptr;
+      }
+      if (const char* err = save(from, to)) return err;
+      if (!enroll(from, to, true)) return "a private writable mapping cannot be write-protected";
+      if (const char* err = add_piece(from, to, Kind::Hot)) return err;
+      return nullptr;
+    });
+    if (err) return err;
+  }
+  // Second pass: the copies.
+  s->pages_size = pages_needed * kPage;
+  if (pages_needed) {
+    s->pages = static_cast<uint8_t*>(map_private(s->pages_size));
+    if (!s->pages) return "no memory for the snapshot's copies";
+    uffdio_register reg{};
+    reg.range = {reinterpret_cast<uint64_t>(s->pages), s->pages_size};
+    reg.mode = UFFDIO_REGISTER_MODE_WP;
+    raw_syscall(SYS_ioctl, s->uffd, long(UFFDIO_REGISTER), reinterpret_cast<long>(&reg));
+  }
+  for (size_t i = 0; i < s->nsaved; ++i)
+    if (s->saved[i].data != kZero)
+      memcpy(s->pages + s->saved[i].data, reinterpret_cast<void*>(s->saved[i].start),
+             s->saved[i].end - s->saved[i].start);
+  s->brk = uint64_t(raw_syscall(SYS_brk, 0));
+  // Sorted by address (the maps are; the pieces of one mapping too).
+  if (!list_ranges(s, 0, kIsWpAllowed, s->registered) || !list_ranges(s, kIsWpAllowed, kIsWpAllowed, s->unregistered))
+    return "too many mappings to track";
+  s->vsize = address_space_size(s->statm);
+  if (s->vsize == 0) return "cannot read /proc/self/statm";
+  state_ = s;
+  return nullptr;
+}
+
+namespace {
+// The restore is complete: the hot list holds, and the faults counted so
+// far (the restore's own included) are the baseline of the next one.
+const char* settled(MemorySnapshot::State* s) {
+  s->hot_known = true;
+  s->faults = fault_count();
+  return nullptr;
+}
+}  // namespace
+
+const char* MemorySnapshot::restore(RestoreStats& stats) {
+  State* s = state_;
+  if (!s) return "memory is not tracked";
+  // The heap's end first: brk areas are not re-registered.
+  uint64_t brk = uint64_t(raw_syscall(SYS_brk, 0));
+  if (brk > s->brk) {
+    raw_syscall(SYS_brk, long(s->brk));
+    brk = uint64_t(raw_syscall(SYS_brk, 0));
+  }
+  if (brk != s->brk) return "the program gave back heap memory (brk shrank)";
+
+  // Fast path: nothing faulted, the size is the armed one.
+  if (s->hot_known && fault_count() == s->faults && address_space_size(s->statm) == s->vsize) {
+    for (size_t i = 0; i < s->nhot; ++i) {
+      put_back(s->hot[i], s->pages);
+      stats.pages += (s->hot[i].end - s->hot[i].start) / kPage;
+    }
+    // A hot page libc dropped (a finished thread's stack) faulted back in.
+    s->faults = fault_count();
+    return nullptr;
+  }
+  ++stats.slow;
+  s->hot_known = false;
+  s->nhot = 0;
+
+  // The written pages (a walk of the page tables costs by the page, and
+  // each scan about 2 us).
+  size_t k = 0;
+  for (size_t run = 0; run < s->runs.n; ++run) {
+    uint64_t start = s->runs.r[run].start, stop = s->runs.r[run].end;
+    while (k < s->nsaved && s->saved[k].end <= start) ++k;
+    while (start < stop) {
+      uint64_t walk_end = stop;
+      long n = scan(s, start, stop, 0, kIsWpAllowed | kIsWritten, kIsWritten | kIsPresent | kIsSwapped, &walk_end);
+      if (n < 0) return "PAGEMAP_SCAN failed";
+      for (long i = 0; i < n; ++i) {
+        uint64_t ws = s->vec[i].start, we = s->vec[i].end;
+        // A page not populated now (never written, or dropped by libc's
+        // madvise of a finished thread's stack) reads as zero: it needs its
+        // copy only if it had content.
+        bool present = s->vec[i].categories & (kIsPresent | kIsSwapped);
+        while (k < s->nsaved && s->saved[k].end <= ws) ++k;
+        for (size_t j = k; j < s->nsaved && s->saved[j].start < we; ++j) {
+          const SavedRange& r = s->saved[j];
+          uint64_t a = ws > r.start ? ws : r.start, b = we < r.end ? we : r.end;
+          if (a >= b || (!present && r.data == kZero)) continue;
+          SavedRange piece{a, b, r.data == kZero ? kZero : r.data + (a - r.start)};
+          put_back(piece, s->pages);
+          stats.pages += (b - a) / kPage;
+          // Hot from now on (a page put back is populated and unprotected) (merged with the previous piece when both
+          // continue each other).
+          SavedRange* prev = s->nhot ? &s->hot[s->nhot - 1] : nullptr;
+          if (prev && prev->end == a &&
+              (prev->data == kZero ? piece.data == kZero
+                                   : piece.data != kZero && prev->data + (prev->end - prev->start) == piece.data))
+            prev->end = b;
+          else if (s->nhot < kMaxRanges)
+            s->hot[s->nhot++] = piece;
+          else
+            return "too many written pages to track";
+        }
+      }
+      if (size_t(n) < kVec || walk_end <= start) break;
+      start = walk_end;
+    }
+  }
+
+  // The mappings: the address space has its armed size and no mapping is
+  // unregistered that was not (registration is a property of the whole
+  // mapping: that scan walks only unregistered ones).
+  if (!list_ranges(s, kIsWpAllowed, kIsWpAllowed, s->found)) return "too many mappings to track";
+  bool intact = address_space_size(s->statm) == s->vsize && same(s->found, s->unregistered);
+  if (intact) return settled(s);
+
+  // Mappings the execution created: removed when they lie outside the
+  // armed ones (a thread stack, a malloc'd block, a library).
+  if (!list_ranges(s, kIsWpAllowed, kIsWpAllowed, s->found)) return "too many mappings to track";
+  if (!same(s->found, s->unregistered)) {
+    size_t u = 0;
+    for (size_t i = 0; i < s->found.n; ++i) {
+      uint64_t fs = s->found.r[i].start, fe = s->found.r[i].end;
+      // Subtract the armed unregistered ranges.
+      while (u < s->unregistered.n && s->unregistered.r[u].end <= fs) ++u;
+      uint64_t from = fs;
+      for (size_t j = u; j < s->unregistered.n && s->unregistered.r[j].start < fe && from < fe; ++j) {
+        const MemoryRange& x = s->unregistered.r[j];
+        if (x.start > from) {
+          for (size_t q = 0; q < s->registered.n; ++q)
+            if (s->registered.r[q].start < x.start && s->registered.r[q].end > from)
+              return "the program replaced a mapping it had before its first thread";
+          raw_syscall(SYS_munmap, long(from), long(x.start - from));
+          ++stats.unmapped;
+        }
+        if (x.end > from) from = x.end;
+      }
+      if (from < fe) {
+        for (size_t q = 0; q < s->registered.n; ++q)
+          if (s->registered.r[q].start < fe && s->registered.r[q].end > from)
+            return "the program replaced a mapping it had before its first thread";
+        raw_syscall(SYS_munmap, long(from), long(fe - from));
+        ++stats.unmapped;
+      }
+    }
+  }
+  // And none of the armed ones may be gone.
+  if (!list_ranges(s, 0, kIsWpAllowed, s->found)) return "too many mappings to track";
+  if (!same(s->found, s->registered)) return "the program removed a mapping it had before its first thread";
+  if (address_space_size(s->statm) != s->vsize) return "the address space changed in a way not understood";
+  return settled(s);
+}
+
+}  // namespace ctrl::agent

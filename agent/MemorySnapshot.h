@@ -1,0 +1,70 @@
+// The memory of a process, kept so that it can be put back in place: an
+// execution that ran in this process is undone page by page, without a new
+// process (issue 12: a fork, its page faults and its exit cost far more
+// than the handful of pages an execution of a small program writes).
+//
+// How: a userfaultfd in asynchronous write-protect mode covers every private
+// mapping, so the kernel marks each page the first time it is written (no
+// fault reaches user space); PAGEMAP_SCAN lists the marked pages. At
+// arm() every page of every writable private mapping is copied (or known to
+// be zero). restore() copies back exactly the pages written since, removes
+// the mappings created since, and checks that no mapping of the armed
+// process was removed or replaced.
+//
+// Invariants:
+//  * All state lives in mappings of its own, outside the tracked memory
+//    (excluded from the userfaultfd), so restore() never undoes itself and
+//    its counters survive executions. It never allocates from the heap.
+//  * A written page is not write-protected again: it joins the *hot* pages,
+//    copied back after every execution (the pages a program writes in every
+//    execution cost no fault after the first).
+//  * Any other page an execution writes faults once (write-protected, or
+//    not populated), and so does touching a new mapping: when the process's
+//    fault count did not move and its size is the armed one, putting the hot
+//    pages back is the whole restore (no page-table walk, which costs by the
+//    page on this project's machines); otherwise the writable memory is
+//    scanned and the mappings checked. (Not seen by that test: a mapping of
+//    the armed process removed and another of the same size mapped and never
+//    touched in one execution.)
+//  * restore() must run on a stack outside the tracked memory, with no other
+//    thread of the process alive.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace ctrl::agent {
+
+struct MemoryRange {
+  uint64_t start, end;
+};
+
+struct RestoreStats {
+  uint64_t pages = 0;     // pages copied back or zeroed
+  uint64_t unmapped = 0;  // mappings created by the execution, removed
+  uint64_t slow = 0;      // the execution faulted: written pages and mappings were looked for
+};
+
+class MemorySnapshot {
+ public:
+  // Tracks every private mapping except `exclude` (the caller's own state
+  // and stack). Returns nullptr, or why memory cannot be tracked here (a
+  // static text: the kernel refuses the userfaultfd, a private writable
+  // mapping cannot be registered ...).
+  const char* arm(const MemoryRange* exclude, size_t nexclude);
+  bool armed() const { return state_ != nullptr; }
+  // Puts the memory back as it was at arm(). Returns nullptr, or what could
+  // not be put back (the process must then not run another execution).
+  const char* restore(RestoreStats& stats);
+  // Pages copied at arm().
+  uint64_t copied_pages() const;
+  // [addr, addr+len) overlaps memory tracked since arm().
+  bool tracks(uint64_t addr, uint64_t len) const;
+
+  struct State;
+
+ private:
+  State* state_ = nullptr;
+};
+
+}  // namespace ctrl::agent

@@ -1,0 +1,328 @@
+#include "Rollback.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+
+#include <cstring>
+#include <initializer_list>
+#include <new>
+
+#include "MemorySnapshot.h"
+#include "RawSyscall.h"
+
+namespace ctrl::agent::rollback {
+
+namespace {
+
+// Callee-saved registers, stack pointer, resume address and floating-point
+// control words of the checkpoint (see the assembly below).
+struct Context {
+  uint64_t rbx, rbp, r12, r13, r14, r15, rsp, rip;
+  uint32_t mxcsr;
+  uint16_t fpu_control;
+  uint16_t pad;
+};
+
+extern "C" {
+long ctrl_rollback_save(Context* ctx) __attribute__((returns_twice, visibility("hidden")));
+[[noreturn]] void ctrl_rollback_resume(const Context* ctx) __attribute__((visibility("hidden")));
+[[noreturn]] void ctrl_rollback_on_stack(void (*fn)(), void* top) __attribute__((visibility("hidden")));
+}
+
+asm(R"(
+  .text
+  .globl ctrl_rollback_save
+  .hidden ctrl_rollback_save
+  .type ctrl_rollback_save, @function
+ctrl_rollback_save:
+  .cfi_startproc
+  mov %rbx, 0(%rdi)
+  mov %rbp, 8(%rdi)
+  mov %r12, 16(%rdi)
+  mov %r13, 24(%rdi)
+  mov %r14, 32(%rdi)
+  mov %r15, 40(%rdi)
+  lea 8(%rsp), %rax
+  mov %rax, 48(%rdi)
+  mov (%rsp), %rax
+  mov %rax, 56(%rdi)
+  stmxcsr 64(%rdi)
+  fnstcw 68(%rdi)
+  xor %eax, %eax
+  ret
+  .cfi_endproc
+  .size ctrl_rollback_save, .-ctrl_rollback_save
+
+  .globl ctrl_rollback_resume
+  .hidden ctrl_rollback_resume
+  .type ctrl_rollback_resume, @function
+ctrl_rollback_resume:
+  .cfi_startproc
+  mov 0(%rdi), %rbx
+  mov 8(%rdi), %rbp
+  mov 16(%rdi), %r12
+  mov 24(%rdi), %r13
+  mov 32(%rdi), %r14
+  mov 40(%rdi), %r15
+  ldmxcsr 64(%rdi)
+  fldcw 68(%rdi)
+  mov 48(%rdi), %rsp
+  mov $1, %eax
+  jmp *56(%rdi)
+  .cfi_endproc
+  .size ctrl_rollback_resume, .-ctrl_rollback_resume
+
+  .globl ctrl_rollback_on_stack
+  .hidden ctrl_rollback_on_stack
+  .type ctrl_rollback_on_stack, @function
+ctrl_rollback_on_stack:
+  .cfi_startproc
+  mov %rsi, %rsp
+  and $-16, %rsp
+  call *%rdi
+  ud2
+  .cfi_endproc
+  .size ctrl_rollback_on_stack, .-ctrl_rollback_on_stack
+)");
+
+// The kernel's struct sigaction (rt_sigaction).
+struct KernelSigaction {
+  uint64_t handler, flags, restorer, mask;
+};
+
+struct Descriptor {
+  int fd;
+  uint64_t dev, ino;
+};
+
+constexpr size_t kStackSize = 256 * 1024;
+constexpr int kMaxDescriptors = 1024;
+
+struct State {
+  Context ctx;
+  int pid = 0;
+  int control_fd = -1;
+  uint32_t ticket = 0;
+  int status = 0;
+  uint64_t count = 0;
+  const char* failure = nullptr;  // rolling back is impossible in this runner
+  const char* taint = nullptr;    // ... after the current execution
+  uint64_t sig_changed = 0;       // bit sig-1
+  KernelSigaction actions[64];
+  uint64_t sigmask = 0;
+  int cwd_fd = -1;
+  uint64_t cwd_dev = 0, cwd_ino = 0;
+  uint32_t umask = 0;
+  int ndescriptors = 0;
+  Descriptor descriptors[kMaxDescriptors];
+  MemorySnapshot snapshot;
+  alignas(16) uint8_t stack[kStackSize];
+};
+
+State* g = nullptr;
+
+bool stat_fd(int fd, uint64_t& dev, uint64_t& ino) {
+  struct stat st;
+  if (raw_syscall(SYS_fstat, fd, reinterpret_cast<long>(&st)) != 0) return false;
+  dev = st.st_dev;
+  ino = st.st_ino;
+  return true;
+}
+
+// The descriptors open now, ascending (from /proc/self/fd, read once).
+const char* record_descriptors() {
+  long dir = raw_syscall(SYS_openat, AT_FDCWD, reinterpret_cast<long>("/proc/self/fd"),
+                         O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return "cannot list /proc/self/fd";
+  alignas(8) char buf[8192];
+  for (;;) {
+    long n = raw_syscall(SYS_getdents64, dir, reinterpret_cast<long>(buf), sizeof buf);
+    if (n <= 0) break;
+    for (long off = 0; off < n;) {
+      auto* reclen = reinterpret_cast<unsigned short*>(buf + off + 16);
+      const char* name = buf + off + 19;
+      off += *reclen;
+      if (name[0] < '0' || name[0] > '9') continue;
+      int fd = 0;
+      for (const char* c = name; *c; ++c) fd = fd * 10 + (*c - '0');
+      if (fd == int(dir)) continue;
+      if (g->ndescriptors == kMaxDescriptors) {
+        raw_syscall(SYS_close, dir);
+        return "too many open descriptors";
+      }
+      Descriptor d{fd, 0, 0};
+      if (!stat_fd(fd, d.dev, d.ino)) continue;
+      int i = g->ndescriptors++;
+      for (; i > 0 && g->descriptors[i - 1].fd > fd; --i) g->descriptors[i] = g->descriptors[i - 1];
+      g->descriptors[i] = d;
+    }
+  }
+  raw_syscall(SYS_close, dir);
+  return nullptr;
+}
+
+// Descriptors: the ones the execution opened are closed (as its exit would
+// have), the checkpoint's must still be the same files.
+const char* restore_descriptors() {
+  unsigned from = 0;
+  for (int i = 0; i < g->ndescriptors; ++i) {
+    unsigned fd = unsigned(g->descriptors[i].fd);
+    if (fd > from) raw_syscall(SYS_close_range, from, fd - 1, 0);
+    from = fd + 1;
+  }
+  raw_syscall(SYS_close_range, from, ~0U, 0);
+  for (int i = 0; i < g->ndescriptors; ++i) {
+    uint64_t dev, ino;
+    if (!stat_fd(g->descriptors[i].fd, dev, ino) || dev != g->descriptors[i].dev || ino != g->descriptors[i].ino)
+      return "the program closed or replaced a descriptor it had before its first thread";
+  }
+  return nullptr;
+}
+
+const char* restore_process_state() {
+  if (const char* err = restore_descriptors()) return err;
+  for (int sig = 1; sig <= 64; ++sig)
+    if (g->sig_changed & (uint64_t(1) << (sig - 1)))
+      raw_syscall(SYS_rt_sigaction, sig, reinterpret_cast<long>(&g->actions[sig - 1]), 0, 8);
+  g->sig_changed = 0;
+  struct stat st;
+  if (raw_syscall(SYS_newfstatat, AT_FDCWD, reinterpret_cast<long>("."), reinterpret_cast<long>(&st), 0) != 0 ||
+      st.st_dev != g->cwd_dev || st.st_ino != g->cwd_ino)
+    raw_syscall(SYS_fchdir, g->cwd_fd);
+  raw_syscall(SYS_umask, g->umask);
+  return nullptr;
+}
+
+// ControlMessage{rollback_failed: {pid, reason}} with its length prefix
+// (Framing.h), encoded by hand: the heap is not usable here.
+void send_failure(const char* reason) {
+  uint8_t inner[200], frame[220];
+  size_t n = 0;
+  inner[n++] = 0x08;  // pid, varint
+  for (uint32_t v = uint32_t(g->pid); ; v >>= 7) {
+    inner[n++] = uint8_t((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+    if (v <= 0x7f) break;
+  }
+  size_t len = strnlen(reason, 120);
+  inner[n++] = 0x12;  // reason, bytes
+  inner[n++] = uint8_t(len);
+  memcpy(inner + n, reason, len);
+  n += len;
+  size_t m = 4;
+  frame[m++] = uint8_t(12 << 3 | 2);  // ControlMessage.rollback_failed
+  frame[m++] = uint8_t(n);
+  memcpy(frame + m, inner, n);
+  m += n;
+  uint32_t body = uint32_t(m - 4);
+  memcpy(frame, &body, 4);
+  raw_syscall(SYS_sendto, g->control_fd, reinterpret_cast<long>(frame), long(m), MSG_NOSIGNAL, 0, 0);
+}
+
+void restore_on_own_stack() {
+  RestoreStats stats;
+  const char* err = g->snapshot.restore(stats);
+  if (!err) err = restore_process_state();
+  if (err) {
+    g->failure = err;
+    send_failure(err);
+    raw_syscall(SYS_exit_group, g->status);
+  }
+  g->taint = nullptr;
+  ++g->ticket;
+  ++g->count;
+  raw_syscall(SYS_rt_sigprocmask, SIG_SETMASK, reinterpret_cast<long>(&g->sigmask), 0, 8);
+  ctrl_rollback_resume(&g->ctx);
+}
+
+}  // namespace
+
+bool arm_runner(uint32_t ticket, int control_fd) {
+  long p = raw_syscall(SYS_mmap, 0, sizeof(State), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                       -1, 0);
+  if (p < 0 && p > -4096) return false;
+  g = new (reinterpret_cast<void*>(p)) State;
+  g->pid = int(raw_syscall(SYS_getpid));
+  g->ticket = ticket;
+  g->control_fd = control_fd;
+  for (int sig = 1; sig <= 64; ++sig)
+    raw_syscall(SYS_rt_sigaction, sig, 0, reinterpret_cast<long>(&g->actions[sig - 1]), 8);
+  raw_syscall(SYS_rt_sigprocmask, SIG_BLOCK, 0, reinterpret_cast<long>(&g->sigmask), 8);
+  g->umask = uint32_t(raw_syscall(SYS_umask, 022));
+  raw_syscall(SYS_umask, g->umask);
+  long cwd = raw_syscall(SYS_openat, AT_FDCWD, reinterpret_cast<long>("."), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (cwd >= 0) {
+    g->cwd_fd = int(raw_syscall(SYS_fcntl, cwd, F_DUPFD_CLOEXEC, 903));
+    raw_syscall(SYS_close, cwd);
+  }
+  if (g->cwd_fd < 0 || !stat_fd(g->cwd_fd, g->cwd_dev, g->cwd_ino)) {
+    g->failure = "cannot open the working directory";
+    return false;
+  }
+  // The snapshot's own descriptors are opened by arm(), before the list.
+  if (ctrl_rollback_save(&g->ctx) != 0) return true;
+  // From here to the copies in arm(), this frame and its callers are what
+  // every rollback comes back to.
+  MemoryRange own{uint64_t(p), uint64_t(p) + ((sizeof(State) + 4095) & ~uint64_t(4095))};
+  if (const char* err = g->snapshot.arm(&own, 1)) {
+    g->failure = err;
+    return false;
+  }
+  if (const char* err = record_descriptors()) g->failure = err;
+  return false;
+}
+
+uint32_t ticket() { return g ? g->ticket : 0; }
+
+bool armed() { return g && !g->failure && g->pid == int(raw_syscall(SYS_getpid)); }
+
+bool unusable() { return !g || (g->failure && g->count == 0); }
+
+bool is_runner() { return g && g->pid == int(raw_syscall(SYS_getpid)); }
+
+uint64_t rolled_back() { return g ? g->count : 0; }
+
+const char* refusal() {
+  if (!g) return "not a runner";
+  if (g->failure) return g->failure;
+  if (g->pid != int(raw_syscall(SYS_getpid))) return "not the runner";
+  if (raw_syscall(SYS_gettid) != g->pid) return "the execution ended in another thread than the main one";
+  if (g->taint) return g->taint;
+  siginfo_t info;
+  if (raw_syscall(SYS_waitid, P_ALL, 0, reinterpret_cast<long>(&info), WEXITED | WNOHANG | WNOWAIT, 0) == 0)
+    return "the execution left a child process";
+  uint64_t pending = 0;
+  raw_syscall(SYS_rt_sigpending, reinterpret_cast<long>(&pending), 8);
+  if (pending) return "the execution left a signal pending";
+  for (int which : {ITIMER_REAL, ITIMER_VIRTUAL, ITIMER_PROF}) {
+    itimerval t;
+    if (raw_syscall(SYS_getitimer, which, reinterpret_cast<long>(&t)) == 0 &&
+        (t.it_value.tv_sec || t.it_value.tv_usec))
+      return "the execution left a timer running";
+  }
+  return nullptr;
+}
+
+void taint(const char* why) {
+  if (g && !g->taint) g->taint = why;
+}
+
+void note_sigaction(int sig) {
+  if (g && sig >= 1 && sig <= 64) g->sig_changed |= uint64_t(1) << (sig - 1);
+}
+
+void note_memory_change(uint64_t addr, uint64_t len, const char* what) {
+  if (g && g->snapshot.tracks(addr, len)) taint(what);
+}
+
+void roll_back(int status) {
+  g->status = status;
+  ctrl_rollback_on_stack(restore_on_own_stack, g->stack + kStackSize);
+}
+
+}  // namespace ctrl::agent::rollback

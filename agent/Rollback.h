@@ -1,0 +1,65 @@
+// Executions run in place: the process that ran an execution is put back to
+// the checkpoint (its memory, mappings, descriptors, signal dispositions,
+// working directory and umask) and runs the next one, instead of exiting
+// and being replaced by a new fork of the fork server (issue 12).
+//
+// The fork server forks one *runner*; the runner arms a MemorySnapshot and
+// saves its registers at the checkpoint (ctrl_context_save), then runs
+// executions. When one completes in the runner's main thread (the thread
+// that holds the checkpoint's stack), the other threads are ended, the
+// memory is restored from a stack of the agent's own, and the saved
+// context resumes: the runner then waits for its next ticket exactly as a
+// freshly forked execution would.
+//
+// Invariants:
+//  * The runner's state (context, ticket, counters, the reasons it stopped)
+//    lives outside the tracked memory: a rollback never undoes it.
+//  * Anything an execution changed that cannot be put back (a child process,
+//    a pending signal, a timer, a removed mapping, mprotect/madvise of the
+//    checkpoint's memory, the main thread gone) makes `refusal()` non-null;
+//    the runner then exits after the execution, as an execution in a
+//    forked process always did, and the next execution gets a new runner.
+//  * Only the runner process rolls back: a live checkpoint forked from it
+//    (another pid) exits as before.
+#pragma once
+
+#include <cstdint>
+
+namespace ctrl::agent::rollback {
+
+// In the runner, just forked: arms the snapshot at the checkpoint. Returns
+// twice: false at once when armed (or when rolling back is impossible, with
+// the reason kept for refusal()), then true each time an execution was
+// rolled back and the process is at the checkpoint again.
+bool arm_runner(uint32_t ticket, int control_fd);
+// The ticket (Header::released) the runner waits for next.
+uint32_t ticket();
+// This process is an armed runner.
+bool armed();
+// This process is the runner (armed or not; a live checkpoint forked from
+// it is not).
+bool is_runner();
+// The runner could not be armed at all (nothing will ever roll back here).
+bool unusable();
+// Why the current execution cannot be rolled back, or nullptr.
+const char* refusal();
+// Interposers: the execution changed something a rollback cannot put back.
+void taint(const char* why);
+// Interposers: the program set the disposition of `sig`.
+void note_sigaction(int sig);
+// The program changes the protection or the content of [addr, addr+len)
+// (mprotect, madvise): refused when it touches the checkpoint's memory.
+void note_memory_change(uint64_t addr, uint64_t len, const char* what);
+// Puts the process back to the checkpoint and resumes it there (arm_runner
+// returns true). Called by the runner's main thread once every other thread
+// of the execution is gone. Never returns: a failure ends the process with
+// `status`.
+[[noreturn]] void roll_back(int status);
+// Pins the runner (and so the threads it creates) to `cpu` (none when
+// negative); the program keeps seeing its own affinity
+// (InterposeAffinity.cpp).
+void pin_to_cpu(int cpu);
+// Executions rolled back by this runner.
+uint64_t rolled_back();
+
+}  // namespace ctrl::agent::rollback
