@@ -18,9 +18,9 @@
 # sample is PERIOD of CPU time of the task it caught; samples of tasks that
 # are not this run's are dropped. The roles come from perf's fork records,
 # in time order (pids are reused within a run): ctrl is the process the
-# script started; the fork server is the process with the most child
-# processes among ctrl's descendants; execution processes are its children
-# (and theirs). Per execution = (large - medium) / the executions between
+# script started; the fork server is the process ctrl started that executed
+# the program; execution processes are its descendants (with executions in
+# place, the runner processes). Per execution = (large - medium) / the executions between
 # them, so that start-up cancels out. Needs perf and root (or
 # perf_event_paranoid <= -1 with kernel symbols readable). The figures vary
 # with the load; the roles and their shares less so.
@@ -60,7 +60,7 @@ profile() { # n
   "$perf" script -i "$work/perf.data" --show-task-events -F comm,pid,tid,ip,sym,dso 2>/dev/null >"$work/script"
   # Pass 1: the fork server, the process of ctrl's tree with the most children.
   local server
-  server=$(awk -v ctrl="$(cat "$work/ctrl.pid")" -f "$root/bench/breakdown_roles.awk" "$work/script")
+  server=$(awk -v ctrl="$(cat "$work/ctrl.pid")" -v bin="queue2_$1" -f "$root/bench/breakdown_roles.awk" "$work/script")
   # Pass 2: every sample of this run's processes, by role and activity.
   awk -v ctrl="$(cat "$work/ctrl.pid")" -v server="$server" -v bin="queue2_$1" \
     -f "$root/bench/breakdown_classify.awk" "$work/script"
