@@ -65,9 +65,13 @@ perf_value() { # file event [nth]
 attach() { # binary model [command to run ctrl under...]
   local bin=$1 model=$2 out
   shift 2
+  # ctrl's notes on stderr (executions rolled back, ...) only if it fails.
   out=$("$@" "$ctrl" attach --model "$model" --max-executions 1000000 --trace-dir "$work/traces" \
-    --json "$work/report.json" "$work/$bin")
-  grep -q 'exhaustive: yes' <<<"$out" || { echo "bench/anchors.sh: $bin under $model did not finish exhaustively: $out" >&2; exit 1; }
+    --json "$work/report.json" "$work/$bin" 2>"$work/stderr") || true
+  grep -q 'exhaustive: yes' <<<"$out" || {
+    echo "bench/anchors.sh: $bin under $model did not finish exhaustively: $out $(cat "$work/stderr")" >&2
+    exit 1
+  }
   tail -n 1 <<<"$out"
 }
 
