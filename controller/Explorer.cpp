@@ -42,6 +42,18 @@ proto::Trace make_trace(const proto::Trace& trace_template, const ExecutionResul
   return t;
 }
 
+uint64_t count_handoffs(const std::vector<shm::Event>& events, size_t from) {
+  uint64_t n = 0;
+  uint32_t running = UINT32_MAX;
+  for (size_t k = from; k < events.size(); ++k) {
+    uint32_t t = events[k].thread;
+    if (t >= shm::kFlushActorBase) continue;  // a flush: the deciding thread did it
+    n += running != UINT32_MAX && t != running;
+    running = t;
+  }
+  return n;
+}
+
 TraceDir::TraceDir(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -247,6 +259,9 @@ ExplorationReport Explorer::run() {
       break;
     }
     check_plan(*plan, index);
+    // The agent checks the fixed prefix's steps as they run
+    // (Header::checked_steps), the rest of the plan's prefix is new.
+    uint64_t saved_before = checkpointed_ ? checkpointed_->stats().steps_saved : 0;
     std::optional<ExecutionResult> taken;
     if (may_speculate && (parallel_ || first)) {
       // The plans worth running ahead: this one (a helper may run it
@@ -287,6 +302,10 @@ ExplorationReport Explorer::run() {
       account(r);
       break;
     }
+    // The steps a live checkpoint saved did not run again.
+    size_t skipped = checkpointed_ ? size_t(checkpointed_->stats().steps_saved - saved_before) : 0;
+    report.steps += r.events.size() - std::min(skipped, r.events.size());
+    report.handoffs += count_handoffs(r.events, skipped);
     ExecutionSummary summary;
     summary.index = index;
     summary.events = r.events.data();

@@ -82,6 +82,14 @@ struct ExplorationReport {
   // the steps they did not re-run.
   uint64_t restored = 0;
   uint64_t steps_saved = 0;
+  // Over every execution counted in `total`, the steps it ran and its
+  // hand-offs: the times the OS thread performing the next step changed
+  // (consecutive steps of different threads; a store-buffer flush is done by
+  // the thread that chose it, so it is not one). Steps a live checkpoint
+  // saved are not counted: they did not run again. What a context switch
+  // count per execution is measured against (issue 12, bench/anchors.sh).
+  uint64_t steps = 0;
+  uint64_t handoffs = 0;
   // Executions in place (agent/Rollback.h): how they got their process.
   RunnerStats runners;
   // -j N: executions run ahead of their plan and results taken from them.
@@ -138,6 +146,9 @@ class Explorer {
   TraceDir trace_dir_;
   proto::Trace template_;
 };
+
+// Hand-offs among events[from..]: see ExplorationReport::handoffs.
+uint64_t count_handoffs(const std::vector<shm::Event>& events, size_t from = 0);
 
 // The trace of one execution: decisions and signatures from its events.
 proto::Trace make_trace(const proto::Trace& trace_template, const ExecutionResult& result);

@@ -205,6 +205,10 @@ nlohmann::json report_json(const ExplorationReport& report, const std::string& p
             {"run_ahead", report.speculation.speculative},
             {"taken", report.speculation.taken},
             {"stopped", report.speculation.off.empty() ? nlohmann::json(nullptr) : nlohmann::json(report.speculation.off)}}},
+          // Summed over the executions: steps run and thread hand-offs
+          // (ExplorationReport::handoffs).
+          {"steps", report.steps},
+          {"handoffs", report.handoffs},
           {"interrupted", report.interrupted},
           {"stopped_by", report.interrupted ? nlohmann::json(report.stopped_by) : nlohmann::json(nullptr)},
           // false: no execution ran to any end, the report says nothing.
