@@ -46,12 +46,7 @@ std::vector<ExecutionPlan> DporStrategy::predict(size_t n) const {
       open &= open - 1;
       ExecutionPlan plan;
       plan.policy = shm::TailPolicy::Sticky;
-      plan.sleep_mask = asleep | (pos.done & ~bit(q));
-      add_sleepers(plan, pos, q);
-      pos.done |= bit(q);
-      plan.prefix.reserve(i + 1);
-      for (uint64_t k = 0; k < i; ++k) plan.prefix.push_back(stack_[k].event.thread);
-      plan.prefix.push_back(q);
+      branch_plan(plan, i, pos, asleep, q);
       plans.push_back(std::move(plan));
       known = step_from(i, q, ran);
       if (known) pos.tried.push_back(ran);

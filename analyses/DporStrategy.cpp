@@ -178,20 +178,24 @@ std::optional<ExecutionPlan> DporStrategy::next() {
     uint64_t open = pos.backtrack & ~pos.done & ~asleep;
     if (!open) continue;
     uint32_t q = uint32_t(__builtin_ctzll(open));
-    // Threads already tried here, and the state's own sleepers, sleep in the
-    // new branch until something they depend on happens.
-    plan.sleep_mask = asleep | (pos.done & ~bit(q));
-    add_sleepers(plan, pos, q);
-    pos.done |= bit(q);
-    plan.prefix.reserve(i + 1);
-    for (uint64_t k = 0; k < i; ++k) plan.prefix.push_back(stack_[k].event.thread);
-    plan.prefix.push_back(q);
+    branch_plan(plan, i, pos, asleep, q);
     branch_ = i;
     branch_thread_ = q;
     return plan;
   }
   exhausted_ = true;
   return std::nullopt;
+}
+
+void DporStrategy::branch_plan(ExecutionPlan& plan, uint64_t i, Position& pos, uint64_t asleep, uint32_t q) const {
+  // Threads already tried here, and the state's own sleepers, sleep in the
+  // new branch until something they depend on happens.
+  plan.sleep_mask = asleep | (pos.done & ~bit(q));
+  add_sleepers(plan, pos, q);
+  pos.done |= bit(q);
+  plan.prefix.reserve(i + 1);
+  for (uint64_t k = 0; k < i; ++k) plan.prefix.push_back(stack_[k].event.thread);
+  plan.prefix.push_back(q);
 }
 
 void DporStrategy::completed(const ExecutionSummary& summary) {

@@ -158,6 +158,9 @@ class DporStrategy final : public Strategy {
   };
   static uint64_t mask_of(const std::vector<Sleeper>& s);
   static void add_sleepers(ExecutionPlan& plan, const Position& pos, uint32_t chosen);
+  // The plan that takes thread `q` at open position `i` (asleep: the
+  // state's own sleepers); marks q done at `pos` (a copy when predicting).
+  void branch_plan(ExecutionPlan& plan, uint64_t i, Position& pos, uint64_t asleep, uint32_t q) const;
   // Prediction: the step thread `t` takes from state `i`, as the latest
   // execution shows it (its first step after i); false when it took none.
   bool step_from(uint64_t i, uint32_t t, Sleeper& out) const;
