@@ -287,11 +287,12 @@ bool is_runner() { return g && g->pid == int(raw_syscall(SYS_getpid)); }
 
 uint64_t rolled_back() { return g ? g->count : 0; }
 
-const char* refusal() {
+const char* refusal(bool any_thread) {
   if (!g) return "not a runner";
   if (g->failure) return g->failure;
   if (g->pid != int(raw_syscall(SYS_getpid))) return "not the runner";
-  if (raw_syscall(SYS_gettid) != g->pid) return "the execution ended in another thread than the main one";
+  if (!any_thread && raw_syscall(SYS_gettid) != g->pid)
+    return "the execution ended in another thread than the main one";
   if (g->taint) return g->taint;
   siginfo_t info;
   if (raw_syscall(SYS_waitid, P_ALL, 0, reinterpret_cast<long>(&info), WEXITED | WNOHANG | WNOWAIT, 0) == 0)

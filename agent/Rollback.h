@@ -41,8 +41,10 @@ bool armed();
 bool is_runner();
 // The runner could not be armed at all (nothing will ever roll back here).
 bool unusable();
-// Why the current execution cannot be rolled back, or nullptr.
-const char* refusal();
+// Why the current execution cannot be rolled back, or nullptr; with
+// `any_thread`, whichever thread calls (the main thread is asked to roll
+// back).
+const char* refusal(bool any_thread = false);
 // Interposers: the execution changed something a rollback cannot put back.
 void taint(const char* why);
 // Interposers: the program set the disposition of `sig`.

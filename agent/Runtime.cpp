@@ -282,8 +282,14 @@ void Runtime::wait_turn(uint32_t me) {
     park_[me].context = nullptr;
   }
   // Rolled back: this thread no longer exists in the checkpoint's state.
-  if (go.load(std::memory_order_acquire) == kExit)
+  uint32_t word = go.load(std::memory_order_acquire);
+  if (word == kExit)
     for (;;) raw_syscall(SYS_exit, 0);
+  // The runner's main thread, asked to put the process back.
+  if (word == kRollBack) {
+    end_other_threads(me);
+    rollback::roll_back(0);
+  }
   go.store(kWaiting, std::memory_order_relaxed);
   if (int* w = exiting_tid_) {
     exiting_tid_ = nullptr;
@@ -476,6 +482,12 @@ void Runtime::end_execution(shm::Outcome outcome, uint32_t thread, uint64_t site
   for (uint32_t t = 0; t < model.thread_count(); ++t) publish(t);
   h->attention.store(1, std::memory_order_release);
   ended = true;
+  bool quiet = outcome == shm::Outcome::SleepBlocked || outcome == shm::Outcome::StepBound ||
+               outcome == shm::Outcome::Diverged;
+  if (active && quiet && roll_back_after_attention(t_me)) {
+    // This thread is not the runner's main thread: that one rolls back.
+    for (;;) raw_syscall(SYS_exit, 0);
+  }
   if (active && attention_len_ > 0) {
     // An execution: tell the controller over the channel, then wait to be
     // inspected and killed.
@@ -527,6 +539,8 @@ void Runtime::build_frames() {
     proto::ControlMessage m;
     m.mutable_attention()->set_pid(getpid());
     frame(m, attention_frame_, attention_len_);
+    m.mutable_attention()->set_rolled_back(true);
+    frame(m, attention_rolled_back_frame_, attention_rolled_back_len_);
     proto::ControlMessage p;
     p.mutable_paused()->set_pid(getpid());
     frame(p, paused_frame_, paused_len_);
@@ -625,6 +639,23 @@ bool Runtime::end_other_threads(uint32_t me) {
     for (int v; (v = __atomic_load_n(w, __ATOMIC_ACQUIRE)) != 0;)
       raw_syscall(SYS_futex, reinterpret_cast<long>(w), FUTEX_WAIT, v, 0, 0, 0);
   }
+  return true;
+}
+
+bool Runtime::roll_back_after_attention(uint32_t me) {
+  if (!in_place_ || !rollback::is_runner() || tid_offset_ < 0 || attention_rolled_back_len_ == 0) return false;
+  if (rollback::refusal(true)) return false;
+  // The main thread (T0) holds the checkpoint's stack: it must be the one
+  // that rolls back, parked (not finished) if it is not this thread.
+  bool main_thread = raw_syscall(SYS_gettid) == raw_syscall(SYS_getpid);
+  if (!main_thread && (me == 0 || model.thread_count() == 0 || model.thread(0).finished)) return false;
+  finished_ = true;
+  framing::write_all(control_fd, attention_rolled_back_frame_, attention_rolled_back_len_);
+  if (main_thread) {
+    end_other_threads(me);
+    rollback::roll_back(0);
+  }
+  if (park_[0].go.exchange(kRollBack, std::memory_order_acq_rel) == kSleeping) futex_wake(&park_[0].go);
   return true;
 }
 

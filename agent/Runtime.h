@@ -97,7 +97,9 @@ class Runtime {
   // or go (its turn).
   // kExit: the execution is over and is being rolled back in place; the
   // thread ends itself (Rollback.h).
-  static constexpr uint32_t kWaiting = 0, kSleeping = 1, kGo = 2, kExit = 3;
+  // kRollBack: another thread ended the execution (blocked, cut): the
+  // runner's main thread, parked, puts the process back (Rollback.h).
+  static constexpr uint32_t kWaiting = 0, kSleeping = 1, kGo = 2, kExit = 3, kRollBack = 4;
   struct alignas(64) Park {
     std::atomic<uint32_t> go{kWaiting};
     // Live checkpoints (LiveCheckpoint.h), in the line the thread writes
@@ -143,6 +145,10 @@ class Runtime {
   // (parked ones on their own, at kExit), and the kernel is done with each
   // (its tid word cleared). False when that cannot be known.
   bool end_other_threads(uint32_t me);
+  // An execution that ended without a bug (blocked, cut, diverged) in a
+  // runner: tells the controller (Attention.rolled_back) and puts the
+  // process back from its main thread. False when it cannot.
+  bool roll_back_after_attention(uint32_t me);
   // Thread stacks for the executions' threads, kept in libc's stack cache
   // from the checkpoint on: a thread created in an execution then maps and
   // faults in no new stack (Rollback.h), in every mode alike.
@@ -163,6 +169,8 @@ class Runtime {
   // it without allocating).
   char attention_frame_[64];
   size_t attention_len_ = 0;
+  char attention_rolled_back_frame_[64];
+  size_t attention_rolled_back_len_ = 0;
   char paused_frame_[64];
   size_t paused_len_ = 0;
   bool stepping_ = false;  // TailPolicy::Ask, until the controller says Finish

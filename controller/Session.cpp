@@ -693,6 +693,14 @@ ExecutionResult Session::outcome_from_agent(pid_t tid) {
   }
   r.events.assign(region_.view().events, region_.view().events + std::min(h.steps.load(), region_.capacity()));
   take_pending(h, r);
+  if (attention_rolled_back_) {
+    // The runner is putting itself back (agent/Rollback.h): it runs the
+    // next execution.
+    ended_ = true;
+    runner_pid_ = current_pid_;
+    ++runner_stats_.rolled_back;
+    return r;
+  }
   kill_execution();
   return r;
 }
@@ -809,6 +817,7 @@ ExecutionResult Session::supervise_execution() {
         return r;
       } else if (m->has_attention()) {
         if (current_pid_ == 0) current_pid_ = m->attention().pid();
+        attention_rolled_back_ = m->attention().rolled_back();
         return outcome_from_agent(h.outcome_tid);
       } else if (m->has_finished()) {
         if (current_pid_ == 0) current_pid_ = m->finished().pid();

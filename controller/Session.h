@@ -194,6 +194,7 @@ class Session {
   // waits for the next ticket (0: the next execution needs a new one).
   pid_t runner_pid_ = 0;
   bool reused_runner_ = false;  // the current execution runs in runner_pid_
+  bool attention_rolled_back_ = false;  // the last Attention: the runner rolls back
   // The CPU the runner and this thread share (-1: not pinned).
   int runner_cpu_ = -1;
   RunnerStats runner_stats_;
