@@ -18,6 +18,7 @@
 #include "KernelWaits.h"
 #include "LoopState.h"
 #include "RealFunctions.h"
+#include "Rollback.h"
 #include "Runtime.h"
 #include "control.pb.h"
 
@@ -69,6 +70,10 @@ __attribute__((constructor)) void agent_init() {
   int control = env_fd("CTRL_CONTROL_FD");
   int region_fd = env_fd("CTRL_REGION_FD");
   int sites_fd = env_fd("CTRL_SITES_FD");
+  // Tests: behave as on a kernel without asynchronous userfaultfd
+  // write-protect (executions fall back to a process each).
+  if (getenv("CTRL_TEST_NO_UFFD")) rollback::pretend_unsupported();
+  unsetenv("CTRL_TEST_NO_UFFD");
   // Programs this one starts must not find the controller's descriptors.
   unsetenv("CTRL_CONTROL_FD");
   unsetenv("CTRL_REGION_FD");

@@ -126,6 +126,7 @@ struct State {
 };
 
 State* g = nullptr;
+bool unsupported = false;
 
 bool stat_fd(int fd, uint64_t& dev, uint64_t& ino) {
   struct stat st;
@@ -269,6 +270,10 @@ bool arm_runner(uint32_t ticket, int control_fd) {
   // From here to the copies in arm(), this frame and its callers are what
   // every rollback comes back to.
   MemoryRange own{uint64_t(p), uint64_t(p) + ((sizeof(State) + 4095) & ~uint64_t(4095))};
+  if (unsupported) {
+    g->failure = "userfaultfd disabled (CTRL_TEST_NO_UFFD)";
+    return false;
+  }
   if (const char* err = g->snapshot.arm(&own, 1)) {
     g->failure = err;
     return false;
@@ -278,6 +283,8 @@ bool arm_runner(uint32_t ticket, int control_fd) {
 }
 
 uint32_t ticket() { return g ? g->ticket : 0; }
+
+void pretend_unsupported() { unsupported = true; }
 
 bool armed() { return g && !g->failure && g->pid == int(raw_syscall(SYS_getpid)); }
 

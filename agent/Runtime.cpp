@@ -807,9 +807,13 @@ void Runtime::checkpoint(uint64_t site) {
     // spare for the next one: its fork runs while this execution does. In
     // place: the runner of this ticket alone.
     bool in_place = m.run().in_place();
+    // Tickets follow the controller's (a runner took several without the
+    // fork server's knowing): with no spare waiting, the first process
+    // forked now is the released execution's.
+    if (!waiting && m.run().ticket() != 0) forked = m.run().ticket() - 1;
     for (int k = in_place ? 1 : waiting ? 1 : 2; k > 0; --k) {
       while (alive - waiting >= kMaxExiting + 1) reap(true);
-      uint32_t ticket = in_place ? m.run().ticket() : ++forked;
+      uint32_t ticket = ++forked;
       pid_t server = getpid();
       pid_t child = _Fork();
       if (child == 0) {

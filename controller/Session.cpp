@@ -191,6 +191,8 @@ std::optional<ExecutionResult> Session::start() {
   // (agent: Runtime::prime_thread_stacks), however large.
   spec.env.push_back("GLIBC_TUNABLES=glibc.malloc.arena_max=1:glibc.pthread.stack_cache_size=4294967296" +
                      (user_tunables.empty() ? "" : ":" + user_tunables));
+  // Tests: a kernel without what executions in place need (agent/Rollback.h).
+  if (getenv("CTRL_TEST_NO_UFFD")) spec.env.push_back("CTRL_TEST_NO_UFFD=1");
   spec.env.push_back("CTRL_CONTROL_FD=" + std::to_string(kTargetControlFd));
   spec.env.push_back("CTRL_REGION_FD=" + std::to_string(kTargetRegionFd));
   spec.env.push_back("LD_PRELOAD=" + config_.agent + (user_preload.empty() ? "" : ":" + user_preload));
