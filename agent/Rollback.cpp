@@ -99,10 +99,18 @@ struct KernelSigaction {
 struct Descriptor {
   int fd;
   uint64_t dev, ino;
+  // A copy of a program's descriptor (taken at the checkpoint, above the
+  // program's numbers) and its close-on-exec flag: put back when the
+  // execution closed or replaced it (xz and pigz close their output).
+  int copy = -1;
+  bool cloexec = false;
 };
 
 constexpr size_t kStackSize = 256 * 1024;
 constexpr int kMaxDescriptors = 1024;
+// The fixed numbers ctrl gives the agent start here; copies go above both.
+constexpr int kAgentDescriptors = 900;
+constexpr int kCopies = 1000;
 
 struct State {
   Context ctx;
@@ -159,6 +167,12 @@ const char* record_descriptors() {
       }
       Descriptor d{fd, 0, 0};
       if (!stat_fd(fd, d.dev, d.ino)) continue;
+      if (fd < kAgentDescriptors) {
+        long flags = raw_syscall(SYS_fcntl, fd, F_GETFD);
+        d.cloexec = flags > 0 && (flags & FD_CLOEXEC);
+        long copy = raw_syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, kCopies);
+        if (copy >= 0) d.copy = int(copy);
+      }
       int i = g->ndescriptors++;
       for (; i > 0 && g->descriptors[i - 1].fd > fd; --i) g->descriptors[i] = g->descriptors[i - 1];
       g->descriptors[i] = d;
@@ -171,16 +185,23 @@ const char* record_descriptors() {
 // Descriptors: the ones the execution opened are closed (as its exit would
 // have), the checkpoint's must still be the same files.
 const char* restore_descriptors() {
+  // Everything but the checkpoint's descriptors and their copies closes
+  // (the copies lie above all of them, in recording order).
   unsigned from = 0;
-  for (int i = 0; i < g->ndescriptors; ++i) {
-    unsigned fd = unsigned(g->descriptors[i].fd);
-    if (fd > from) raw_syscall(SYS_close_range, from, fd - 1, 0);
-    from = fd + 1;
-  }
+  auto keep = [&](int fd) {
+    if (fd < 0) return;
+    if (unsigned(fd) > from) raw_syscall(SYS_close_range, from, unsigned(fd) - 1, 0);
+    if (unsigned(fd) + 1 > from) from = unsigned(fd) + 1;
+  };
+  for (int i = 0; i < g->ndescriptors; ++i) keep(g->descriptors[i].fd);
+  for (int i = 0; i < g->ndescriptors; ++i) keep(g->descriptors[i].copy);
   raw_syscall(SYS_close_range, from, ~0U, 0);
   for (int i = 0; i < g->ndescriptors; ++i) {
+    const Descriptor& d = g->descriptors[i];
     uint64_t dev, ino;
-    if (!stat_fd(g->descriptors[i].fd, dev, ino) || dev != g->descriptors[i].dev || ino != g->descriptors[i].ino)
+    if (stat_fd(d.fd, dev, ino) && dev == d.dev && ino == d.ino) continue;
+    if (d.copy < 0 || raw_syscall(SYS_dup3, d.copy, d.fd, d.cloexec ? O_CLOEXEC : 0) != d.fd ||
+        !stat_fd(d.fd, dev, ino) || dev != d.dev || ino != d.ino)
       return "the program closed or replaced a descriptor it had before its first thread";
   }
   return nullptr;

@@ -838,6 +838,8 @@ ExecutionResult Session::supervise_execution() {
         r.exit_status = m->finished().exit_status();
         return r;
       } else if (m->has_rollback_failed()) {
+        // Counted as rolled back when it said ExecutionFinished: it was not.
+        if (runner_stats_.rolled_back) --runner_stats_.rolled_back;
         ++runner_stats_.refusals["the rollback failed: " + m->rollback_failed().reason()];
       } else if (m->has_ended() && reused_runner_ && m->ended().pid() == current_pid_ &&
                  h.started.load(std::memory_order_acquire) == 0) {
