@@ -27,10 +27,10 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${1:-$root/build}
 reps=${2:-1}
 ctrl=$build/bin/ctrl
-shared=$root/../shared/bench
-[ -f "$shared/queue2.c" ] || { echo "bench/anchors.sh: $shared/queue2.c is missing" >&2; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# shellcheck source=shared_programs.sh
+source "$root/bench/shared_programs.sh" bench/anchors.sh
 
 # Which perf events can be counted here: the software counters, and the
 # tracepoint that counts every task created (fork, vfork, clone, clone3).
@@ -44,14 +44,6 @@ if [ -n "$perf" ] && "$perf" stat -x, -o /dev/null -e task-clock,page-faults,con
     perf_events+=(-e task:task_newtask -e task:task_newtask --filter 'clone_flags & 0x10000')
   fi
 fi
-
-# The libatomic variant: every atomic is a call ctrl sees with its order;
-# tso: the relaxed variant (-DMO=memory_order_relaxed).
-build_one() { # name program n model
-  local mo=()
-  [ "$4" = tso ] && mo=(-DMO=memory_order_relaxed)
-  gcc -O2 -pthread -DN="$3" "${mo[@]}" -I"$shared" -fno-inline-atomics -o "$work/$1" "$shared/$2.c" -latomic
-}
 
 # One value of perf's CSV output (-x,): the count of the nth line naming the
 # event, or n/a when it was not counted.

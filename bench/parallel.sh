@@ -13,14 +13,10 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${1:-$root/build}
 jobs=${2:-2}
 ctrl=$build/bin/ctrl
-shared=$root/../shared/bench
-[ -f "$shared/queue2.c" ] || { echo "bench/parallel.sh: $shared/queue2.c is missing" >&2; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-
-build_one() { # name program n
-  gcc -O2 -pthread -DN="$3" -I"$shared" -fno-inline-atomics -o "$work/$1" "$shared/$2.c" -latomic
-}
+# shellcheck source=shared_programs.sh
+source "$root/bench/shared_programs.sh" bench/parallel.sh
 # Prints "classes milliseconds taken run_ahead" for one run.
 measure() { # binary jobs
   local s e out
