@@ -213,8 +213,6 @@ bool parse_vma(const char*& p, const char* end, Vma& v) {
 
 }  // namespace
 
-uint64_t MemorySnapshot::copied_pages() const { return state_ ? state_->pages_size / kPage : 0; }
-
 bool MemorySnapshot::tracks(uint64_t addr, uint64_t len) const {
   if (!state_) return false;
   for (size_t i = 0; i < state_->registered.n; ++i)
@@ -414,7 +412,7 @@ const char* settled(MemorySnapshot::State* s) {
 }
 }  // namespace
 
-const char* MemorySnapshot::restore(RestoreStats& stats) {
+const char* MemorySnapshot::restore() {
   State* s = state_;
   if (!s) return "memory is not tracked";
   // The heap's end first: brk areas are not re-registered.
@@ -427,15 +425,11 @@ const char* MemorySnapshot::restore(RestoreStats& stats) {
 
   // Fast path: nothing faulted, the size is the armed one.
   if (s->hot_known && fault_count() == s->faults && address_space_size(s->statm) == s->vsize) {
-    for (size_t i = 0; i < s->nhot; ++i) {
-      put_back(s->hot[i], s->pages);
-      stats.pages += (s->hot[i].end - s->hot[i].start) / kPage;
-    }
+    for (size_t i = 0; i < s->nhot; ++i) put_back(s->hot[i], s->pages);
     // A hot page libc dropped (a finished thread's stack) faulted back in.
     s->faults = fault_count();
     return nullptr;
   }
-  ++stats.slow;
   s->hot_known = false;
   s->nhot = 0;
 
@@ -462,7 +456,6 @@ const char* MemorySnapshot::restore(RestoreStats& stats) {
           if (a >= b || (!present && r.data == kZero)) continue;
           SavedRange piece{a, b, r.data == kZero ? kZero : r.data + (a - r.start)};
           put_back(piece, s->pages);
-          stats.pages += (b - a) / kPage;
           // Hot from now on (a page put back is populated and unprotected) (merged with the previous piece when both
           // continue each other).
           SavedRange* prev = s->nhot ? &s->hot[s->nhot - 1] : nullptr;
@@ -505,7 +498,6 @@ const char* MemorySnapshot::restore(RestoreStats& stats) {
             if (s->registered.r[q].start < x.start && s->registered.r[q].end > from)
               return "the program replaced a mapping it had before its first thread";
           raw_syscall(SYS_munmap, long(from), long(x.start - from));
-          ++stats.unmapped;
         }
         if (x.end > from) from = x.end;
       }
@@ -514,7 +506,6 @@ const char* MemorySnapshot::restore(RestoreStats& stats) {
           if (s->registered.r[q].start < fe && s->registered.r[q].end > from)
             return "the program replaced a mapping it had before its first thread";
         raw_syscall(SYS_munmap, long(from), long(fe - from));
-        ++stats.unmapped;
       }
     }
   }

@@ -39,12 +39,6 @@ struct MemoryRange {
   uint64_t start, end;
 };
 
-struct RestoreStats {
-  uint64_t pages = 0;     // pages copied back or zeroed
-  uint64_t unmapped = 0;  // mappings created by the execution, removed
-  uint64_t slow = 0;      // the execution faulted: written pages and mappings were looked for
-};
-
 class MemorySnapshot {
  public:
   // Tracks every private mapping except `exclude` (the caller's own state
@@ -55,9 +49,7 @@ class MemorySnapshot {
   bool armed() const { return state_ != nullptr; }
   // Puts the memory back as it was at arm(). Returns nullptr, or what could
   // not be put back (the process must then not run another execution).
-  const char* restore(RestoreStats& stats);
-  // Pages copied at arm().
-  uint64_t copied_pages() const;
+  const char* restore();
   // [addr, addr+len) overlaps memory tracked since arm().
   bool tracks(uint64_t addr, uint64_t len) const;
 

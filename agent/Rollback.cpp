@@ -247,8 +247,7 @@ void send_failure(const char* reason) {
 }
 
 void restore_on_own_stack() {
-  RestoreStats stats;
-  const char* err = g->snapshot.restore(stats);
+  const char* err = g->snapshot.restore();
   if (!err) err = restore_process_state();
   if (err) {
     g->failure = err;
@@ -313,7 +312,6 @@ bool unusable() { return !g || (g->failure && g->count == 0); }
 
 bool is_runner() { return g && g->pid == int(raw_syscall(SYS_getpid)); }
 
-uint64_t rolled_back() { return g ? g->count : 0; }
 
 const char* refusal(bool any_thread) {
   if (!g) return "not a runner";

@@ -63,7 +63,5 @@ void note_memory_change(uint64_t addr, uint64_t len, const char* what);
 void pin_to_cpu(int cpu);
 // Tests (CTRL_TEST_NO_UFFD): arming fails as on a kernel without what it needs.
 void pretend_unsupported();
-// Executions rolled back by this runner.
-uint64_t rolled_back();
 
 }  // namespace ctrl::agent::rollback
