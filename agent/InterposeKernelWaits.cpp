@@ -17,6 +17,7 @@
 #include "KernelWaits.h"
 #include "RealFunctions.h"
 #include "Runtime.h"
+#include "ThreadPool.h"
 
 using namespace ctrl;
 using namespace ctrl::agent;
@@ -284,10 +285,14 @@ int pthread_kill(pthread_t thread, int sig) {
   long r = 0;
   auto send = [](void* p) -> long {
     auto* a = static_cast<Args*>(p);
+    // A pool's thread that ended is still there (ThreadPool.h): as libc
+    // does for a thread that has exited, nothing is sent.
+    uint32_t slot = thread_pool::slot_of(uint64_t(a->thread));
+    if (slot != thread_pool::kNoSlot && thread_pool::ended(slot)) return 0;
     return real_pthread_kill(a->thread, a->sig);
   };
   if (send_signal_visibly(SITE(), sig, send, &args, r)) return int(r);
-  return real_pthread_kill(thread, sig);
+  return int(send(&args));
 }
 
 int raise(int sig) {

@@ -3,18 +3,47 @@
 // (Runtime::begin), performs the operation (for real where the real call
 // cannot block any more, in the model alone for conditions and barriers),
 // updates the model and logs the event.
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <cstdlib>
 
 #include "LoopState.h"
+#include "RawSyscall.h"
 #include "RealFunctions.h"
 #include "Runtime.h"
+#include "ThreadPool.h"
 
 using namespace ctrl;
 using namespace ctrl::agent;
+
+namespace ctrl::agent::thread_pool {
+
+void* run_controlled(const StartInfo& info) {
+  t_me = info.index;
+  rt.first_turn(info.index);
+  // The start routine's frames are below this one. (Its stack's bounds come
+  // from the heap-using pthread_getattr_np: only now that it is this
+  // thread's turn.)
+  {
+    uint64_t top = reinterpret_cast<uint64_t>(__builtin_frame_address(0)), low = top;
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+      void* stack = nullptr;
+      size_t size = 0;
+      if (pthread_attr_getstack(&attr, &stack, &size) == 0) low = reinterpret_cast<uint64_t>(stack);
+      pthread_attr_destroy(&attr);
+    }
+    set_stack(low, top);
+  }
+  return info.fn(info.arg);
+}
+
+}  // namespace ctrl::agent::thread_pool
 
 #define SITE() reinterpret_cast<uint64_t>(__builtin_return_address(0))
 
@@ -37,38 +66,25 @@ MutexType mutex_type(const pthread_mutex_t* m) {
 // that would block on a parked thread would keep the process alive forever.
 [[noreturn]] void exit_instead_of_blocking() { real._exit(rt.region.header ? rt.region.header->exit_status : 0); }
 
-struct StartInfo {
-  void* (*fn)(void*);
-  void* arg;
-  uint32_t index;
-};
+using thread_pool::StartInfo;
 
 // One slot per thread index: a new thread must not touch the heap before its
 // first turn (its first free() sets up its malloc cache while others run).
 StartInfo start_infos[shm::kMaxThreads];
 
+// A real thread (no slot of the pool was free for it, ThreadPool.h).
 void* thread_trampoline(void* p) {
   StartInfo info = *static_cast<StartInfo*>(p);
-  t_me = info.index;
-  rt.first_turn(info.index);
-  // The start routine's frames are below this one. (Its stack's bounds come
-  // from the heap-using pthread_getattr_np: only now that it is this
-  // thread's turn.)
-  {
-    uint64_t top = reinterpret_cast<uint64_t>(__builtin_frame_address(0)), low = top;
-    pthread_attr_t attr;
-    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
-      void* stack = nullptr;
-      size_t size = 0;
-      if (pthread_attr_getstack(&attr, &stack, &size) == 0) low = reinterpret_cast<uint64_t>(stack);
-      pthread_attr_destroy(&attr);
-    }
-    set_stack(low, top);
-  }
-  void* result = info.fn(info.arg);
+  void* result = thread_pool::run_controlled(info);
   rt.thread_exit(info.index, reinterpret_cast<uint64_t>(info.fn));
   t_me = kNoThread;
   return result;
+}
+
+uint64_t signal_mask() {
+  uint64_t mask = 0;
+  raw_syscall(SYS_rt_sigprocmask, SIG_BLOCK, 0, reinterpret_cast<long>(&mask), 8);
+  return mask;
 }
 
 // Mutex acquisition shared by lock, trylock and the timed variants.
@@ -176,9 +192,19 @@ int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*fn)(vo
                      "creator, the most --model tso and pso support");
   rt.model.thread(child).pending.site = reinterpret_cast<uint64_t>(fn);
   rt.region.header->threads[child].start_routine = reinterpret_cast<uint64_t>(fn);
-  StartInfo* info = &start_infos[child];
-  *info = StartInfo{fn, arg, child};
-  int r = real.pthread_create(thread, attr, thread_trampoline, info);
+  StartInfo start_info{fn, arg, child, signal_mask()};
+  int r = 0;
+  uint32_t slot = thread_pool::kNoSlot;
+  if (thread_pool::eligible(attr)) {
+    bool wake_now = !rt.may_defer_start();
+    slot = thread_pool::start(start_info, thread, wake_now);
+    if (slot != thread_pool::kNoSlot && !wake_now) rt.defer_start(child, slot);
+  }
+  if (slot == thread_pool::kNoSlot) {
+    StartInfo* info = &start_infos[child];
+    *info = start_info;
+    r = real.pthread_create(thread, attr, thread_trampoline, info);
+  }
   if (r == 0) {
     rt.model.thread_named(child, uint64_t(*thread));
     int state = PTHREAD_CREATE_JOINABLE;
@@ -201,7 +227,10 @@ int pthread_join(pthread_t thread, void** result) {
   uint32_t target = rt.model.find_by_handle(uint64_t(thread));
   if (target == kNoThread) return real.pthread_join(thread, result);
   rt.begin(me, PendingOp{OpKind::ThreadJoin, 0, 0, site, target});
-  int r = real.pthread_join(thread, result);
+  // A slot's thread does not exit: its result is kept (ThreadPool.h).
+  uint32_t slot = thread_pool::slot_of(uint64_t(thread));
+  if (slot != thread_pool::kNoSlot && result) *result = thread_pool::result(slot);
+  int r = slot != thread_pool::kNoSlot ? 0 : real.pthread_join(thread, result);
   if (r == 0) rt.model.thread_joined(target, me);
   rt.log(me, OpKind::ThreadJoin, 0, site, 0, 0, target);
   return r;
@@ -214,10 +243,45 @@ int pthread_detach(pthread_t thread) {
   uint32_t me = t_me;
   uint32_t target = rt.model.find_by_handle(uint64_t(thread));
   rt.begin(me, PendingOp{OpKind::ThreadDetach, 0, 0, site, target});
-  int r = real.pthread_detach(thread);
+  int r = thread_pool::slot_of(uint64_t(thread)) != thread_pool::kNoSlot ? 0 : real.pthread_detach(thread);
   if (target != kNoThread && r == 0) rt.model.thread_detached(target);
   rt.log(me, OpKind::ThreadDetach, 0, site, 0, 0, target);
   return r;
+}
+
+// Recorded for the pool's threads, which run the destructors themselves.
+int pthread_key_create(pthread_key_t* key, void (*dtor)(void*)) {
+  static auto real_key_create =
+      reinterpret_cast<int (*)(pthread_key_t*, void (*)(void*))>(dlsym(RTLD_NEXT, "pthread_key_create"));
+  int r = real_key_create(key, dtor);
+  if (r == 0) thread_pool::note_key(*key, dtor);
+  return r;
+}
+
+int pthread_key_delete(pthread_key_t key) {
+  static auto real_key_delete = reinterpret_cast<int (*)(pthread_key_t)>(dlsym(RTLD_NEXT, "pthread_key_delete"));
+  int r = real_key_delete(key);
+  if (r == 0) thread_pool::note_key(key, nullptr);
+  return r;
+}
+
+// A slot's thread never exits: whether it ended is the pool's to say.
+int pthread_tryjoin_np(pthread_t thread, void** result) {
+  static auto real_tryjoin = reinterpret_cast<int (*)(pthread_t, void**)>(dlsym(RTLD_NEXT, "pthread_tryjoin_np"));
+  uint32_t slot = thread_pool::slot_of(uint64_t(thread));
+  if (slot == thread_pool::kNoSlot) return real_tryjoin(thread, result);
+  if (!thread_pool::ended(slot)) return EBUSY;
+  if (result) *result = thread_pool::result(slot);
+  uint32_t target = rt.model.find_by_handle(uint64_t(thread));
+  if (rt.controlled() && target != kNoThread) rt.model.thread_joined(target, t_me);
+  return 0;
+}
+
+int pthread_timedjoin_np(pthread_t thread, void** result, const struct timespec* deadline) {
+  static auto real_timedjoin =
+      reinterpret_cast<int (*)(pthread_t, void**, const timespec*)>(dlsym(RTLD_NEXT, "pthread_timedjoin_np"));
+  if (thread_pool::slot_of(uint64_t(thread)) == thread_pool::kNoSlot) return real_timedjoin(thread, result, deadline);
+  return pthread_join(thread, result);
 }
 
 void pthread_exit(void* result) {
@@ -225,8 +289,13 @@ void pthread_exit(void* result) {
   uint64_t site = SITE();
   if (rt.controlled()) {
     uint32_t me = t_me;
-    rt.thread_exit(me, site);
+    uint32_t slot = thread_pool::my_slot();
+    if (slot != thread_pool::kNoSlot) thread_pool::note_exit(slot, result);
+    bool last = rt.thread_exit(me, site);
     t_me = kNoThread;
+    // libc ends the process when its last thread exits, and counts the
+    // pool's threads (ThreadPool.h) among them.
+    if (last && thread_pool::active()) exit(0);
   }
   real.pthread_exit(result);
 }

@@ -25,6 +25,7 @@
 #include "Notice.h"
 #include "RealFunctions.h"
 #include "Runtime.h"
+#include "ThreadPool.h"
 #include "control.pb.h"
 
 namespace ctrl::agent::live_checkpoint {
@@ -410,7 +411,10 @@ Taken take(uint32_t me, uint64_t step, int fork_server) {
     }
     sched_yield();
   }
-  if (count_tasks() != __builtin_popcountll(others) + 1) {
+  // (The pool's idle and ended threads are not the program's: ThreadPool.h.
+  // A restore does not recreate them; a slot's thread is recreated when
+  // its slot is taken.)
+  if (count_tasks() != __builtin_popcountll(others) + 1 + thread_pool::idle_threads()) {
     fail("the process has threads ctrl does not control");
     return Taken::Original;
   }

@@ -15,81 +15,12 @@
 
 #include "MemorySnapshot.h"
 #include "RawSyscall.h"
+#include "SavedContext.h"
+#include "ThreadPool.h"
 
 namespace ctrl::agent::rollback {
 
 namespace {
-
-// Callee-saved registers, stack pointer, resume address and floating-point
-// control words of the checkpoint (see the assembly below).
-struct Context {
-  uint64_t rbx, rbp, r12, r13, r14, r15, rsp, rip;
-  uint32_t mxcsr;
-  uint16_t fpu_control;
-  uint16_t pad;
-};
-
-extern "C" {
-long ctrl_rollback_save(Context* ctx) __attribute__((returns_twice, visibility("hidden")));
-[[noreturn]] void ctrl_rollback_resume(const Context* ctx) __attribute__((visibility("hidden")));
-[[noreturn]] void ctrl_rollback_on_stack(void (*fn)(), void* top) __attribute__((visibility("hidden")));
-}
-
-asm(R"(
-  .text
-  .globl ctrl_rollback_save
-  .hidden ctrl_rollback_save
-  .type ctrl_rollback_save, @function
-ctrl_rollback_save:
-  .cfi_startproc
-  mov %rbx, 0(%rdi)
-  mov %rbp, 8(%rdi)
-  mov %r12, 16(%rdi)
-  mov %r13, 24(%rdi)
-  mov %r14, 32(%rdi)
-  mov %r15, 40(%rdi)
-  lea 8(%rsp), %rax
-  mov %rax, 48(%rdi)
-  mov (%rsp), %rax
-  mov %rax, 56(%rdi)
-  stmxcsr 64(%rdi)
-  fnstcw 68(%rdi)
-  xor %eax, %eax
-  ret
-  .cfi_endproc
-  .size ctrl_rollback_save, .-ctrl_rollback_save
-
-  .globl ctrl_rollback_resume
-  .hidden ctrl_rollback_resume
-  .type ctrl_rollback_resume, @function
-ctrl_rollback_resume:
-  .cfi_startproc
-  mov 0(%rdi), %rbx
-  mov 8(%rdi), %rbp
-  mov 16(%rdi), %r12
-  mov 24(%rdi), %r13
-  mov 32(%rdi), %r14
-  mov 40(%rdi), %r15
-  ldmxcsr 64(%rdi)
-  fldcw 68(%rdi)
-  mov 48(%rdi), %rsp
-  mov $1, %eax
-  jmp *56(%rdi)
-  .cfi_endproc
-  .size ctrl_rollback_resume, .-ctrl_rollback_resume
-
-  .globl ctrl_rollback_on_stack
-  .hidden ctrl_rollback_on_stack
-  .type ctrl_rollback_on_stack, @function
-ctrl_rollback_on_stack:
-  .cfi_startproc
-  mov %rsi, %rsp
-  and $-16, %rsp
-  call *%rdi
-  ud2
-  .cfi_endproc
-  .size ctrl_rollback_on_stack, .-ctrl_rollback_on_stack
-)");
 
 // The kernel's struct sigaction (rt_sigaction).
 struct KernelSigaction {
@@ -113,7 +44,7 @@ constexpr int kAgentDescriptors = 900;
 constexpr int kCopies = 1000;
 
 struct State {
-  Context ctx;
+  SavedContext ctx;
   int pid = 0;
   int control_fd = -1;
   uint32_t ticket = 0;
@@ -246,7 +177,7 @@ void send_failure(const char* reason) {
   raw_syscall(SYS_sendto, g->control_fd, reinterpret_cast<long>(frame), long(m), MSG_NOSIGNAL, 0, 0);
 }
 
-void restore_on_own_stack() {
+void restore_on_own_stack(void*) {
   const char* err = g->snapshot.restore();
   if (!err) err = restore_process_state();
   if (err) {
@@ -258,7 +189,7 @@ void restore_on_own_stack() {
   ++g->ticket;
   ++g->count;
   raw_syscall(SYS_rt_sigprocmask, SIG_SETMASK, reinterpret_cast<long>(&g->sigmask), 0, 8);
-  ctrl_rollback_resume(&g->ctx);
+  ctrl_context_resume(&g->ctx);
 }
 
 }  // namespace
@@ -286,15 +217,16 @@ bool arm_runner(uint32_t ticket, int control_fd) {
     return false;
   }
   // The snapshot's own descriptors are opened by arm(), before the list.
-  if (ctrl_rollback_save(&g->ctx) != 0) return true;
+  if (ctrl_context_save(&g->ctx) != 0) return true;
   // From here to the copies in arm(), this frame and its callers are what
   // every rollback comes back to.
-  MemoryRange own{uint64_t(p), uint64_t(p) + ((sizeof(State) + 4095) & ~uint64_t(4095))};
+  MemoryRange own[2] = {{uint64_t(p), uint64_t(p) + ((sizeof(State) + 4095) & ~uint64_t(4095))},
+                        thread_pool::private_range()};
   if (unsupported) {
     g->failure = "userfaultfd disabled (CTRL_TEST_NO_UFFD)";
     return false;
   }
-  if (const char* err = g->snapshot.arm(&own, 1)) {
+  if (const char* err = g->snapshot.arm(own, own[1].end > own[1].start ? 2 : 1)) {
     g->failure = err;
     return false;
   }
@@ -347,9 +279,15 @@ void note_memory_change(uint64_t addr, uint64_t len, const char* what) {
   if (g && g->snapshot.tracks(addr, len)) taint(what);
 }
 
+void abandon(const char* why, int status) {
+  if (g) send_failure(why);
+  raw_syscall(SYS_exit_group, status);
+  __builtin_unreachable();
+}
+
 void roll_back(int status) {
   g->status = status;
-  ctrl_rollback_on_stack(restore_on_own_stack, g->stack + kStackSize);
+  ctrl_call_on_stack(restore_on_own_stack, nullptr, g->stack + kStackSize);
 }
 
 }  // namespace ctrl::agent::rollback

@@ -57,9 +57,12 @@ void note_memory_change(uint64_t addr, uint64_t len, const char* what);
 // of the execution is gone. Never returns: a failure ends the process with
 // `status`.
 [[noreturn]] void roll_back(int status);
+// The execution cannot be put back after all (the controller was told it
+// would be): says why to the controller and ends the process with `status`.
+[[noreturn]] void abandon(const char* why, int status);
 // Pins the runner (and so the threads it creates) to `cpu` (none when
-// negative); the program keeps seeing its own affinity
-// (InterposeAffinity.cpp).
+// negative) and makes it a batch task; the program keeps seeing its own
+// affinity and policy (InterposeAffinity.cpp).
 void pin_to_cpu(int cpu);
 // Tests (CTRL_TEST_NO_UFFD): arming fails as on a kernel without what it needs.
 void pretend_unsupported();

@@ -25,6 +25,7 @@
 #include "ParkContext.h"
 #include "RawSyscall.h"
 #include "Rollback.h"
+#include "ThreadPool.h"
 #include "RealFunctions.h"
 #include "Signals.h"
 #include "Dependence.h"
@@ -262,7 +263,15 @@ void Runtime::hand_to(uint32_t next) {
   current_ = next;
   region.header->current = next;
   // Only a thread that went to sleep needs the (slow) wake-up system call.
-  if (park_[next].go.exchange(kGo, std::memory_order_acq_rel) == kSleeping) futex_wake(&park_[next].go);
+  if (park_[next].go.exchange(kGo, std::memory_order_acq_rel) == kSleeping)
+    futex_wake(&park_[next].go);
+  else if (next < shm::kMaxThreads && (unstarted_ >> next) & 1)
+    start_deferred(next);
+}
+
+void Runtime::start_deferred(uint32_t t) {
+  unstarted_ &= ~(uint64_t(1) << t);
+  thread_pool::wake(unstarted_slot_[t]);
 }
 
 void Runtime::wait_turn(uint32_t me) {
@@ -283,11 +292,13 @@ void Runtime::wait_turn(uint32_t me) {
   }
   // Rolled back: this thread no longer exists in the checkpoint's state.
   uint32_t word = go.load(std::memory_order_acquire);
-  if (word == kExit)
+  if (word == kExit) {
+    if (thread_pool::my_slot() != thread_pool::kNoSlot) thread_pool::park_for_rollback(thread_pool::my_slot());
     for (;;) raw_syscall(SYS_exit, 0);
+  }
   // The runner's main thread, asked to put the process back.
   if (word == kRollBack) {
-    end_other_threads(me);
+    if (!end_other_threads(me)) rollback::abandon("a thread of the execution could not be ended", 0);
     rollback::roll_back(0);
   }
   go.store(kWaiting, std::memory_order_relaxed);
@@ -399,24 +410,34 @@ void Runtime::note_memory(uint32_t me, const shm::Event& e) {
   }
 }
 
-void Runtime::thread_exit(uint32_t me, uint64_t site) {
+bool Runtime::thread_exit(uint32_t me, uint64_t site, void (*finish)()) {
   if (!active || ended) {
     model.thread_finished(me);
-    return;
+    if (finish) {
+      t_me = kNoThread;
+      finish();
+    }
+    return false;
   }
   begin(me, PendingOp{OpKind::ThreadExit, 0, 0, site});
   log(me, OpKind::ThreadExit, 0, site);
   model.thread_finished(me);
   publish(me);
   uint32_t next = decide(me);
+  if (finish) {
+    // Uncontrolled from here, as libc's exit path is for a real thread.
+    t_me = kNoThread;
+    finish();
+  }
   if (next == kNoThread) {
     // Last thread: the process ends by itself when this thread is gone.
     region.header->outcome = shm::Outcome::Complete;
     ended = true;
-    return;
+    return true;
   }
-  if (tid_offset_ >= 0) exiting_tid_ = tid_word(tid_offset_);
+  if (!finish && tid_offset_ >= 0) exiting_tid_ = tid_word(tid_offset_);
   hand_to(next);
+  return false;
 }
 
 void Runtime::record_pending(uint32_t exiting) {
@@ -486,6 +507,7 @@ void Runtime::end_execution(shm::Outcome outcome, uint32_t thread, uint64_t site
                outcome == shm::Outcome::Diverged;
   if (active && quiet && roll_back_after_attention(t_me)) {
     // This thread is not the runner's main thread: that one rolls back.
+    if (thread_pool::my_slot() != thread_pool::kNoSlot) thread_pool::park_for_rollback(thread_pool::my_slot());
     for (;;) raw_syscall(SYS_exit, 0);
   }
   if (active && attention_len_ > 0) {
@@ -590,6 +612,7 @@ void Runtime::start_execution(pid_t fork_server) {
   sleep_ = 0;
   last_enabled_ = 0;
   yielding_ = 0;
+  unstarted_ = 0;
   buffering = h->model != shm::MemoryModel::SC;
   buffers.reset(h->model == shm::MemoryModel::PSO ? StoreBuffers::Mode::PSO : StoreBuffers::Mode::TSO);
   for (auto& p : park_) p.go.store(kWaiting, std::memory_order_relaxed);
@@ -629,17 +652,20 @@ bool Runtime::end_other_threads(uint32_t me) {
     const ThreadModel& th = model.thread(t);
     if (t == me || !th.used) continue;
     if (!th.finished && park_[t].go.exchange(kExit, std::memory_order_acq_rel) == kSleeping) futex_wake(&park_[t].go);
+    // Never chosen: it finds kExit at its first turn.
+    if ((unstarted_ >> t) & 1) start_deferred(t);
   }
   for (uint32_t t = 0; t < model.thread_count() && t < shm::kMaxThreads; ++t) {
     const ThreadModel& th = model.thread(t);
-    if (t == me || !th.used || th.handle == 0) continue;
+    if (t == me || !th.used || th.handle == 0 || thread_pool::slot_of(th.handle) != thread_pool::kNoSlot) continue;
     // The kernel clears it (and wakes it, as pthread_join waits) once the
     // thread is gone.
     int* w = reinterpret_cast<int*>(th.handle + uint64_t(tid_offset_));
     for (int v; (v = __atomic_load_n(w, __ATOMIC_ACQUIRE)) != 0;)
       raw_syscall(SYS_futex, reinterpret_cast<long>(w), FUTEX_WAIT, v, 0, 0, 0);
   }
-  return true;
+  // The pool's threads that ran wait on stacks of their own (ThreadPool.h).
+  return thread_pool::all_parked();
 }
 
 bool Runtime::roll_back_after_attention(uint32_t me) {
@@ -652,7 +678,7 @@ bool Runtime::roll_back_after_attention(uint32_t me) {
   finished_ = true;
   framing::write_all(control_fd, attention_rolled_back_frame_, attention_rolled_back_len_);
   if (main_thread) {
-    end_other_threads(me);
+    if (!end_other_threads(me)) rollback::abandon("a thread of the execution could not be ended", 0);
     rollback::roll_back(0);
   }
   if (park_[0].go.exchange(kRollBack, std::memory_order_acq_rel) == kSleeping) futex_wake(&park_[0].go);
@@ -705,7 +731,7 @@ void Runtime::execution_finished() {
   if (runner && rollback::unusable()) m.mutable_finished()->set_runners_unusable(true);
   framing::send_message(control_fd, m);
   if (!reuse) real._exit(h->exit_status);
-  end_other_threads(t_me);
+  if (!end_other_threads(t_me)) rollback::abandon("a thread of the execution could not be ended", h->exit_status);
   rollback::roll_back(h->exit_status);
 }
 
@@ -736,6 +762,7 @@ void Runtime::checkpoint(uint64_t site) {
     real._exit(112);
   }
   prime_thread_stacks();
+  thread_pool::reserve();
   reserve_alternate_stacks();
   proto::ControlMessage ready;
   ready.mutable_checkpoint_ready()->set_pid(getpid());
@@ -823,8 +850,16 @@ void Runtime::checkpoint(uint64_t site) {
         if (getppid() != server) real._exit(0);
         if (in_place) {
           in_place_ = true;
-          discard_output();
+          // (Pinned first: its threads are then pinned too.)
           rollback::pin_to_cpu(m.run().cpu());
+          // On one CPU a waiting thread that yields only runs another
+          // waiting one: each hand-off is one sleep and one wake-up (and,
+          // a batch task, the woken thread does not preempt its waker).
+          spin_yield = 0;
+          // (Any it could not recreate is recreated in the execution, which
+          // then cannot be rolled back: ThreadPool.h.)
+          thread_pool::start_runner();
+          discard_output();
           // Returns again after each rollback, at the next ticket.
           rollback::arm_runner(ticket, control_fd);
           if (rollback::armed()) ticket = rollback::ticket();

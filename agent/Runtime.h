@@ -65,8 +65,11 @@ class Runtime {
   // thread then runs libc's exit path (TLS destructors, returning its malloc
   // cache to an arena) natively, so the thread it chose waits for the kernel
   // to clear the exiting thread's tid before it runs: heap addresses would
-  // otherwise depend on timing and replays would diverge.
-  void thread_exit(uint32_t me, uint64_t site);
+  // otherwise depend on timing and replays would diverge. A thread of the
+  // pool (ThreadPool.h) does not exit: it gives `finish` (its destructors),
+  // which runs uncontrolled before the token is handed on. True when it was
+  // the last thread (the execution is complete).
+  bool thread_exit(uint32_t me, uint64_t site, void (*finish)() = nullptr);
   // Finds where libc keeps a thread's tid in its descriptor (the word the
   // kernel clears at thread exit); called in the main thread at start-up.
   static void find_tid_word();
@@ -89,6 +92,14 @@ class Runtime {
   // The threads that could have been chosen at the latest decision.
   uint64_t last_enabled() const { return last_enabled_; }
 
+  // A thread of the pool (ThreadPool.h) given to the new thread `t`, woken
+  // only when `t` is first chosen. Not while stepping or when a live
+  // checkpoint may be taken: those wait for every thread to park.
+  bool may_defer_start() const { return !stepping_ && checkpoint_at_ == UINT64_MAX; }
+  void defer_start(uint32_t t, uint32_t slot) {
+    unstarted_ |= uint64_t(1) << t;
+    unstarted_slot_[t] = uint8_t(slot);
+  }
   // Refreshes the shared slot of `t` (status, pending operation) for the controller.
   void publish(uint32_t t);
   void publish_tid(uint32_t t);
@@ -143,7 +154,8 @@ class Runtime {
   void discard_output();
   // Rolling back in place: every thread of the execution but `me` ends
   // (parked ones on their own, at kExit), and the kernel is done with each
-  // (its tid word cleared). False when that cannot be known.
+  // (its tid word cleared); the pool's threads wait to be resumed
+  // (ThreadPool.h). False when that cannot be known.
   bool end_other_threads(uint32_t me);
   // An execution that ended without a bug (blocked, cut, diverged) in a
   // runner: tells the controller (Attention.rolled_back) and puts the
@@ -189,6 +201,11 @@ class Runtime {
   // again, while the thread that waits for that mutex stays parked, until
   // --max-steps.
   uint64_t yielding_ = 0;
+  // Threads of the pool not woken yet (defer_start), and their slots.
+  uint64_t unstarted_ = 0;
+  uint8_t unstarted_slot_[shm::kMaxThreads] = {};
+  // Wakes the unstarted thread `t`.
+  void start_deferred(uint32_t t);
   bool finished_ = false;      // execution_finished told the controller
   bool in_place_ = false;      // a runner: executions are rolled back (Rollback.h)
   pid_t fork_server_ = 0;      // the execution's parent

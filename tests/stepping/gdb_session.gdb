@@ -39,8 +39,9 @@ info threads
 
 # left's frames, with file:line. gdb numbers threads in the order it learns
 # of them (here T2, the breakpoint's, before T1), so T1 is chosen by name.
+# Below left: the agent's start routine of a recycled thread.
 #   #0  0x[0-9a-f]+ in left \(arg=.*\) at .*deadlock_lock_order\.c:16
-#   #1  0x[0-9a-f]+ in .*thread_trampoline
+#   #1  0x[0-9a-f]+ in .*slot_main
 python
 for t in gdb.selected_inferior().threads():
     if t.name.startswith("T1 "):
