@@ -92,6 +92,12 @@ TEST(C11Model, IriwNeedsSeqCst) {
   EXPECT_FALSE(allows(iriw("sc", "sc"), Model::RC11, "r0=1 r1=0 r2=1 r3=0"));
   EXPECT_EQ(enumerate(parse(iriw("sc", "sc")), Model::RC11).executions, 15u);
   EXPECT_EQ(enumerate(parse(iriw("rel", "acq")), Model::RC11).executions, 16u);
+  // Relaxed, with seq_cst fences between the readers' loads: forbidden by
+  // psc_F (F1 ; hb ; fr ; rf ; hb ; F2 is no psc_base path: scb has no rf).
+  std::string fences =
+      "THREAD 0: store x 1 rlx\nTHREAD 1: store y 1 rlx\nTHREAD 2: load r0 x rlx; fence sc; load r1 y rlx\n"
+      "THREAD 3: load r2 y rlx; fence sc; load r3 x rlx\n";
+  EXPECT_FALSE(allows(fences, Model::RC11, "r0=1 r1=0 r2=1 r3=0"));
 }
 
 TEST(C11Model, CoherenceHoldsForRelaxed) {
