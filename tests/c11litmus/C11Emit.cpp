@@ -146,8 +146,8 @@ std::string emit_program(const Test& t, const std::string& lang) {
             o << op.loc << ".compare_exchange_strong(expected, " << op.value << ", " << ord(op.order) << ", "
               << ord(op.fail_order) << ");\n";
           else
-            o << "__atomic_compare_exchange_n(" << a << ", &expected, " << op.value << ", 0, " << ord(op.order)
-              << ", " << ord(op.fail_order) << ");\n";
+            o << "__atomic_compare_exchange_n(" << a << ", &expected, " << op.value << ", 0, " << ord(op.order) << ", "
+              << ord(op.fail_order) << ");\n";
           o << "    " << op.reg << " = expected; /* the value read, whether it succeeded or not */\n  }";
           break;
         case OpKind::Xchg:
@@ -183,8 +183,7 @@ std::string emit_program(const Test& t, const std::string& lang) {
     << "  return 1;\n}\n\n";
   for (Model m : kModels) {
     const Claims* c = t.claims.count(m) ? &t.claims.at(m) : nullptr;
-    if (!c || !c->allowed || c->allowed->empty())
-      throw ParseError(std::string("no ALLOWED line for ") + model_name(m));
+    if (!c || !c->allowed || c->allowed->empty()) throw ParseError(std::string("no ALLOWED line for ") + model_name(m));
     o << "static const long allowed_" << model_name(m) << "[][" << width << "] = {\n";
     for (const std::string& outcome : *c->allowed) {
       o << "  {";

@@ -31,9 +31,7 @@ std::vector<std::string> words(const std::string& s) {
 }
 
 bool is_register(const std::string& s) { return std::regex_match(s, std::regex("r[0-9]+")); }
-bool is_location(const std::string& s) {
-  return std::regex_match(s, std::regex("[a-z][a-z0-9_]*")) && !is_register(s);
-}
+bool is_location(const std::string& s) { return std::regex_match(s, std::regex("[a-z][a-z0-9_]*")) && !is_register(s); }
 
 long parse_value(const std::string& s) {
   if (!std::regex_match(s, std::regex("-?[0-9]+"))) throw ParseError("not a value: '" + s + "'");
@@ -41,9 +39,9 @@ long parse_value(const std::string& s) {
 }
 
 Order parse_order(const std::string& s) {
-  static const std::map<std::string, Order> names = {{"na", Order::NA},   {"rlx", Order::Rlx},
-                                                      {"acq", Order::Acq}, {"rel", Order::Rel},
-                                                      {"acq_rel", Order::AcqRel}, {"sc", Order::SC}};
+  static const std::map<std::string, Order> names = {{"na", Order::NA},          {"rlx", Order::Rlx},
+                                                     {"acq", Order::Acq},        {"rel", Order::Rel},
+                                                     {"acq_rel", Order::AcqRel}, {"sc", Order::SC}};
   auto it = names.find(s);
   if (it == names.end()) throw ParseError("not a memory order: '" + s + "' (na rlx acq rel acq_rel sc)");
   return it->second;
@@ -81,7 +79,11 @@ Op parse_op(const std::string& text) {
       throw ParseError("'" + text + "': bad failure order");
   } else if (k == "xchg" || k == "fadd") {
     need(5);
-    op = {k == "xchg" ? OpKind::Xchg : OpKind::FetchAdd, parse_order(w[4]), Order::Rlx, reg(1), loc(2),
+    op = {k == "xchg" ? OpKind::Xchg : OpKind::FetchAdd,
+          parse_order(w[4]),
+          Order::Rlx,
+          reg(1),
+          loc(2),
           parse_value(w[3])};
   } else if (k == "fence") {
     need(2);
@@ -91,7 +93,8 @@ Op parse_op(const std::string& text) {
   }
   if (op.order == Order::NA && op.kind != OpKind::Load && op.kind != OpKind::Store)
     throw ParseError("'" + text + "': only loads and stores can be non-atomic");
-  if (op.kind == OpKind::Fence && op.order == Order::Rlx) throw ParseError("'" + text + "': a relaxed fence does nothing");
+  if (op.kind == OpKind::Fence && op.order == Order::Rlx)
+    throw ParseError("'" + text + "': a relaxed fence does nothing");
   return op;
 }
 
@@ -245,7 +248,8 @@ Test parse_litmus(const std::string& path, const std::string& text) {
         // A long set continues on further ALLOWED lines of the same model.
         Claims& c = t.claims[models.begin()->first];
         if (!c.allowed) c.allowed.emplace();
-        for (const std::string& o : split(m[2], '|')) c.allowed->insert(trim(std::regex_replace(o, std::regex(" +"), " ")));
+        for (const std::string& o : split(m[2], '|'))
+          c.allowed->insert(trim(std::regex_replace(o, std::regex(" +"), " ")));
       } else {
         throw ParseError("cannot read '" + line + "'");
       }

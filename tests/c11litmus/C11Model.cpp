@@ -199,7 +199,9 @@ class Enumerator {
     // Release sequences, synchronises-with, happens-before (RC11 §3).
     Relation id = Relation::identity(n);
     Relation rmw_step = rf.restrict(~uint64_t(0), U);
-    Relation rs = id.restrict(W, W).then(id.unite(po.intersect(same_loc))).then(id.restrict(W & ATOMIC, W & ATOMIC))
+    Relation rs = id.restrict(W, W)
+                      .then(id.unite(po.intersect(same_loc)))
+                      .then(id.restrict(W & ATOMIC, W & ATOMIC))
                       .then(rmw_step.reflexive_closure());
     Relation release = id.restrict(REL, REL).unite(po.restrict(REL & F, ~uint64_t(0)));
     Relation acquire = id.restrict(ACQ, ACQ).unite(po.restrict(~uint64_t(0), ACQ & F));

@@ -35,8 +35,8 @@
 namespace c11litmus {
 
 struct Result {
-  size_t candidates = 0;  // (rf, mo) pairs built
-  size_t executions = 0;  // consistent ones
+  size_t candidates = 0;          // (rf, mo) pairs built
+  size_t executions = 0;          // consistent ones
   std::set<std::string> allowed;  // format_outcome() of each consistent execution
   bool exists = false;            // the EXISTS condition holds in one
   bool race = false;              // one has two conflicting accesses, one non-atomic, unordered by hb

@@ -35,7 +35,8 @@ TEST(C11Model, MessagePassingNeedsReleaseAndAcquire) {
 }
 
 TEST(C11Model, FencesSynchronise) {
-  std::string both = "THREAD 0: store x 1 rlx; fence rel; store y 1 rlx\nTHREAD 1: load r0 y rlx; fence acq; load r1 x rlx\n";
+  std::string both =
+      "THREAD 0: store x 1 rlx; fence rel; store y 1 rlx\nTHREAD 1: load r0 y rlx; fence acq; load r1 x rlx\n";
   std::string one = "THREAD 0: store x 1 rlx; fence rel; store y 1 rlx\nTHREAD 1: load r0 y rlx; load r1 x rlx\n";
   std::string mixed = "THREAD 0: store x 1 rlx; store y 1 rel\nTHREAD 1: load r0 y rlx; fence acq; load r1 x rlx\n";
   EXPECT_FALSE(allows(both, Model::RC11, "r0=1 r1=0"));
@@ -65,7 +66,8 @@ TEST(C11Model, StoreBufferingNeedsSeqCst) {
   EXPECT_FALSE(allows(sb("sc", "sc"), Model::RC11, "r0=0 r1=0"));
   EXPECT_FALSE(allows(sb("sc", "sc"), Model::C11, "r0=0 r1=0"));
   EXPECT_FALSE(allows(sb("rlx", "rlx"), Model::SC, "r0=0 r1=0"));
-  std::string fences = "THREAD 0: store x 1 rlx; fence sc; load r0 y rlx\nTHREAD 1: store y 1 rlx; fence sc; load r1 x rlx\n";
+  std::string fences =
+      "THREAD 0: store x 1 rlx; fence sc; load r0 y rlx\nTHREAD 1: store y 1 rlx; fence sc; load r1 x rlx\n";
   EXPECT_FALSE(allows(fences, Model::RC11, "r0=0 r1=0"));
   // One seq_cst access against a fence: still forbidden (psc_base with [F^sc];hb?).
   std::string mixed = "THREAD 0: store x 1 sc; load r0 y sc\nTHREAD 1: store y 1 rlx; fence sc; load r1 x rlx\n";
@@ -152,7 +154,8 @@ TEST(C11Model, RacesAndUninitialisedLoads) {
 TEST(C11Model, CountsDistinctRfMoPairs) {
   // Three writers and a reader, all relaxed and unordered: 3! mo orders,
   // each with 4 sources for the load, all consistent.
-  std::string t = "THREAD 0: store x 1 rlx\nTHREAD 1: store x 2 rlx\nTHREAD 2: store x 3 rlx\nTHREAD 3: load r0 x rlx\n";
+  std::string t =
+      "THREAD 0: store x 1 rlx\nTHREAD 1: store x 2 rlx\nTHREAD 2: store x 3 rlx\nTHREAD 3: load r0 x rlx\n";
   Result r = enumerate(parse(t), Model::RC11);
   EXPECT_EQ(r.executions, 24u);
   EXPECT_EQ(r.candidates, 24u);

@@ -6,6 +6,8 @@
 //                                    nested (the enumerator itself is wrong)
 //   c11litmus print FILE.litmus      the header lines the enumerator computes
 //   c11litmus emit c|cpp FILE.litmus OUT   write the test's program
+#include "C11Litmus.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -14,7 +16,6 @@
 #include <sstream>
 
 #include "C11Emit.h"
-#include "C11Litmus.h"
 #include "C11Model.h"
 
 using namespace c11litmus;
@@ -33,8 +34,8 @@ std::map<Model, Result> compute(const Test& t) {
   // Every SC execution is RC11-consistent, every RC11 one C11-consistent.
   auto nested = [&](Model small, Model big) {
     const Result &a = r[small], &b = r[big];
-    if (a.executions > b.executions || (a.exists && !b.exists) || (a.race && !b.race) ||
-        (a.uninit && !b.uninit) || !std::includes(b.allowed.begin(), b.allowed.end(), a.allowed.begin(), a.allowed.end()))
+    if (a.executions > b.executions || (a.exists && !b.exists) || (a.race && !b.race) || (a.uninit && !b.uninit) ||
+        !std::includes(b.allowed.begin(), b.allowed.end(), a.allowed.begin(), a.allowed.end()))
       throw ModelError(t.name + ": " + model_name(small) + " is not included in " + model_name(big));
   };
   nested(Model::SC, Model::RC11);
@@ -111,8 +112,8 @@ int check(const std::vector<std::string>& files) {
       if (!names.insert(t.name).second) throw ParseError("test name " + t.name + " used twice");
       auto r = compute(t);
       std::vector<std::string> diff = differences(t, r);
-      std::printf("%-22s executions sc/rc11/c11 %zu/%zu/%zu, outcomes %zu/%zu/%zu, race %s/%s/%s  %s\n",
-                  t.name.c_str(), r[Model::SC].executions, r[Model::RC11].executions, r[Model::C11].executions,
+      std::printf("%-22s executions sc/rc11/c11 %zu/%zu/%zu, outcomes %zu/%zu/%zu, race %s/%s/%s  %s\n", t.name.c_str(),
+                  r[Model::SC].executions, r[Model::RC11].executions, r[Model::C11].executions,
                   r[Model::SC].allowed.size(), r[Model::RC11].allowed.size(), r[Model::C11].allowed.size(),
                   yes_no(r[Model::SC].race), yes_no(r[Model::RC11].race), yes_no(r[Model::C11].race),
                   diff.empty() ? "ok" : "MISMATCH");
