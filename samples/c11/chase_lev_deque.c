@@ -24,16 +24,18 @@
 #define ABORT -2L
 
 struct array {
-  long size;
+  long size;     /* a relaxed atomic, as in CDSChecker's port (a plain field would race too) */
   long buffer[]; /* atomics */
 };
 
 static long top, bottom;
 static struct array *array;
 
+static long size_of(struct array *a) { return __atomic_load_n(&a->size, __ATOMIC_RELAXED); }
+
 static struct array *new_array(long size) {
   struct array *a = malloc(sizeof *a + size * sizeof(long)); /* elements left uninitialised */
-  a->size = size;
+  __atomic_store_n(&a->size, size, __ATOMIC_RELAXED);
   return a;
 }
 
@@ -41,10 +43,11 @@ static void resize(void) {
   struct array *a = __atomic_load_n(&array, __ATOMIC_RELAXED);
   long t = __atomic_load_n(&top, __ATOMIC_RELAXED);
   long b = __atomic_load_n(&bottom, __ATOMIC_RELAXED);
-  struct array *bigger = new_array(a->size * 2);
-  for (long i = t; i < b; i++)
-    __atomic_store_n(&bigger->buffer[i % bigger->size], __atomic_load_n(&a->buffer[i % a->size], __ATOMIC_RELAXED),
-                     __ATOMIC_RELAXED);
+  struct array *bigger = new_array(size_of(a) * 2);
+  for (long i = t; i < b; i++) {
+    long x = __atomic_load_n(&a->buffer[i % size_of(a)], __ATOMIC_RELAXED);
+    __atomic_store_n(&bigger->buffer[i % size_of(bigger)], x, __ATOMIC_RELAXED);
+  }
 #ifdef C11_FIXED
   __atomic_store_n(&array, bigger, __ATOMIC_RELEASE);
 #else
@@ -57,11 +60,11 @@ static void push(long x) {
   long b = __atomic_load_n(&bottom, __ATOMIC_RELAXED);
   long t = __atomic_load_n(&top, __ATOMIC_ACQUIRE);
   struct array *a = __atomic_load_n(&array, __ATOMIC_RELAXED);
-  if (b - t > a->size - 1) {
+  if (b - t > size_of(a) - 1) {
     resize();
     a = __atomic_load_n(&array, __ATOMIC_RELAXED);
   }
-  __atomic_store_n(&a->buffer[b % a->size], x, __ATOMIC_RELAXED);
+  __atomic_store_n(&a->buffer[b % size_of(a)], x, __ATOMIC_RELAXED);
   (atomic_thread_fence)(memory_order_release);
   __atomic_store_n(&bottom, b + 1, __ATOMIC_RELAXED);
 }
@@ -74,7 +77,7 @@ static long take(void) {
   long t = __atomic_load_n(&top, __ATOMIC_RELAXED);
   long x;
   if (t <= b) {
-    x = __atomic_load_n(&a->buffer[b % a->size], __ATOMIC_RELAXED);
+    x = __atomic_load_n(&a->buffer[b % size_of(a)], __ATOMIC_RELAXED);
     if (t == b) { /* the last element: race the thieves for it */
       if (!__atomic_compare_exchange_n(&top, &t, t + 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) x = EMPTY;
       __atomic_store_n(&bottom, b + 1, __ATOMIC_RELAXED);
@@ -94,7 +97,7 @@ static long steal(void) {
   if (t < b) {
     /* consume in the paper; acquire here (no compiler implements consume). */
     struct array *a = __atomic_load_n(&array, __ATOMIC_ACQUIRE);
-    x = __atomic_load_n(&a->buffer[t % a->size], __ATOMIC_RELAXED);
+    x = __atomic_load_n(&a->buffer[t % size_of(a)], __ATOMIC_RELAXED);
     if (!__atomic_compare_exchange_n(&top, &t, t + 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) return ABORT;
   }
   return x;
