@@ -213,8 +213,14 @@ std::string emit_program(const Test& t, const std::string& lang) {
   for (size_t i = 0; i < names.size(); i++) {
     const std::string& n = names[i];
     o << (i ? ", " : "");
-    if (t.locations.count(n))  // after the joins: a plain read, no visible operation
+    // A location's final value: an atomic one is read with a relaxed load
+    // after the joins (hb-after every store, coherence makes it read the
+    // mo-last one, whatever memory holds under a weak model), a non-atomic
+    // one with a plain read.
+    if (t.locations.count(n) && is_non_atomic(t, n))
       o << "*(volatile long *)" << (cpp ? "&" + n : addr[n]);
+    else if (t.locations.count(n))
+      o << (cpp ? n + ".load(std::memory_order_relaxed)" : "__atomic_load_n(" + addr[n] + ", __ATOMIC_RELAXED)");
     else
       o << "res_" << n;
   }
