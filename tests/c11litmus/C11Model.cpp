@@ -193,7 +193,9 @@ class Enumerator {
     Relation fr = rf.inverse().then(mo).minus(Relation::identity(n));
     Relation eco = rf.unite(mo).unite(fr).closure();
 
-    // Atomicity: no store between an RMW and the store it reads, in mo.
+    // Atomicity: no store between an RMW and the store it reads, in mo
+    // (choose_mo already reads each RMW from its mo-predecessor: this
+    // checks that, and keeps the axioms complete here).
     if (fr.then(mo).restrict(U, U).has_reflexive_pair()) return;
 
     // Release sequences, synchronises-with, happens-before (RC11 §3).
