@@ -143,15 +143,18 @@ int usage() {
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) return usage();
+  std::string file;  // the file being read, for messages
   try {
     if (args[0] == "check" && args.size() >= 2) return check({args.begin() + 1, args.end()});
     if (args[0] == "print" && args.size() == 2) {
-      Test t = read_litmus(args[1]);
+      file = args[1];
+      Test t = read_litmus(file);
       print_header(t, compute(t));
       return 0;
     }
     if (args[0] == "emit" && args.size() == 4) {
-      std::string program = emit_program(read_litmus(args[2]), args[1]);
+      file = args[2];
+      std::string program = emit_program(read_litmus(file), args[1]);
       std::ofstream out(args[3]);
       out << program;
       out.close();
@@ -159,7 +162,7 @@ int main(int argc, char** argv) {
       return 0;
     }
   } catch (const ParseError& e) {
-    std::fprintf(stderr, "c11litmus: %s\n", e.what());
+    std::fprintf(stderr, "c11litmus: %s%s\n", file.empty() ? "" : (file + ": ").c_str(), e.what());
     return 2;
   } catch (const ModelError& e) {
     std::fprintf(stderr, "c11litmus: model error: %s\n", e.what());
