@@ -3,13 +3,14 @@
 # assertion of its own, must report every one of them, and nothing else.
 #
 #   cmake -DCTRL=<ctrl> -DWORKDIR=<fresh directory> -DPROGRAM=<program>
-#         -DMODEL=sc|rc11|c11 -DOUTCOMES=<n> -DEXECUTIONS=<n>
+#         -DMODEL=sc|rc11|c11 -DOUTCOMES=<n> -DEXECUTIONS=<n> [-DBLOCKED=<regex>]
 #         [-DE2E_BUDGET=<s>] -P check_hunt.cmake
 #
 # Checks: exit status 1; the summary line gives EXECUTIONS complete
-# executions, none blocked, OUTCOMES bugs and an exhaustive exploration; the
-# assertion of each allowed outcome 0..OUTCOMES-1 failed; the assertion that
-# the outcome is an allowed one did not.
+# executions, BLOCKED blocked ones (default 0), OUTCOMES bugs and an
+# exhaustive exploration; the assertion of each allowed outcome
+# 0..OUTCOMES-1 failed; the assertion that the outcome is an allowed one
+# did not.
 cmake_minimum_required(VERSION 3.20)
 include("${E2E_SOURCE_DIR}/e2e_common.cmake")
 
@@ -18,6 +19,9 @@ foreach(var PROGRAM MODEL OUTCOMES EXECUTIONS)
     message(FATAL_ERROR "check_hunt.cmake: -D${var}=... is required")
   endif()
 endforeach()
+if(NOT DEFINED BLOCKED)
+  set(BLOCKED 0)
+endif()
 file(REMOVE_RECURSE "${WORKDIR}")
 file(MAKE_DIRECTORY "${WORKDIR}")
 
@@ -32,8 +36,8 @@ if(OUTCOMES EQUAL 1)
 else()
   set(bugs "${OUTCOMES} bugs")
 endif()
-if(NOT out MATCHES "\\(${EXECUTIONS} complete, 0 blocked\\), ${bugs}, exhaustive: yes")
-  e2e_fail("expected (${EXECUTIONS} complete, 0 blocked), ${bugs}, exhaustive: yes")
+if(NOT out MATCHES "\\(${EXECUTIONS} complete, ${BLOCKED} blocked\\), ${bugs}, exhaustive: yes")
+  e2e_fail("expected (${EXECUTIONS} complete, ${BLOCKED} blocked), ${bugs}, exhaustive: yes")
 endif()
 math(EXPR last "${OUTCOMES} - 1")
 foreach(i RANGE ${last})
