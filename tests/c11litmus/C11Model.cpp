@@ -210,9 +210,8 @@ class Enumerator {
     Relation sw = release.then(rs).then(rf).then(id.restrict(R & ATOMIC, R & ATOMIC)).then(acquire);
     Relation hb = po.unite(sw).closure();
 
-    bool consistent = true;
     if (model_ == Model::SC) {
-      consistent = po.unite(rf).unite(mo).unite(fr).acyclic();
+      if (!po.unite(rf).unite(mo).unite(fr).acyclic()) return;
     } else {
       // Coherence: hb ; eco? irreflexive.
       if (hb.has_reflexive_pair() || hb.then(eco).has_reflexive_pair()) return;
@@ -228,8 +227,12 @@ class Enumerator {
       // No thin air: po ∪ rf acyclic.
       if (model_ == Model::RC11 && !po.unite(rf).acyclic()) return;
     }
-    if (!consistent) return;
+    record(hb);
+  }
 
+  // Adds a consistent execution (hb its happens-before) to the result.
+  void record(const Relation& hb) {
+    size_t n = events_.size();
     result_.executions++;
     std::vector<long> values;
     for (const std::string& name : names_) values.push_back(value_of(name));
