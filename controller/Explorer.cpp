@@ -156,7 +156,7 @@ ExplorationReport Explorer::run() {
   if (!options_.prefix_signatures.empty() && options_.prefix_signatures.size() != options_.prefix.size())
     throw InternalError(fmt::format("{} signatures for a fixed prefix of {} decisions",
                                     options_.prefix_signatures.size(), options_.prefix.size()));
-  auto strategy = make_strategy(options_.strategy, options_.seed, options_.preemption_bound);
+  auto strategy = make_strategy(options_.strategy, options_.seed, options_.preemption_bound, options_.pct_depth);
   strategy->set_fixed_prefix(options_.prefix);
   // A long execution's analysis can take seconds: Ctrl-C and the time limit
   // cut it short.

@@ -27,6 +27,7 @@ struct ExploreOptions {
   bool keep_going = false;  // collect distinct bugs instead of stopping at the first
   bool shrink = true;       // look for a schedule with fewer preemptions before reporting
   int preemption_bound = -1;  // >= 0: iterative context bounding up to it
+  uint32_t pct_depth = 3;     // --strategy pct: the bug depth d
   bool sober = false;         // --monitor sober: report SC executions TSO could break
   // Start each plan from the deepest live checkpoint on its path when that
   // pays (CheckpointedSearch.h); --no-checkpoints: always from the start.
