@@ -344,6 +344,15 @@ ExplorationReport Explorer::run() {
     }
   }
   if (!report.interrupted) take_verdict();
+  report.max_executions = options_.max_executions;
+  // Would the strategy have gone on? (Asked once more: a search that
+  // finished with the last execution allowed is not stopped.)
+  if (ran >= options_.max_executions && !report.interrupted && (options_.keep_going || report.bugs.empty())) {
+    if (strategy->next())
+      report.stopped_at_max_executions = true;
+    else
+      report.exhaustive = strategy->exhaustive() && report.bounded == 0;
+  }
   if (options_.progress) fmt::print(stderr, "\r\033[K");
   report.preemption_bound_completed = strategy->completed_bound();
   report.runners = session_.runner_stats();

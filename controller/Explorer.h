@@ -75,6 +75,10 @@ struct ExplorationReport {
   bool exhaustive = false;  // every schedule ran, none cut by --max-steps
   bool interrupted = false;
   std::string stopped_by;  // when interrupted: "the time limit", "SIGINT" or "SIGTERM"
+  // --max-executions ran out while the strategy still had plans (not a bug
+  // that ended the run, not a stop from outside).
+  bool stopped_at_max_executions = false;
+  uint64_t max_executions = 0;  // as asked
   int preemption_bound = -1;            // as asked
   int preemption_bound_completed = -1;  // the largest bound fully explored
   double elapsed = 0;
