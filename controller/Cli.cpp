@@ -364,7 +364,7 @@ int run_cli(int argc, char** argv) {
                          "exploration strategy. dpor: systematic, exhaustive when it finishes; random: a uniform "
                          "choice among the enabled threads at every step; pct: probabilistic concurrency testing "
                          "(Burckhardt et al., ASPLOS 2010): random thread priorities, the highest-priority enabled "
-                         "thread runs, and at D-1 random steps the running thread drops below all others. Each "
+                         "thread runs, and at D-1 random steps the thread about to run drops below all others. Each "
                          "pct execution finds a bug of depth D (D ordering constraints) among n threads in k steps "
                          "with probability at least 1/(n*k^(D-1)); k is the longest execution seen so far; "
                          "round-robin: the next enabled thread in turn")
