@@ -204,10 +204,12 @@ uint32_t Runtime::choose(uint32_t me) {
   } else {
     uint64_t awake = mask & ~sleep_;
     if (awake == 0) end_execution(shm::Outcome::SleepBlocked, me, model.thread(me).pending.site, "");
-    if (h->policy == shm::TailPolicy::Sticky && (awake & yielding_) && (awake & ~yielding_))
+    if ((h->policy == shm::TailPolicy::Sticky || h->policy == shm::TailPolicy::Pct) && (awake & yielding_) &&
+        (awake & ~yielding_))
       awake &= ~yielding_;
     shm::TailPolicy policy = h->policy == shm::TailPolicy::Ask ? shm::TailPolicy::Sticky : h->policy;
-    next = choose_tail(policy, awake, me, last_, rng_);
+    next = policy == shm::TailPolicy::Pct ? pct_.choose(awake, step_, rng_)
+                                          : choose_tail(policy, awake, me, last_, rng_);
   }
   last_ = next;
   return next;
@@ -579,6 +581,7 @@ bool Runtime::take_checkpoint(uint32_t me) {
   stepping_ = h->policy == shm::TailPolicy::Ask;
   checkpoint_at_ = h->checkpoint_at;
   rng_ = h->seed;
+  pct_.reset(h->pct_depth, h->pct_change);
   // The sleep set cannot be rebuilt: a plan restored from a checkpoint
   // starts its sleep set at or after the checkpoint.
   sleep_ = 0;
@@ -609,6 +612,7 @@ void Runtime::start_execution(pid_t fork_server) {
   current_ = 0;
   last_ = 0;
   rng_ = h->seed;
+  pct_.reset(h->pct_depth, h->pct_change);
   sleep_ = 0;
   last_enabled_ = 0;
   yielding_ = 0;

@@ -24,6 +24,7 @@
 #include "ParkContext.h"
 #include "SharedRegion.h"
 #include "StoreBuffers.h"
+#include "TailChooser.h"
 
 namespace ctrl::agent {
 
@@ -190,6 +191,7 @@ class Runtime {
   uint32_t last_ = 0;
   uint64_t step_ = 0;
   uint64_t rng_ = 0;
+  PctChooser pct_;  // TailPolicy::Pct: this execution's priorities
   uint64_t last_enabled_ = 0;  // enabled set of the latest decision, logged with its event
   uint64_t sleep_ = 0;         // DPOR sleep set (see Header::sleep_mask)
   uint8_t flush_owner_ = 0;    // the owner logged with a flush event

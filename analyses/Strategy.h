@@ -19,7 +19,11 @@ namespace ctrl {
 struct ExecutionPlan {
   std::vector<uint32_t> prefix;  // thread chosen at steps 0..prefix.size()-1
   shm::TailPolicy policy = shm::TailPolicy::Sticky;
-  uint64_t seed = 0;  // for TailPolicy::Random
+  uint64_t seed = 0;  // for TailPolicy::Random and Pct
+  // TailPolicy::Pct: the depth and the steps of its priority-change points
+  // (shm::Header::pct_depth, pct_change).
+  uint32_t pct_depth = 0;
+  std::vector<uint64_t> pct_change;
   // TailPolicy::Ask: the step at which the execution pauses even within the
   // prefix (shm::Header::pause_at).
   uint64_t pause_at = UINT64_MAX;
@@ -40,7 +44,7 @@ struct ExecutionPlan {
 inline bool same_plan(const ExecutionPlan& a, const ExecutionPlan& b) {
   if (a.prefix != b.prefix || a.policy != b.policy || a.seed != b.seed || a.pause_at != b.pause_at ||
       a.checkpoint_at != b.checkpoint_at || a.sleep_mask != b.sleep_mask || a.sleep_from != b.sleep_from ||
-      a.sleepers.size() != b.sleepers.size())
+      a.pct_depth != b.pct_depth || a.pct_change != b.pct_change || a.sleepers.size() != b.sleepers.size())
     return false;
   for (size_t k = 0; k < a.sleepers.size(); ++k)
     if (a.sleepers[k].first != b.sleepers[k].first ||
@@ -118,6 +122,8 @@ class Strategy {
 // Throws std::invalid_argument for an unknown name.
 // `preemption_bound` >= 0 replaces a systematic strategy by iterative
 // context bounding up to that bound.
-std::unique_ptr<Strategy> make_strategy(const std::string& name, uint64_t seed, int preemption_bound = -1);
+// `pct_depth` is pct's d (from 1 to shm::kMaxPctDepth).
+std::unique_ptr<Strategy> make_strategy(const std::string& name, uint64_t seed, int preemption_bound = -1,
+                                        uint32_t pct_depth = 3);
 
 }  // namespace ctrl

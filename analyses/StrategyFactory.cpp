@@ -1,6 +1,7 @@
 #include <stdexcept>
 
 #include "DporStrategy.h"
+#include "PctStrategy.h"
 #include "PreemptionBoundedStrategy.h"
 #include "RandomStrategy.h"
 #include "RoundRobinStrategy.h"
@@ -8,17 +9,19 @@
 
 namespace ctrl {
 
-std::unique_ptr<Strategy> make_strategy(const std::string& name, uint64_t seed, int preemption_bound) {
+std::unique_ptr<Strategy> make_strategy(const std::string& name, uint64_t seed, int preemption_bound,
+                                        uint32_t pct_depth) {
   if (preemption_bound >= 0) {
     if (name.rfind("dpor", 0) != 0)
       throw std::invalid_argument("--preemption-bound goes with the systematic strategy (dpor), not " + name);
     return std::make_unique<PreemptionBoundedStrategy>(uint32_t(preemption_bound));
   }
   if (name == "random") return std::make_unique<RandomStrategy>(seed);
+  if (name == "pct") return std::make_unique<PctStrategy>(seed, pct_depth);
   if (name == "round-robin") return std::make_unique<RoundRobinStrategy>();
   if (name == "dpor") return std::make_unique<DporStrategy>();
   if (name == "dpor-optimal") return std::make_unique<DporStrategy>(true);
-  throw std::invalid_argument("unknown strategy '" + name + "' (known: dpor, dpor-optimal, random, round-robin)");
+  throw std::invalid_argument("unknown strategy '" + name + "' (known: dpor, dpor-optimal, pct, random, round-robin)");
 }
 
 }  // namespace ctrl

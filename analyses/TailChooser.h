@@ -42,10 +42,79 @@ inline uint32_t choose_tail(shm::TailPolicy policy, uint64_t enabled, uint32_t c
     }
     case shm::TailPolicy::Sticky:
     case shm::TailPolicy::Ask:  // past the controller's decisions: sticky
+    case shm::TailPolicy::Pct:  // needs the execution's priorities: PctChooser
       if (enabled & (uint64_t(1) << current)) return current;
       return uint32_t(__builtin_ctzll(enabled));
   }
   return uint32_t(__builtin_ctzll(enabled));
 }
+
+// PCT, probabilistic concurrency testing (Burckhardt, Kothari, Musuvathi,
+// Nagarakatte, ASPLOS 2010), for one execution of depth d:
+//  * every thread (and TSO/PSO flush actor) gets an initial priority when
+//    it is first seen enabled: it is inserted at a uniformly random rank
+//    among the initial priorities handed out so far (lowered threads keep
+//    their rank there), so the n initial priorities d .. d+n-1 are a
+//    uniformly random permutation, as the paper's;
+//  * at step change[i] (i = 0 .. d-2) the thread that would run drops to
+//    priority i + 1, below every initial priority;
+//  * every step runs the enabled thread of highest priority.
+// So a bug of depth d among n threads in k steps is found with probability
+// at least 1 / (n k^(d-1)) when the change points are drawn uniformly and
+// distinct over the k steps (the controller draws them: PctStrategy).
+// Invariants: every thread in `seen` has a distinct initial priority in
+// [depth, depth + assigned); lowered[t] is 0 or its change point's i + 1.
+struct PctChooser {
+  uint32_t depth = 1;
+  uint32_t assigned = 0;
+  uint64_t seen = 0;
+  uint32_t initial[shm::kMaxThreads] = {};
+  uint32_t lowered[shm::kMaxThreads] = {};
+  uint64_t change[shm::kMaxPctDepth - 1] = {};
+
+  // A new execution: `changes` holds depth - 1 steps (UINT64_MAX: unused).
+  void reset(uint32_t d, const uint64_t* changes) {
+    depth = d < 1 ? 1 : d > shm::kMaxPctDepth ? shm::kMaxPctDepth : d;
+    assigned = 0;
+    seen = 0;
+    for (uint32_t t = 0; t < shm::kMaxThreads; ++t) initial[t] = lowered[t] = 0;
+    for (uint32_t i = 0; i + 1 < shm::kMaxPctDepth; ++i) change[i] = i + 1 < depth ? changes[i] : UINT64_MAX;
+  }
+
+  uint32_t priority(uint32_t t) const { return lowered[t] ? lowered[t] : initial[t]; }
+
+  // The enabled thread of highest priority (every one of them seen).
+  uint32_t highest(uint64_t enabled) const {
+    uint32_t best = uint32_t(__builtin_ctzll(enabled)), best_priority = 0;
+    for (uint64_t m = enabled; m; m &= m - 1) {
+      uint32_t t = uint32_t(__builtin_ctzll(m));
+      if (priority(t) > best_priority) best = t, best_priority = priority(t);
+    }
+    return best;
+  }
+
+  // The decision for step `step`; `enabled` must not be empty.
+  uint32_t choose(uint64_t enabled, uint64_t step, uint64_t& rng) {
+    for (uint64_t fresh = enabled & ~seen; fresh; fresh &= fresh - 1) {
+      uint32_t t = uint32_t(__builtin_ctzll(fresh));
+      uint32_t rank = uint32_t(next_random(rng) % (assigned + 1));
+      for (uint64_t m = seen; m; m &= m - 1) {
+        uint32_t u = uint32_t(__builtin_ctzll(m));
+        if (initial[u] >= depth + rank) ++initial[u];
+      }
+      initial[t] = depth + rank;
+      ++assigned;
+      seen |= uint64_t(1) << t;
+    }
+    uint32_t next = highest(enabled);
+    for (uint32_t i = 0; i + 1 < depth; ++i)
+      if (change[i] == step) {
+        lowered[next] = i + 1;
+        next = highest(enabled);
+        break;
+      }
+    return next;
+  }
+};
 
 }  // namespace ctrl

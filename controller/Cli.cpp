@@ -105,6 +105,7 @@ struct AttachArgs {
   std::string max_steps_text = "100000";
   std::string hang_timeout_text = "5";
   std::string preemption_bound_text;
+  std::string pct_depth_text;
   uint64_t seed = 1;
   uint64_t max_executions = 100000;
   double time_limit = 0;
@@ -116,6 +117,7 @@ struct AttachArgs {
   bool keep_going = false;
   std::string dpor = "source";
   int preemption_bound = -1;
+  uint32_t pct_depth = 3;
   std::string monitor;
   std::string model = "sc";
   bool no_shrink = false;
@@ -139,6 +141,10 @@ struct AttachArgs {
     hang_timeout = seconds("--hang-timeout", hang_timeout_text, false, 1e6);
     if (!preemption_bound_text.empty())
       preemption_bound = int(whole_number("--preemption-bound", preemption_bound_text, 0, 64));
+    if (!pct_depth_text.empty()) {
+      if (strategy != "pct") throw UsageError("--pct-depth goes with --strategy pct");
+      pct_depth = uint32_t(whole_number("--pct-depth", pct_depth_text, 1, shm::kMaxPctDepth));
+    }
     jobs = jobs_text.empty() ? default_jobs() : unsigned(whole_number("-j", jobs_text, 1, 256));
   }
 };
@@ -191,7 +197,8 @@ int attach(AttachArgs a) {
   JsonReport json(a.json);  // refused now rather than after the exploration
   ProgramFacts facts = inspect_program(a.command.front());
   try {
-    make_strategy(a.strategy, a.seed, a.preemption_bound);  // rejects bad combinations before anything runs
+    // Rejects bad combinations before anything runs.
+    make_strategy(a.strategy, a.seed, a.preemption_bound, a.pct_depth);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
@@ -226,6 +233,7 @@ int attach(AttachArgs a) {
   auto* o = trace.mutable_options();
   o->set_strategy(a.strategy);
   o->set_seed(a.seed);
+  if (a.strategy == "pct") o->set_pct_depth(a.pct_depth);
   o->set_max_steps(a.max_steps);
   o->set_model(a.model);
   o->set_monitor(a.monitor);
@@ -241,6 +249,7 @@ int attach(AttachArgs a) {
   options.trace_dir = a.trace_dir;
   options.keep_going = a.keep_going;
   options.preemption_bound = a.preemption_bound;
+  options.pct_depth = a.pct_depth;
   options.sober = a.monitor == "sober";
   options.shrink = !a.no_shrink;
   options.checkpoints = !a.no_checkpoints;
@@ -259,8 +268,10 @@ int attach(AttachArgs a) {
   }
   Session session(config);
   Explorer explorer(session, options, trace);  // makes the trace directory
-  fmt::print("ctrl: {} under strategy {}{}, memory model {}\n", facts.path, a.strategy,
-             a.strategy == "random" ? fmt::format(" (seed {})", a.seed) : "", a.model);
+  std::string strategy_parameters = a.strategy == "random" ? fmt::format(" (seed {})", a.seed)
+                                    : a.strategy == "pct"  ? fmt::format(" (seed {}, depth {})", a.seed, a.pct_depth)
+                                                           : "";
+  fmt::print("ctrl: {} under strategy {}{}, memory model {}\n", facts.path, a.strategy, strategy_parameters, a.model);
   fmt::print("ctrl: {}\n", instrumentation.summary());
   if (a.visible == "atomics")
     fmt::print("ctrl: --visible=atomics: plain memory accesses are not scheduling points; races made of them may be missed\n");
@@ -349,10 +360,23 @@ int run_cli(int argc, char** argv) {
   attach_cmd->footer(
       "ctrl attach [OPTIONS] [--] PROGRAM [ARGS...]: options of ctrl go before PROGRAM; everything from PROGRAM on "
       "is passed to it unchanged (as with gdb --args).");
-  attach_cmd->add_option("--strategy", a.strategy, "exploration strategy")
-      ->check(CLI::IsMember({"dpor", "random", "round-robin"}))
+  attach_cmd->add_option("--strategy", a.strategy,
+                         "exploration strategy. dpor: systematic, exhaustive when it finishes; random: a uniform "
+                         "choice among the enabled threads at every step; pct: probabilistic concurrency testing "
+                         "(Burckhardt et al., ASPLOS 2010): random thread priorities, the highest-priority enabled "
+                         "thread runs, and at D-1 random steps the thread about to run drops below all others. Each "
+                         "pct execution finds a bug of depth D (D ordering constraints) among n threads in k steps "
+                         "with probability at least 1/(n*k^(D-1)); k is the longest execution seen so far; "
+                         "round-robin: the next enabled thread in turn")
+      ->check(CLI::IsMember({"dpor", "random", "pct", "round-robin"}))
       ->capture_default_str();
-  attach_cmd->add_option("--seed", a.seed_text, "seed of the random strategy")->type_name("N")->capture_default_str();
+  attach_cmd->add_option("--seed", a.seed_text, "seed of the random and pct strategies")
+      ->type_name("N")
+      ->capture_default_str();
+  attach_cmd->add_option("--pct-depth", a.pct_depth_text,
+                         fmt::format("with --strategy pct: the bug depth D it aims at, from 1 to {} (default: 3)",
+                                     shm::kMaxPctDepth))
+      ->type_name("D");
   attach_cmd->add_option("--dpor", a.dpor,
                          "source: source sets and sleep sets (may run some redundant, blocked executions); "
                          "optimal: wakeup trees, never a redundant execution")

@@ -84,7 +84,7 @@ const char* kHelp =
     "  restart ID                 continue from checkpoint ID\n"
     "  schedule                   the interleaving so far\n"
     "  save FILE                  write the schedule as a trace (ctrl replay FILE)\n"
-    "  explore [OPTIONS]          explore from this step (--strategy dpor|random|round-robin, --seed N,\n"
+    "  explore [OPTIONS]          explore from this step (--strategy dpor|random|pct|round-robin, --seed N,\n"
     "                             --max-executions N, --time-limit S, --trace-dir DIR, --keep-going)\n"
     "  time COMMAND               run COMMAND and say how long it took\n"
     "  quit [q]                   end the session\n";
@@ -359,7 +359,8 @@ bool DebugPrompt::execute(const std::string& line) {
         };
         if (w[i] == "--strategy") {
           options.strategy = value();
-          if (options.strategy != "dpor" && options.strategy != "random" && options.strategy != "round-robin")
+          if (options.strategy != "dpor" && options.strategy != "random" && options.strategy != "pct" &&
+              options.strategy != "round-robin")
             throw UsageError(fmt::format("explore: unknown strategy {}", options.strategy));
         } else if (w[i] == "--seed") {
           options.seed = number(value(), "--seed");

@@ -156,7 +156,7 @@ ExplorationReport Explorer::run() {
   if (!options_.prefix_signatures.empty() && options_.prefix_signatures.size() != options_.prefix.size())
     throw InternalError(fmt::format("{} signatures for a fixed prefix of {} decisions",
                                     options_.prefix_signatures.size(), options_.prefix.size()));
-  auto strategy = make_strategy(options_.strategy, options_.seed, options_.preemption_bound);
+  auto strategy = make_strategy(options_.strategy, options_.seed, options_.preemption_bound, options_.pct_depth);
   strategy->set_fixed_prefix(options_.prefix);
   // A long execution's analysis can take seconds: Ctrl-C and the time limit
   // cut it short.
@@ -344,6 +344,15 @@ ExplorationReport Explorer::run() {
     }
   }
   if (!report.interrupted) take_verdict();
+  report.max_executions = options_.max_executions;
+  // Would the strategy have gone on? (Asked once more: a search that
+  // finished with the last execution allowed is not stopped.)
+  if (ran >= options_.max_executions && !report.interrupted && (options_.keep_going || report.bugs.empty())) {
+    if (strategy->next())
+      report.stopped_at_max_executions = true;
+    else
+      report.exhaustive = strategy->exhaustive() && report.bounded == 0;
+  }
   if (options_.progress) fmt::print(stderr, "\r\033[K");
   report.preemption_bound_completed = strategy->completed_bound();
   report.runners = session_.runner_stats();

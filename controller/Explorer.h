@@ -27,6 +27,7 @@ struct ExploreOptions {
   bool keep_going = false;  // collect distinct bugs instead of stopping at the first
   bool shrink = true;       // look for a schedule with fewer preemptions before reporting
   int preemption_bound = -1;  // >= 0: iterative context bounding up to it
+  uint32_t pct_depth = 3;     // --strategy pct: the bug depth d
   bool sober = false;         // --monitor sober: report SC executions TSO could break
   // Start each plan from the deepest live checkpoint on its path when that
   // pays (CheckpointedSearch.h); --no-checkpoints: always from the start.
@@ -74,6 +75,10 @@ struct ExplorationReport {
   bool exhaustive = false;  // every schedule ran, none cut by --max-steps
   bool interrupted = false;
   std::string stopped_by;  // when interrupted: "the time limit", "SIGINT" or "SIGTERM"
+  // --max-executions ran out while the strategy still had plans (not a bug
+  // that ended the run, not a stop from outside).
+  bool stopped_at_max_executions = false;
+  uint64_t max_executions = 0;  // as asked
   int preemption_bound = -1;            // as asked
   int preemption_bound_completed = -1;  // the largest bound fully explored
   double elapsed = 0;

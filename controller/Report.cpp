@@ -161,11 +161,23 @@ void print_summary(std::FILE* out, const ExplorationReport& report) {
                 ? fmt::format(" (every schedule with at most {} preemption{} ran)", report.preemption_bound_completed,
                               report.preemption_bound_completed == 1 ? "" : "s")
                 : " (no preemption bound completed)";
+  // A systematic search that stopped at a limit says which, and what can
+  // go further on a program too large for it (issue 13).
+  bool systematic = report.strategy.rfind("dpor", 0) == 0;
+  if (systematic && report.stopped_at_max_executions)
+    bound += fmt::format(" (stopped at --max-executions {})", report.max_executions);
   fmt::print(out, "\n{} executions ({} complete, {} blocked{}), {} bug{}, exhaustive: {}{}, {:.2f} s{}\n",
              report.total, report.complete, report.blocked,
              report.bounded ? fmt::format(", {} cut by --max-steps", report.bounded) : "", report.bugs.size(),
              report.bugs.size() == 1 ? "" : "s", report.exhaustive ? "yes" : "no", bound, report.elapsed, why);
   // On stderr: stdout ends with the summary line (scripts read it there).
+  bool at_limit = report.stopped_at_max_executions || report.bounded > 0 ||
+                  (report.interrupted && report.stopped_by == "the time limit");
+  if (systematic && !report.exhaustive && at_limit && report.bugs.empty())
+    fmt::print(stderr,
+               "ctrl: DPOR did not cover every schedule within the limits; on a program this large, --strategy pct "
+               "(or random) samples schedules: each pct execution finds a bug of depth d among n threads in k "
+               "steps with probability at least 1/(n k^(d-1))\n");
   if (report.restored)
     fmt::print(stderr, "ctrl: {} executions started from a live checkpoint ({} steps not re-run)\n", report.restored,
                report.steps_saved);

@@ -27,7 +27,7 @@
 namespace ctrl::shm {
 
 inline constexpr uint32_t kMagic = 0x4c525443;  // "CTRL"
-inline constexpr uint32_t kVersion = 8;
+inline constexpr uint32_t kVersion = 9;
 inline constexpr uint32_t kMaxThreads = 64;
 // Under x86-TSO each thread t has a flush actor, scheduled as thread
 // kFlushActorBase + t; so at most kFlushActorBase threads there.
@@ -39,6 +39,9 @@ inline MemoryModel memory_model_named(const std::string& name) {
   return name == "tso" ? MemoryModel::TSO : name == "pso" ? MemoryModel::PSO : MemoryModel::SC;
 }
 inline constexpr uint32_t kMessageSize = 1024;
+// TailPolicy::Pct: the largest bug depth (--pct-depth), so at most
+// kMaxPctDepth - 1 priority-change points per execution.
+inline constexpr uint32_t kMaxPctDepth = 16;
 
 // What the agent does once the prefix of decisions is used up.
 enum class TailPolicy : uint32_t {
@@ -48,6 +51,10 @@ enum class TailPolicy : uint32_t {
   // Stepping: the deciding thread follows prefix[] while step < pause_at,
   // then asks the controller (Header::asking/reply) and waits for it.
   Ask = 3,
+  // Probabilistic concurrency testing (TailChooser.h's PctChooser): the
+  // highest-priority enabled thread, priorities from `seed`, lowered at the
+  // steps pct_change[] (Header::pct_depth, pct_change).
+  Pct = 4,
 };
 
 // What the controller asks of an execution paused at a decision
@@ -221,6 +228,12 @@ struct Header {
   // made (UINT64_MAX: never), in an execution that is not paused there.
   // (In the padding before `released`: on a page every execution reads.)
   uint64_t checkpoint_at;
+  // TailPolicy::Pct: the depth d (initial priorities are d and above) and
+  // the step of each priority-change point: at step pct_change[i] the
+  // thread about to run drops to priority i + 1 (UINT64_MAX: none).
+  uint32_t pct_depth;
+  uint32_t pad4;
+  uint64_t pct_change[kMaxPctDepth - 1];
 
   // Executions forked in advance ("spares") wait for this counter: the k-th
   // spare runs once it reaches k. The controller raises it (and wakes the

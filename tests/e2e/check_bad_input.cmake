@@ -27,7 +27,8 @@
 #   bad-numbers        --seed -5, --time-limit nan/inf/-1/1e300, an
 #                      overflowing --max-executions, --max-executions -1,
 #                      --hang-timeout 0, --max-steps 1e300, --preemption-bound
-#                      65: each refused in one short line
+#                      65, --pct-depth 0, 17 or two, --pct-depth without
+#                      --strategy pct: each refused in one short line
 #   option-before-program
 #                      an unknown option before PROGRAM is refused; after
 #                      "--" it is PROGRAM (echo_args), with its arguments
@@ -192,7 +193,8 @@ elseif(CASE STREQUAL "bad-numbers")
   foreach(bad "--seed;-5" "--seed;1.5" "--time-limit;nan" "--time-limit;inf" "--time-limit;-1"
           "--time-limit;1e300" "--max-executions;99999999999999999999999" "--max-executions;-1"
           "--max-executions;0" "--hang-timeout;0" "--hang-timeout;nan" "--max-steps;1e300"
-          "--preemption-bound;65")
+          "--preemption-bound;65" "--strategy;pct;--pct-depth;0" "--strategy;pct;--pct-depth;17"
+          "--strategy;pct;--pct-depth;two" "--pct-depth;2")
     list(JOIN bad " " shown)
     expect_refused_at_once("${shown}" attach ${bad} "${PROGRAM}")
   endforeach()

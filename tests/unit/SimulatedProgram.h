@@ -138,6 +138,11 @@ inline Outcome simulate(const Program& p, const ExecutionPlan& plan) {
   uint64_t sleep = 0;
   uint32_t current = 0;
   uint64_t rng = plan.seed;
+  PctChooser pct;
+  uint64_t changes[shm::kMaxPctDepth - 1];
+  for (uint32_t i = 0; i + 1 < shm::kMaxPctDepth; ++i)
+    changes[i] = i < plan.pct_change.size() ? plan.pct_change[i] : UINT64_MAX;
+  pct.reset(plan.pct_depth, changes);
   for (uint64_t step = 0;; ++step) {
     uint64_t mask = m.enabled_mask();
     if (!mask) break;
@@ -153,7 +158,8 @@ inline Outcome simulate(const Program& p, const ExecutionPlan& plan) {
         out.blocked = true;
         break;
       }
-      next = choose_tail(plan.policy, awake, current, current, rng);
+      next = plan.policy == shm::TailPolicy::Pct ? pct.choose(awake, step, rng)
+                                                 : choose_tail(plan.policy, awake, current, current, rng);
     }
     current = next;
     shm::Event e = m.perform(next, step, mask);
