@@ -326,11 +326,14 @@ uint32_t start(const StartInfo& info, pthread_t* thread, bool wake_now) {
 }
 
 void wake(uint32_t slot) {
-  // Idle since it was recreated, or parked since a rollback.
-  if (priv->slots[slot].state.load(std::memory_order_acquire) == uint32_t(State::Parked))
+  // Idle since it was recreated, or parked since a rollback. Running from
+  // here on, not from when it runs: a rollback must wait for it.
+  if (priv->slots[slot].state.load(std::memory_order_acquire) == uint32_t(State::Parked)) {
     set_state_and_wake(slot, State::Resume);
-  else
+  } else {
+    set_state(slot, State::Running);
     futex(&slots[slot].assigned, FUTEX_WAKE_PRIVATE, 1);
+  }
 }
 
 uint32_t slot_of(uint64_t handle) {
