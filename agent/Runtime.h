@@ -21,6 +21,7 @@
 #include <cstdint>
 
 #include "ExecutionModel.h"
+#include "FairYields.h"
 #include "ParkContext.h"
 #include "SharedRegion.h"
 #include "StoreBuffers.h"
@@ -189,6 +190,10 @@ class Runtime {
   // again, while the thread that waits for that mutex stays parked, until
   // --max-steps.
   uint64_t yielding_ = 0;
+  // Fair scheduling of yields (analyses/FairYields.h): fed every decision's
+  // enabled set and every logged step; the tail chooses among the threads
+  // it allows.
+  FairYields fair_;
   bool finished_ = false;      // execution_finished told the controller
   bool in_place_ = false;      // a runner: executions are rolled back (Rollback.h)
   pid_t fork_server_ = 0;      // the execution's parent
