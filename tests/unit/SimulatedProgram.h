@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "Dependence.h"
+#include "FairYields.h"
 #include "Strategy.h"
 #include "TailChooser.h"
 
@@ -138,9 +139,11 @@ inline Outcome simulate(const Program& p, const ExecutionPlan& plan) {
   uint64_t sleep = 0;
   uint32_t current = 0;
   uint64_t rng = plan.seed;
+  FairYields fair;
   for (uint64_t step = 0;; ++step) {
     uint64_t mask = m.enabled_mask();
     if (!mask) break;
+    uint64_t allowed = fair.allowed(mask);
     uint32_t next;
     if (step < plan.prefix.size()) {
       next = plan.prefix[step];
@@ -149,14 +152,15 @@ inline Outcome simulate(const Program& p, const ExecutionPlan& plan) {
       if (step == from) sleep = plan.sleep_mask & ~(uint64_t(1) << next);
     } else {
       uint64_t awake = mask & ~sleep;
-      if (!awake) {
+      if (!(awake & allowed)) {  // as the agent: only sleepers, or only threads that gave way
         out.blocked = true;
         break;
       }
-      next = choose_tail(plan.policy, awake, current, current, rng);
+      next = choose_tail(plan.policy, awake & allowed, current, current, rng);
     }
     current = next;
     shm::Event e = m.perform(next, step, mask);
+    fair.ran(next, OpKind(e.kind) == OpKind::Yield, mask);
     // Sleepers whose next step depends on this one wake up.
     Access done = access_of(e);
     for (const auto& [t, record] : plan.sleepers)
