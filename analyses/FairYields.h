@@ -91,10 +91,10 @@ class FairYields {
  private:
   static constexpr uint64_t bit(uint32_t t) { return uint64_t(1) << t; }
 
-  uint64_t now_ = 0;           // steps taken (a step's stamp is now_ after it)
-  uint64_t seen_enabled_ = 0;  // the enabled set of the latest decision
-  uint64_t yielded_ = 0;       // threads that yielded at least once
-  uint64_t givers_ = 0;        // threads with a non-empty below_
+  uint64_t now_ = 0;                                      // steps taken (a step's stamp is now_ after it)
+  uint64_t seen_enabled_ = 0;                             // the enabled set of the latest decision
+  uint64_t yielded_ = 0;                                  // threads that yielded at least once
+  uint64_t givers_ = 0;                                   // threads with a non-empty below_
   std::array<uint64_t, shm::kMaxThreads> below_{};        // P: t gives way to these
   std::array<uint64_t, shm::kMaxThreads> window_{};       // enabled at t's latest yield
   std::array<uint64_t, shm::kMaxThreads> yield_at_{};     // stamp of t's latest yield
