@@ -1,25 +1,29 @@
 /* Bug: a lost update deep inside a long execution. Two workers each run
- * 1500 rounds of private work (an atomic add on their own counter: about
- * 3000 visible steps in all); once, at a round of its own, each does an
- * unprotected read-modify-write of `shared` in two steps with a few steps of
+ * 1500 rounds of work (an atomic add on a shared statistics counter, which
+ * races with the other worker's: about 3000 visible steps and as many races
+ * in all); once, at a round of its own, each does an
+ * unprotected read-modify-write of `shared` in two steps with 10 steps of
  * work between. The update is lost only when the other worker's whole
  * read-modify-write falls inside that window.
- * Depth 2: worker B's read after A's read, and A's write after B's write,
- * among thousands of steps (random scheduling almost never does it). */
+ * Depth 2: worker B's read and write (round 400) inside A's window (round
+ * 100): A preempted there, among thousands of steps. A random scheduler
+ * keeps the workers within a few dozen rounds of each other and almost never
+ * lets one lag 300 rounds behind; PCT needs one change point in the window;
+ * DPOR reverses the races of the statistics counter from the end backwards
+ * first, thousands of them, before it reaches the early window. */
 #include "bug_common.h"
 
 #define ROUNDS 1500
-static long shared, priv[2];
+static long shared, stats;
 
 static void* worker(void* arg) {
   long id = (long)arg;
-  long at = id == 0 ? 600 : 900;
+  long at = id == 0 ? 100 : 400;
   for (long i = 0; i < ROUNDS; i++) {
-    FAA(priv[id], 1);
+    FAA(stats, 1);
     if (i == at) {
       long v = LD(shared);
-      FAA(priv[id], 1);
-      FAA(priv[id], 1);
+      for (int k = 0; k < 10; k++) FAA(stats, 1);
       ST(shared, v + 1);
     }
   }
