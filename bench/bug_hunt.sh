@@ -16,7 +16,9 @@
 # Columns: executions up to and including the first bug ("-": none within
 # the limits, then "(n)" is how many ran), the run's seconds (--no-shrink:
 # the time to the bug, not to a shrunk report), the executions cut by
-# --max-steps, and how the run ended (bug kind, exhaustive, or the limit).
+# --max-steps, the alternatives fair scheduling of yields held back
+# (analyses/FairYields.h; "-" for a ctrl without it), and how the run ended
+# (bug kind, exhaustive, or the limit).
 set -u
 [ $# -ge 1 ] || { echo "usage: $0 BUILD_DIR [STRATEGY...]" >&2; exit 2; }
 build=$(cd "$1" && pwd) || exit 2
@@ -40,7 +42,7 @@ have_pct=0
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-printf '%-24s %-8s %12s %9s %6s  %s\n' program strategy "to 1st bug" seconds cut "ended"
+printf '%-24s %-8s %12s %9s %6s %6s  %s\n' program strategy "to 1st bug" seconds cut held "ended"
 for program in $PROGRAMS; do
   exe=$build/bin/bug_$program
   [ -x "$exe" ] || { echo "$0: $exe is missing (build the bench targets)" >&2; exit 2; }
@@ -72,6 +74,7 @@ for program in $PROGRAMS; do
     cut=$(jq -r '.executions.cut_by_max_steps // empty' "$json")
     [ -n "$cut" ] || cut=$(echo "$out" | grep -o '[0-9]* cut by --max-steps' | tail -1 | cut -d' ' -f1)
     cut=${cut:-0}
+    held=$(jq -r 'if .fairness then .fairness.cuts + .fairness.blocked else "-" end' "$json")
     if [ "$first" != "-" ]; then
       ended=$(jq -r '.bugs[0].kind' "$json")
     elif [ "$(jq '.exhaustive' "$json")" = true ]; then
@@ -88,6 +91,6 @@ for program in $PROGRAMS; do
       ended="search ended, not exhaustive, no bug"
       first="- ($total)"
     fi
-    printf '%-24s %-8s %12s %9s %6s  %s\n' "$program" "$s" "$first" "$secs" "$cut" "$ended"
+    printf '%-24s %-8s %12s %9s %6s %6s  %s\n' "$program" "$s" "$first" "$secs" "$cut" "$held" "$ended"
   done
 done
