@@ -7,11 +7,19 @@
  * it waits for stays idle (analyses/FairYields.h); an unfair one runs the
  * waiter on and on: with DPOR's sticky tail until --max-steps, with random
  * long enough streaks that the assertion fails.
- *   yield_fair [N]   (default 3) */
+ *   yield_fair [N [sched|thrd]]   (default 3, sched_yield)
+ * thrd: C11 thrd_yield, which calls libc's internal sched_yield (the
+ * agent interposes it as a yield of its own). */
 #include <assert.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
+#include <threads.h>
+
+static void yield_sched(void) { sched_yield(); }
+static void yield_thrd(void) { thrd_yield(); }
+static void (*yield)(void) = yield_sched;
 
 static long n = 3;
 static long progress;
@@ -38,13 +46,15 @@ static void* waiter(void* arg) {
       last = p;
     }
     rounds++;
-    sched_yield();
+    yield();
   }
   return (void*)rounds;
 }
 
 int main(int argc, char** argv) {
   if (argc > 1) n = atol(argv[1]);
+  if (argc > 2 && strcmp(argv[2], "thrd") == 0) yield = yield_thrd;
+
   pthread_t a, b;
   /* The worker first: a waiter that started before it existed could run
    * rounds while main, not the worker, was the thread to wait for. */
