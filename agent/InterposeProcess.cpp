@@ -115,6 +115,26 @@ int sched_yield() {
   return 0;
 }
 
+// libc's pthread_yield and thrd_yield call its internal sched_yield, which
+// the interposer above does not see. (pthread.h redirects pthread_yield to
+// sched_yield in programs built now: the symbol is for older binaries.)
+int ctrl_pthread_yield() __asm__("pthread_yield");
+int ctrl_pthread_yield() {
+  ensure_real();
+  if (!rt.controlled() || !rt.active) return real.sched_yield();
+  yield_point(SITE());
+  return 0;
+}
+
+void thrd_yield() {
+  ensure_real();
+  if (!rt.controlled() || !rt.active) {
+    real.sched_yield();
+    return;
+  }
+  yield_point(SITE());
+}
+
 int usleep(useconds_t us) {
   ensure_real();
   if (!rt.controlled() || !rt.active) return real.usleep(us);

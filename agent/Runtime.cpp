@@ -188,6 +188,7 @@ uint32_t Runtime::choose(uint32_t me) {
     }
   }
   last_enabled_ = mask;
+  uint64_t fair = fair_.allowed(mask);
   if (step_ == checkpoint_at_) take_checkpoint(me);
   if (stepping_ && (step_ >= h->prefix_len || step_ >= h->pause_at)) ask(me, mask);
   uint32_t next;
@@ -204,6 +205,10 @@ uint32_t Runtime::choose(uint32_t me) {
   } else {
     uint64_t awake = mask & ~sleep_;
     if (awake == 0) end_execution(shm::Outcome::SleepBlocked, me, model.thread(me).pending.site, "");
+    // Only threads that gave way after yielding are awake: every fair
+    // continuation starts with a sleeper, so this one adds nothing fair.
+    if (!(awake & fair)) end_execution(shm::Outcome::SleepBlocked, me, model.thread(me).pending.site, kFairBlocked);
+    awake &= fair;
     if ((h->policy == shm::TailPolicy::Sticky || h->policy == shm::TailPolicy::Pct) && (awake & yielding_) &&
         (awake & ~yielding_))
       awake &= ~yielding_;
@@ -318,6 +323,7 @@ void Runtime::log(uint32_t me, OpKind kind, uint64_t addr, uint64_t site, uint64
     uint64_t bit = uint64_t(1) << me;
     bool yields = (flags & shm::kTimedOut) || kind == OpKind::CondTimedWait;
     yielding_ = yields ? yielding_ | bit : yielding_ & ~bit;
+    fair_.ran(me, kind == OpKind::Yield, last_enabled_);
   }
   shm::Header* h = region.header;
   shm::Event& e = region.events[step_];
@@ -617,6 +623,7 @@ void Runtime::start_execution(pid_t fork_server) {
   last_enabled_ = 0;
   yielding_ = 0;
   unstarted_ = 0;
+  fair_.reset();
   buffering = h->model != shm::MemoryModel::SC;
   buffers.reset(h->model == shm::MemoryModel::PSO ? StoreBuffers::Mode::PSO : StoreBuffers::Mode::TSO);
   for (auto& p : park_) p.go.store(kWaiting, std::memory_order_relaxed);

@@ -21,6 +21,7 @@
 #include <cstdint>
 
 #include "ExecutionModel.h"
+#include "FairYields.h"
 #include "ParkContext.h"
 #include "SharedRegion.h"
 #include "StoreBuffers.h"
@@ -208,6 +209,10 @@ class Runtime {
   uint8_t unstarted_slot_[shm::kMaxThreads] = {};
   // Wakes the unstarted thread `t`.
   void start_deferred(uint32_t t);
+  // Fair scheduling of yields (analyses/FairYields.h): fed every decision's
+  // enabled set and every logged step; the tail chooses among the threads
+  // it allows.
+  FairYields fair_;
   bool finished_ = false;      // execution_finished told the controller
   bool in_place_ = false;      // a runner: executions are rolled back (Rollback.h)
   pid_t fork_server_ = 0;      // the execution's parent

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "DporEvents.h"
+#include "FairYields.h"
 
 namespace ctrl {
 
@@ -248,6 +249,14 @@ void DporStrategy::completed(const ExecutionSummary& summary) {
     stack_.push_back(std::move(pos));
   }
   if (stack_.size() > n) stack_.resize(n);
+  // What fair scheduling of yields let run at each state: the agent's rule
+  // replayed over the log (same calls, same answers).
+  FairYields fair;
+  for (uint64_t k = 0; k < n; ++k) {
+    uint64_t allowed = fair.allowed(events[k].enabled);
+    if (k < stack_.size()) stack_[k].fair = allowed;
+    fair.ran(events[k].thread, OpKind(events[k].kind) == OpKind::Yield, events[k].enabled);
+  }
   if (optimal_ && from < n && from + 1 <= stack_.size()) {
     // The rest of the chosen branch: each level's other children stay to be
     // run from that position.
@@ -642,10 +651,27 @@ void DporStrategy::add_backtrack(const shm::Event* events, uint64_t i, uint64_t 
   if (!runnable) {
     // No initial can run in that state (a blocking operation): trying every
     // enabled thread there is always sound.
-    pos.backtrack |= pos.enabled;
+    add_fair(i, pos.enabled);
     return;
   }
-  pos.backtrack |= (runnable & bit(p)) ? bit(p) : (runnable & -runnable);
+  uint64_t fair = runnable & pos.fair;
+  if (!fair) {
+    // Every initial gave way after yielding: the reversal is cut by
+    // fairness. Trying every thread it allows there is what remains.
+    add_fair(i, runnable | pos.fair);
+    return;
+  }
+  pos.backtrack |= (fair & bit(p)) ? bit(p) : (fair & -fair);
+}
+
+void DporStrategy::add_fair(uint64_t i, uint64_t threads) {
+  Position& pos = stack_[i];
+  // The thread that ran here was the plan's or the tail's choice.
+  uint64_t allowed = pos.fair | bit(pos.event.thread);
+  pos.backtrack |= threads & allowed;
+  uint64_t cut = threads & ~allowed & ~pos.backtrack & ~pos.held_back;
+  pos.held_back |= cut;
+  fairness_cuts_ += uint64_t(__builtin_popcountll(cut));
 }
 
 int64_t DporStrategy::flush_bound(const shm::Event& e) const {

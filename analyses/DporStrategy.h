@@ -80,6 +80,13 @@ class DporStrategy final : public Strategy {
   // optimal mode.
   std::vector<ExecutionPlan> predict(size_t n) const override;
 
+  // Fair scheduling of yields (FairYields.h): the agent's tail never runs a
+  // thread the rule holds back, and neither does a backtrack point. The
+  // alternatives a race reversal wanted there and could not have (each
+  // thread once per state): while none, the search is as exhaustive as
+  // source-DPOR; otherwise only over fair schedules.
+  uint64_t fairness_cuts() const override { return fairness_cuts_; }
+
   uint64_t races_found() const { return races_; }
   // Optimal mode: race reversals whose insertion had to wait for a later
   // execution to show what a read-modify-write does where it was moved, and
@@ -131,6 +138,8 @@ class DporStrategy final : public Strategy {
   struct Position {
     shm::Event event{};          // what ran here in the latest execution
     uint64_t enabled = 0;        // threads enabled in this state
+    uint64_t fair = 0;           // those fair scheduling of yields lets run (FairYields.h)
+    uint64_t held_back = 0;      // threads a race reversal wanted here that fairness held back
     uint64_t backtrack = 0;      // threads to run here
     uint64_t done = 0;           // threads run here so far
     std::vector<Sleeper> sleep;  // sleep set of this state
@@ -167,6 +176,9 @@ class DporStrategy final : public Strategy {
   void analyse(const shm::Event* events, uint64_t n, uint64_t from, const shm::Event* pending, uint64_t npending);
   // `last`: e_j is that pending operation (j == its index).
   void add_backtrack(const shm::Event* events, uint64_t i, uint64_t j, const Virtual* last = nullptr);
+  // Adds `threads` to stack_[i]'s backtrack set, the fair ones only;
+  // counts the others as cut by fairness.
+  void add_fair(uint64_t i, uint64_t threads);
   // The threads whose first event in v is not ordered after another event
   // of v (happens-before among the events of v alone: paths through events
   // left out of v do not count).
@@ -202,6 +214,7 @@ class DporStrategy final : public Strategy {
   uint64_t branch_ = 0;  // where the planned execution leaves the stack
   uint32_t branch_thread_ = 0;  // source mode: the thread it runs there
   uint64_t races_ = 0, deferred_ = 0;
+  uint64_t fairness_cuts_ = 0;
   mutable uint64_t inferred_ = 0;
   // Per event of the latest execution: its clock and its index in its thread.
   std::vector<Clock> clocks_;

@@ -86,6 +86,10 @@ class Strategy {
   virtual bool exhaustive() const { return false; }
   // For bounded searches: the largest bound fully explored (-1: none, or no bound).
   virtual int completed_bound() const { return -1; }
+  // Alternatives a systematic strategy did not explore because fair
+  // scheduling of yields held their thread back (analyses/FairYields.h).
+  // exhaustive() then means every fair schedule, not every schedule.
+  virtual uint64_t fairness_cuts() const { return 0; }
   // Ctrl-C or the time limit: a long analysis polls this and gives up.
   void set_stop_check(std::function<bool()> check) { stop_check_ = std::move(check); }
   // Exploration from a fixed prefix (the debugger's `explore` from a step):

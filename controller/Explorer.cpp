@@ -13,6 +13,7 @@
 
 #include "BackgroundMonitor.h"
 #include "ExitStatus.h"
+#include "FairYields.h"
 #include "Shrinker.h"
 #include "TsoSafety.h"
 #include "TraceFile.h"
@@ -195,6 +196,7 @@ ExplorationReport Explorer::run() {
         ++report.total;
         return false;
       case ExecutionResult::End::Blocked:
+        if (r.message == kFairBlocked) ++report.fairness_blocked;
         ++report.blocked;
         ++report.total;
         return false;
@@ -215,6 +217,7 @@ ExplorationReport Explorer::run() {
     // The program never created a thread: its one execution is all there is.
     account(*early);
     report.exhaustive = !report.interrupted && report.bounded == 0;
+    report.exhaustive_fair = report.exhaustive;
     report.elapsed = elapsed();
     return report;
   }
@@ -255,7 +258,9 @@ ExplorationReport Explorer::run() {
     if (!plan) {
       // An execution cut by --max-steps left the rest of its schedules
       // unexplored (a livelock, or a bound too small for the program).
-      report.exhaustive = strategy->exhaustive() && report.bounded == 0;
+      report.exhaustive_fair = strategy->exhaustive() && report.bounded == 0;
+      report.exhaustive =
+          report.exhaustive_fair && strategy->fairness_cuts() == 0 && report.fairness_blocked == 0;
       break;
     }
     check_plan(*plan, index);
@@ -355,6 +360,7 @@ ExplorationReport Explorer::run() {
   }
   if (options_.progress) fmt::print(stderr, "\r\033[K");
   report.preemption_bound_completed = strategy->completed_bound();
+  report.fairness_cuts = strategy->fairness_cuts();
   report.runners = session_.runner_stats();
   if (parallel_) {
     report.speculation = parallel_->stats();

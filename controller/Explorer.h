@@ -72,7 +72,15 @@ struct ExplorationReport {
   uint64_t blocked = 0;    // executions a strategy abandoned (none for random/round-robin)
   uint64_t bounded = 0;    // executions cut by --max-steps
   uint64_t total = 0;
-  bool exhaustive = false;  // every schedule ran, none cut by --max-steps
+  bool exhaustive = false;  // every schedule ran, none cut by --max-steps or by fairness
+  // Fair scheduling of yields (analyses/FairYields.h): every fair schedule
+  // ran, none cut by --max-steps (exhaustive, or cut only by fairness);
+  // the alternatives a systematic search did not try because the thread
+  // had yielded and gave way; executions the agent ended as blocked because
+  // only threads that gave way were awake (their unfair continuations).
+  bool exhaustive_fair = false;
+  uint64_t fairness_cuts = 0;
+  uint64_t fairness_blocked = 0;
   bool interrupted = false;
   std::string stopped_by;  // when interrupted: "the time limit", "SIGINT" or "SIGTERM"
   // --max-executions ran out while the strategy still had plans (not a bug

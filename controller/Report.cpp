@@ -166,10 +166,18 @@ void print_summary(std::FILE* out, const ExplorationReport& report) {
   bool systematic = report.strategy.rfind("dpor", 0) == 0;
   if (systematic && report.stopped_at_max_executions)
     bound += fmt::format(" (stopped at --max-executions {})", report.max_executions);
-  fmt::print(out, "\n{} executions ({} complete, {} blocked{}), {} bug{}, exhaustive: {}{}, {:.2f} s{}\n",
+  // Fair scheduling of yields: what it held back is said, and a search that
+  // covered every fair schedule only is not called exhaustive.
+  uint64_t held = report.fairness_cuts + report.fairness_blocked;
+  std::string fairness;
+  if (held)
+    fairness = fmt::format(" ({}{} alternative{} held back by fair yields)",
+                           report.exhaustive_fair ? "every fair schedule ran; " : "", held, held == 1 ? "" : "s");
+  fmt::print(out, "\n{} executions ({} complete, {} blocked{}), {} bug{}, exhaustive: {}{}{}, {:.2f} s{}\n",
              report.total, report.complete, report.blocked,
              report.bounded ? fmt::format(", {} cut by --max-steps", report.bounded) : "", report.bugs.size(),
-             report.bugs.size() == 1 ? "" : "s", report.exhaustive ? "yes" : "no", bound, report.elapsed, why);
+             report.bugs.size() == 1 ? "" : "s", report.exhaustive ? "yes" : "no", fairness, bound, report.elapsed,
+             why);
   // On stderr: stdout ends with the summary line (scripts read it there).
   bool at_limit = report.stopped_at_max_executions || report.bounded > 0 ||
                   (report.interrupted && report.stopped_by == "the time limit");
@@ -208,8 +216,19 @@ nlohmann::json report_json(const ExplorationReport& report, const std::string& p
   return {{"program", program},
           {"model", model},
           {"strategy", report.strategy},
-          {"executions", {{"complete", report.complete}, {"blocked", report.blocked}, {"total", report.total}}},
+          {"executions",
+           {{"complete", report.complete},
+            {"blocked", report.blocked},
+            {"cut_by_max_steps", report.bounded},
+            {"total", report.total}}},
           {"exhaustive", report.exhaustive},
+          // Fair scheduling of yields (analyses/FairYields.h): every fair
+          // schedule ran; alternatives held back (race reversals not tried,
+          // executions ended because only threads that gave way were awake).
+          {"fairness",
+           {{"exhaustive_fair", report.exhaustive_fair},
+            {"cuts", report.fairness_cuts},
+            {"blocked", report.fairness_blocked}}},
           {"elapsed_seconds", report.elapsed},
           {"checkpoint_restores", report.restored},
           {"parallel",

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "Dependence.h"
+#include "FairYields.h"
 #include "Strategy.h"
 #include "TailChooser.h"
 
@@ -143,9 +144,11 @@ inline Outcome simulate(const Program& p, const ExecutionPlan& plan) {
   for (uint32_t i = 0; i + 1 < shm::kMaxPctDepth; ++i)
     changes[i] = i < plan.pct_change.size() ? plan.pct_change[i] : UINT64_MAX;
   pct.reset(plan.pct_depth, changes);
+  FairYields fair;
   for (uint64_t step = 0;; ++step) {
     uint64_t mask = m.enabled_mask();
     if (!mask) break;
+    uint64_t allowed = fair.allowed(mask);
     uint32_t next;
     if (step < plan.prefix.size()) {
       next = plan.prefix[step];
@@ -154,15 +157,16 @@ inline Outcome simulate(const Program& p, const ExecutionPlan& plan) {
       if (step == from) sleep = plan.sleep_mask & ~(uint64_t(1) << next);
     } else {
       uint64_t awake = mask & ~sleep;
-      if (!awake) {
+      if (!(awake & allowed)) {  // as the agent: only sleepers, or only threads that gave way
         out.blocked = true;
         break;
       }
-      next = plan.policy == shm::TailPolicy::Pct ? pct.choose(awake, step, rng)
-                                                 : choose_tail(plan.policy, awake, current, current, rng);
+      next = plan.policy == shm::TailPolicy::Pct ? pct.choose(awake & allowed, step, rng)
+                                                 : choose_tail(plan.policy, awake & allowed, current, current, rng);
     }
     current = next;
     shm::Event e = m.perform(next, step, mask);
+    fair.ran(next, OpKind(e.kind) == OpKind::Yield, mask);
     // Sleepers whose next step depends on this one wake up.
     Access done = access_of(e);
     for (const auto& [t, record] : plan.sleepers)
