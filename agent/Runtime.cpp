@@ -209,12 +209,14 @@ uint32_t Runtime::choose(uint32_t me) {
     // continuation starts with a sleeper, so this one adds nothing fair.
     if (!(awake & fair)) end_execution(shm::Outcome::SleepBlocked, me, model.thread(me).pending.site, kFairBlocked);
     awake &= fair;
-    if ((h->policy == shm::TailPolicy::Sticky || h->policy == shm::TailPolicy::Pct) && (awake & yielding_) &&
-        (awake & ~yielding_))
+    if ((h->policy == shm::TailPolicy::Sticky || h->policy == shm::TailPolicy::Pct ||
+         h->policy == shm::TailPolicy::Pos) &&
+        (awake & yielding_) && (awake & ~yielding_))
       awake &= ~yielding_;
     shm::TailPolicy policy = h->policy == shm::TailPolicy::Ask ? shm::TailPolicy::Sticky : h->policy;
-    next = policy == shm::TailPolicy::Pct ? pct_.choose(awake, step_, rng_)
-                                          : choose_tail(policy, awake, me, last_, rng_);
+    next = policy == shm::TailPolicy::Pct   ? pct_.choose(awake, step_, rng_)
+           : policy == shm::TailPolicy::Pos ? pos_.choose(awake)
+                                            : choose_tail(policy, awake, me, last_, rng_);
   }
   last_ = next;
   return next;
@@ -342,6 +344,7 @@ void Runtime::log(uint32_t me, OpKind kind, uint64_t addr, uint64_t site, uint64
   e.owner = flush_owner_;
   e.enabled = last_enabled_;
   if (sleep_) wake_sleepers(e);
+  if (pos_on_) pos_after(e);
   if (step_ < h->checked_steps) {
     const shm::Signature& x = region.expected[step_];
     if (x.thread != me || x.kind != uint16_t(kind) || x.site != site || x.addr != addr) {
@@ -358,6 +361,18 @@ void Runtime::log(uint32_t me, OpKind kind, uint64_t addr, uint64_t site, uint64
   // scratch registers would reach the program's registers, which spin
   // detection fingerprints, and a replayed plan would see another state.
   clear_scratch_registers();
+}
+
+void Runtime::pos_after(const shm::Event& e) {
+  pos_.redraw(e.thread, rng_);
+  Access done = access_of(e);
+  for (uint32_t t = 0; t < model.thread_count() && t < shm::kMaxThreads; ++t) {
+    const ThreadModel& th = model.thread(t);
+    if (t == e.thread || !th.used || th.finished) continue;
+    const PendingOp& op = th.pending;
+    Access next = access_of(op.kind, op.addr, op.size, op.addr2, false, op.target, false);
+    if (conflicts(done, next)) pos_.redraw(t, rng_);
+  }
 }
 
 void Runtime::wake_sleepers(const shm::Event& e) {
@@ -588,6 +603,8 @@ bool Runtime::take_checkpoint(uint32_t me) {
   checkpoint_at_ = h->checkpoint_at;
   rng_ = h->seed;
   pct_.reset(h->pct_depth, h->pct_change);
+  pos_on_ = h->policy == shm::TailPolicy::Pos;
+  if (pos_on_) pos_.reset(rng_);
   // The sleep set cannot be rebuilt: a plan restored from a checkpoint
   // starts its sleep set at or after the checkpoint.
   sleep_ = 0;
@@ -619,6 +636,8 @@ void Runtime::start_execution(pid_t fork_server) {
   last_ = 0;
   rng_ = h->seed;
   pct_.reset(h->pct_depth, h->pct_change);
+  pos_on_ = h->policy == shm::TailPolicy::Pos;
+  if (pos_on_) pos_.reset(rng_);
   sleep_ = 0;
   last_enabled_ = 0;
   yielding_ = 0;

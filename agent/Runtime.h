@@ -193,6 +193,11 @@ class Runtime {
   uint64_t step_ = 0;
   uint64_t rng_ = 0;
   PctChooser pct_;  // TailPolicy::Pct: this execution's priorities
+  PosChooser pos_;  // TailPolicy::Pos: the next operations' priorities
+  bool pos_on_ = false;
+  // TailPolicy::Pos: after `e`, its thread's next operation and those that
+  // race with it get new priorities.
+  void pos_after(const shm::Event& e);
   uint64_t last_enabled_ = 0;  // enabled set of the latest decision, logged with its event
   uint64_t sleep_ = 0;         // DPOR sleep set (see Header::sleep_mask)
   uint8_t flush_owner_ = 0;    // the owner logged with a flush event

@@ -6,7 +6,7 @@ namespace ctrl {
 
 ExecutionPlan RandomStrategy::plan(uint64_t index) const {
   ExecutionPlan p = fixed_plan();
-  p.policy = shm::TailPolicy::Random;
+  p.policy = policy_;
   p.seed = execution_seed(seed_, index);
   return p;
 }

@@ -1,7 +1,9 @@
 // Random walk: every execution picks uniformly among the enabled threads at
 // every step after the fixed prefix (if any), from a seed derived from
 // (--seed, execution index), so any execution can be re-run alone. Never
-// exhaustive.
+// exhaustive. The same with TailPolicy::Pos is partial order sampling
+// (TailChooser.h's PosChooser): each execution's priorities come from its
+// seed alike.
 #pragma once
 
 #include "Strategy.h"
@@ -10,14 +12,16 @@ namespace ctrl {
 
 class RandomStrategy final : public Strategy {
  public:
-  explicit RandomStrategy(uint64_t seed) : seed_(seed) {}
-  std::string name() const override { return "random"; }
+  explicit RandomStrategy(uint64_t seed, shm::TailPolicy policy = shm::TailPolicy::Random)
+      : seed_(seed), policy_(policy) {}
+  std::string name() const override { return policy_ == shm::TailPolicy::Pos ? "pos" : "random"; }
   std::optional<ExecutionPlan> next() override;
   // The next seeds: exact, since a random plan depends on nothing learnt.
   std::vector<ExecutionPlan> predict(size_t n) const override;
 
  private:
   uint64_t seed_;
+  shm::TailPolicy policy_;
   uint64_t index_ = 0;
   ExecutionPlan plan(uint64_t index) const;
 };

@@ -17,11 +17,12 @@ std::unique_ptr<Strategy> make_strategy(const std::string& name, uint64_t seed, 
     return std::make_unique<PreemptionBoundedStrategy>(uint32_t(preemption_bound));
   }
   if (name == "random") return std::make_unique<RandomStrategy>(seed);
+  if (name == "pos") return std::make_unique<RandomStrategy>(seed, shm::TailPolicy::Pos);
   if (name == "pct") return std::make_unique<PctStrategy>(seed, pct_depth);
   if (name == "round-robin") return std::make_unique<RoundRobinStrategy>();
   if (name == "dpor") return std::make_unique<DporStrategy>();
   if (name == "dpor-optimal") return std::make_unique<DporStrategy>(true);
-  throw std::invalid_argument("unknown strategy '" + name + "' (known: dpor, dpor-optimal, pct, random, round-robin)");
+  throw std::invalid_argument("unknown strategy '" + name + "' (known: dpor, dpor-optimal, pct, pos, random, round-robin)");
 }
 
 }  // namespace ctrl

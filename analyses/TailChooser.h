@@ -43,6 +43,7 @@ inline uint32_t choose_tail(shm::TailPolicy policy, uint64_t enabled, uint32_t c
     case shm::TailPolicy::Sticky:
     case shm::TailPolicy::Ask:  // past the controller's decisions: sticky
     case shm::TailPolicy::Pct:  // needs the execution's priorities: PctChooser
+    case shm::TailPolicy::Pos:  // needs the operations' priorities: PosChooser
       if (enabled & (uint64_t(1) << current)) return current;
       return uint32_t(__builtin_ctzll(enabled));
   }
@@ -114,6 +115,37 @@ struct PctChooser {
         break;
       }
     return next;
+  }
+};
+
+// Partial order sampling (Yuan, Yang, Gu: "Partial Order Aware Concurrency
+// Sampling", CAV 2018): every thread's next operation has a random
+// priority; the enabled thread with the highest runs. Once an operation ran,
+// its thread's next one, and every other thread's next operation that
+// races with it (the agent's dependence relation, analyses/Dependence.h),
+// draw new priorities. So two racing operations are ordered either way with
+// probability about 1/2 each time they meet, whatever the execution's
+// length, where a uniformly random walk favours the thread that has more
+// steps to make. Invariant: priorities come only from `rng`.
+struct PosChooser {
+  uint64_t priority[shm::kMaxThreads] = {};
+
+  void reset(uint64_t& rng) {
+    for (auto& p : priority) p = next_random(rng);
+  }
+  // `enabled` must not be empty.
+  uint32_t choose(uint64_t enabled) const {
+    uint32_t best = uint32_t(__builtin_ctzll(enabled));
+    for (uint64_t m = enabled & (enabled - 1); m; m &= m - 1) {
+      uint32_t t = uint32_t(__builtin_ctzll(m));
+      if (priority[t] > priority[best]) best = t;
+    }
+    return best;
+  }
+  // Thread `t` has a new next operation, or its next one raced with the
+  // operation that just ran.
+  void redraw(uint32_t t, uint64_t& rng) {
+    if (t < shm::kMaxThreads) priority[t] = next_random(rng);
   }
 };
 

@@ -5,9 +5,9 @@
 #
 #   bench/bug_hunt.sh BUILD_DIR [STRATEGY...]
 #
-# STRATEGY: dpor, random, pct2, pct3 (pct with --pct-depth 2 or 3), or any
-# other --strategy value. Default: dpor random pct2 pct3; pct is skipped,
-# with a note, when `ctrl attach --help` does not list it.
+# STRATEGY: dpor, random, pct2, pct3 (pct with --pct-depth 2 or 3), pos, or
+# any other --strategy value. Default: dpor random pct2 pct3 pos; pct is
+# skipped, with a note, when `ctrl attach --help` does not list it.
 # Environment: CTRL (default BUILD_DIR/bin/ctrl: another ctrl to compare
 # with, e.g. an older build), PROGRAMS (default: every bench/bugs program),
 # MAX_EXECUTIONS (10000), TIME_LIMIT (seconds per run, 60), MAX_STEPS
@@ -28,7 +28,7 @@ ctrl=${CTRL:-$build/bin/ctrl}
 command -v jq >/dev/null || { echo "$0: jq is needed to read the JSON reports" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 strategies=("$@")
-[ ${#strategies[@]} -gt 0 ] || strategies=(dpor random pct2 pct3)
+[ ${#strategies[@]} -gt 0 ] || strategies=(dpor random pct2 pct3 pos)
 if [ -z "${PROGRAMS:-}" ]; then
   PROGRAMS=$(cd "$root/bench/bugs" && ls *.c | sed 's/\.c$//' | tr '\n' ' ')
 fi
@@ -56,7 +56,7 @@ for program in $PROGRAMS; do
         fi
         args=(--strategy pct --pct-depth "${s#pct}" --seed "$seed")
         ;;
-      random) args+=(--seed "$seed") ;;
+      random | pos) args+=(--seed "$seed") ;;
     esac
     json=$work/$program-$s.json
     rm -rf "$json" "$work/traces"

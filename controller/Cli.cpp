@@ -268,7 +268,7 @@ int attach(AttachArgs a) {
   }
   Session session(config);
   Explorer explorer(session, options, trace);  // makes the trace directory
-  std::string strategy_parameters = a.strategy == "random" ? fmt::format(" (seed {})", a.seed)
+  std::string strategy_parameters = a.strategy == "random" || a.strategy == "pos" ? fmt::format(" (seed {})", a.seed)
                                     : a.strategy == "pct"  ? fmt::format(" (seed {}, depth {})", a.seed, a.pct_depth)
                                                            : "";
   fmt::print("ctrl: {} under strategy {}{}, memory model {}\n", facts.path, a.strategy, strategy_parameters, a.model);
@@ -367,10 +367,13 @@ int run_cli(int argc, char** argv) {
                          "thread runs, and at D-1 random steps the thread about to run drops below all others. Each "
                          "pct execution finds a bug of depth D (D ordering constraints) among n threads in k steps "
                          "with probability at least 1/(n*k^(D-1)); k is the longest execution seen so far; "
-                         "round-robin: the next enabled thread in turn")
-      ->check(CLI::IsMember({"dpor", "random", "pct", "round-robin"}))
+                         "pos: partial order sampling (Yuan et al., CAV 2018): every thread's next operation has a "
+                         "random priority, the highest runs, and operations that race with the one that ran get new "
+                         "ones, so racing operations meet in either order about equally often however long the "
+                         "execution; round-robin: the next enabled thread in turn")
+      ->check(CLI::IsMember({"dpor", "random", "pct", "pos", "round-robin"}))
       ->capture_default_str();
-  attach_cmd->add_option("--seed", a.seed_text, "seed of the random and pct strategies")
+  attach_cmd->add_option("--seed", a.seed_text, "seed of the random, pct and pos strategies")
       ->type_name("N")
       ->capture_default_str();
   attach_cmd->add_option("--pct-depth", a.pct_depth_text,

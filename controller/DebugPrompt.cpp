@@ -360,7 +360,7 @@ bool DebugPrompt::execute(const std::string& line) {
         if (w[i] == "--strategy") {
           options.strategy = value();
           if (options.strategy != "dpor" && options.strategy != "random" && options.strategy != "pct" &&
-              options.strategy != "round-robin")
+              options.strategy != "pos" && options.strategy != "round-robin")
             throw UsageError(fmt::format("explore: unknown strategy {}", options.strategy));
         } else if (w[i] == "--seed") {
           options.seed = number(value(), "--seed");

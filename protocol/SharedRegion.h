@@ -55,6 +55,10 @@ enum class TailPolicy : uint32_t {
   // highest-priority enabled thread, priorities from `seed`, lowered at the
   // steps pct_change[] (Header::pct_depth, pct_change).
   Pct = 4,
+  // Partial order sampling (TailChooser.h's PosChooser): the enabled thread
+  // whose next operation has the highest random priority; an operation that
+  // races with the one just performed gets a new priority.
+  Pos = 5,
 };
 
 // What the controller asks of an execution paused at a decision
