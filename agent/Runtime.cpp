@@ -682,8 +682,9 @@ bool Runtime::end_other_threads(uint32_t me) {
     const ThreadModel& th = model.thread(t);
     if (t == me || !th.used) continue;
     if (!th.finished && park_[t].go.exchange(kExit, std::memory_order_acq_rel) == kSleeping) futex_wake(&park_[t].go);
-    // Never chosen: it finds kExit at its first turn.
-    if ((unstarted_ >> t) & 1) start_deferred(t);
+    // Never chosen: it stays where it waits (idle, or parked since the
+    // last rollback), which the rollback leaves as it is.
+    unstarted_ &= ~(uint64_t(1) << t);
   }
   for (uint32_t t = 0; t < model.thread_count() && t < shm::kMaxThreads; ++t) {
     const ThreadModel& th = model.thread(t);
