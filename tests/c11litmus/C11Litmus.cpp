@@ -5,36 +5,17 @@
 #include <regex>
 #include <sstream>
 
+#include "LitmusText.h"
+
 namespace c11litmus {
 
 namespace {
 
-std::string trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r");
-  size_t e = s.find_last_not_of(" \t\r");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
+using namespace litmus_text;
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string part;
-  std::istringstream in(s);
-  while (std::getline(in, part, sep)) out.push_back(trim(part));
-  return out;
-}
-
-std::vector<std::string> words(const std::string& s) {
-  std::vector<std::string> out;
-  std::istringstream in(s);
-  for (std::string w; in >> w;) out.push_back(w);
-  return out;
-}
-
-bool is_register(const std::string& s) { return std::regex_match(s, std::regex("r[0-9]+")); }
-bool is_location(const std::string& s) { return std::regex_match(s, std::regex("[a-z][a-z0-9_]*")) && !is_register(s); }
 
 long parse_value(const std::string& s) {
-  if (!std::regex_match(s, std::regex("-?[0-9]+"))) throw ParseError("not a value: '" + s + "'");
+  if (!litmus_text::is_value(s)) throw ParseError("not a value: '" + s + "'");
   return std::stol(s);
 }
 

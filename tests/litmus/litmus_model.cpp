@@ -45,7 +45,11 @@
 #include <string>
 #include <vector>
 
+#include "LitmusText.h"
+
 namespace {
+
+using namespace litmus_text;
 
 struct ParseError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -105,34 +109,9 @@ struct Test {
   long classes[3] = {-1, -1, -1};                    // sc, tso, pso
 };
 
-std::string trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t");
-  size_t e = s.find_last_not_of(" \t");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string part;
-  std::istringstream in(s);
-  while (std::getline(in, part, sep)) out.push_back(trim(part));
-  return out;
-}
-
-std::vector<std::string> words(const std::string& s) {
-  std::vector<std::string> out;
-  std::istringstream in(s);
-  for (std::string w; in >> w;) out.push_back(w);
-  return out;
-}
-
-bool is_register(const std::string& s) { return std::regex_match(s, std::regex("r[0-9]+")); }
-bool is_location(const std::string& s) {
-  return std::regex_match(s, std::regex("[a-z][a-z0-9_]*")) && !is_register(s);
-}
 
 long parse_value(const std::string& s) {
-  if (!std::regex_match(s, std::regex("-?[0-9]+"))) throw ParseError("not a value: '" + s + "'");
+  if (!litmus_text::is_value(s)) throw ParseError("not a value: '" + s + "'");
   return std::stol(s);
 }
 
