@@ -39,4 +39,26 @@ inline bool is_location(const std::string& s) {
 }
 inline bool is_value(const std::string& s) { return std::regex_match(s, std::regex("-?[0-9]+")); }
 
+// An operation's words, checked as operands; a failed check throws Error
+// (each oracle's parse error) naming the text.
+template <typename Error>
+struct Operands {
+  std::string text;
+  std::vector<std::string> words;
+  explicit Operands(const std::string& t) : text(t), words(litmus_text::words(t)) {
+    if (words.empty()) throw Error("empty operation");
+  }
+  void need(size_t n) const {
+    if (words.size() != n) throw Error("'" + text + "': expected " + std::to_string(n - 1) + " operand(s)");
+  }
+  const std::string& location(size_t i) const {
+    if (!is_location(words[i])) throw Error("'" + text + "': '" + words[i] + "' is not a location");
+    return words[i];
+  }
+  const std::string& reg(size_t i) const {
+    if (!is_register(words[i])) throw Error("'" + text + "': '" + words[i] + "' is not a register");
+    return words[i];
+  }
+};
+
 }  // namespace litmus_text

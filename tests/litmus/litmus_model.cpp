@@ -116,19 +116,11 @@ long parse_value(const std::string& s) {
 }
 
 Op parse_op(const std::string& text) {
-  std::vector<std::string> w = words(text);
-  auto need = [&](size_t n) {
-    if (w.size() != n) throw ParseError("'" + text + "': expected " + std::to_string(n - 1) + " operand(s)");
-  };
-  auto loc = [&](size_t i) {
-    if (!is_location(w[i])) throw ParseError("'" + text + "': '" + w[i] + "' is not a location");
-    return w[i];
-  };
-  auto reg = [&](size_t i) {
-    if (!is_register(w[i])) throw ParseError("'" + text + "': '" + w[i] + "' is not a register");
-    return w[i];
-  };
-  if (w.empty()) throw ParseError("empty operation");
+  const Operands<ParseError> o(text);
+  const std::vector<std::string>& w = o.words;
+  auto need = [&](size_t n) { o.need(n); };
+  auto loc = [&](size_t i) { return o.location(i); };
+  auto reg = [&](size_t i) { return o.reg(i); };
   const std::string& k = w[0];
   if (k == "store") {
     need(3);
