@@ -45,7 +45,6 @@ struct Private {
   struct Slot {
     SavedContext ctx;
     std::atomic<uint32_t> state{0};
-    int tid = 0;
     void* robust_head = nullptr;
     size_t robust_len = 0;
     alignas(16) uint8_t stack[kParkStack];
@@ -72,6 +71,7 @@ void (*call_tls_dtors)() = nullptr;
 // pthread_key_create's destructors, for the ended thread's specific data.
 constexpr unsigned kKeys = PTHREAD_KEYS_MAX;
 void (*key_dtors[kKeys])(void*);
+unsigned keys_used = 0;  // past the highest key with a destructor ever noted
 
 thread_local uint32_t t_slot __attribute__((tls_model("initial-exec"))) = kNoSlot;
 
@@ -110,7 +110,7 @@ void run_destructors() {
   if (call_tls_dtors) call_tls_dtors();
   for (int round = 0; round < PTHREAD_DESTRUCTOR_ITERATIONS; ++round) {
     bool called = false;
-    for (unsigned key = 0; key < kKeys; ++key) {
+    for (unsigned key = 0; key < keys_used; ++key) {
       void (*dtor)(void*) = key_dtors[key];
       if (!dtor) continue;
       void* value = pthread_getspecific(key);
@@ -128,7 +128,6 @@ void* slot_main(void* arg) {
   t_slot = k;
   block_signals();
   Private::Slot& p = priv->slots[k];
-  p.tid = int(raw_syscall(SYS_gettid));
   raw_syscall(SYS_get_robust_list, 0, reinterpret_cast<long>(&p.robust_head), reinterpret_cast<long>(&p.robust_len));
   idle_wait(k);
   Slot& s = slots[k];
@@ -179,7 +178,6 @@ constexpr uint32_t kRseqSig = 0x53053053;
       raw_syscall(SYS_rseq, area, long(__rseq_size), 0, kRseqSig);
   }
   if (p.robust_head) raw_syscall(SYS_set_robust_list, reinterpret_cast<long>(p.robust_head), long(p.robust_len));
-  p.tid = int(raw_syscall(SYS_gettid));
   set_state_and_wake(k, State::Idle);
   ctrl_context_resume(&p.ctx);
 }
@@ -348,7 +346,9 @@ bool ended(uint32_t slot) { return slots[slot].ended; }
 uint32_t my_slot() { return t_slot; }
 
 void note_key(unsigned key, void (*dtor)(void*)) {
-  if (key < kKeys) key_dtors[key] = dtor;
+  if (key >= kKeys) return;
+  key_dtors[key] = dtor;
+  if (dtor && key >= keys_used) keys_used = key + 1;
 }
 
 void note_exit(uint32_t slot, void* value) {

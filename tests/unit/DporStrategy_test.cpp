@@ -33,13 +33,7 @@ Result explore(const Program& p, bool optimal = false, uint64_t limit = 100000) 
     auto plan = dpor.next();
     if (!plan) break;
     Outcome o = simulate(p, *plan);
-    ExecutionSummary s;
-    s.index = i;
-    s.events = o.events.data();
-    s.steps = o.events.size();
-    s.blocked = o.blocked;
-    s.complete = !o.blocked;
-    dpor.completed(s);
+    dpor.completed(summary_of(o, i));
     if (o.blocked) {
       ++r.blocked;
     } else {

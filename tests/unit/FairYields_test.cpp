@@ -101,13 +101,7 @@ Explored explore(const Program& p) {
     auto plan = dpor.next();
     if (!plan) break;
     Outcome o = simulate(p, *plan);
-    ExecutionSummary s;
-    s.index = uint64_t(i);
-    s.events = o.events.data();
-    s.steps = o.events.size();
-    s.blocked = o.blocked;
-    s.complete = !o.blocked;
-    dpor.completed(s);
+    dpor.completed(summary_of(o, uint64_t(i)));
     if (o.blocked) {
       ++r.blocked;
     } else {

@@ -45,13 +45,7 @@ Explored explore_from(Strategy& strategy, const Program& p, const std::vector<ui
     r.plans.push_back(plan->prefix);
     Outcome o = simulate(p, *plan);
     r.schedules.push_back(threads_of(o.events));
-    ExecutionSummary s;
-    s.index = i;
-    s.events = o.events.data();
-    s.steps = o.events.size();
-    s.blocked = o.blocked;
-    s.complete = !o.blocked;
-    strategy.completed(s);
+    strategy.completed(summary_of(o, i));
     if (o.blocked) {
       ++r.blocked;
     } else {

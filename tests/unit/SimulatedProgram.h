@@ -48,6 +48,18 @@ struct Outcome {
   std::vector<uint64_t> reads;  // every value read, in thread order, for coverage
 };
 
+// What a strategy is shown of the simulated execution `index` (its events
+// valid while `o` lives).
+inline ExecutionSummary summary_of(const Outcome& o, uint64_t index) {
+  ExecutionSummary s;
+  s.index = index;
+  s.events = o.events.data();
+  s.steps = o.events.size();
+  s.blocked = o.blocked;
+  s.complete = !o.blocked;
+  return s;
+}
+
 // The program's state: what the agent's model and the memory would hold.
 struct Machine {
   const Program& p;
