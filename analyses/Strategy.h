@@ -18,6 +18,9 @@ namespace ctrl {
 
 struct ExecutionPlan {
   std::vector<uint32_t> prefix;  // thread chosen at steps 0..prefix.size()-1
+  // Under --model c11/rc11: what decision k does besides choosing prefix[k]
+  // (shm::Choice; at most prefix.size() entries, missing ones Default).
+  std::vector<shm::Choice> choices;
   shm::TailPolicy policy = shm::TailPolicy::Sticky;
   uint64_t seed = 0;  // for TailPolicy::Random and Pct
   // TailPolicy::Pct: the depth and the steps of its priority-change points
@@ -44,7 +47,10 @@ struct ExecutionPlan {
 inline bool same_plan(const ExecutionPlan& a, const ExecutionPlan& b) {
   if (a.prefix != b.prefix || a.policy != b.policy || a.seed != b.seed || a.pause_at != b.pause_at ||
       a.checkpoint_at != b.checkpoint_at || a.sleep_mask != b.sleep_mask || a.sleep_from != b.sleep_from ||
-      a.pct_depth != b.pct_depth || a.pct_change != b.pct_change || a.sleepers.size() != b.sleepers.size())
+      a.pct_depth != b.pct_depth || a.pct_change != b.pct_change || a.sleepers.size() != b.sleepers.size() ||
+      a.choices.size() != b.choices.size())
+    return false;
+  if (!a.choices.empty() && std::memcmp(a.choices.data(), b.choices.data(), a.choices.size() * sizeof(shm::Choice)) != 0)
     return false;
   for (size_t k = 0; k < a.sleepers.size(); ++k)
     if (a.sleepers[k].first != b.sleepers[k].first ||
@@ -82,6 +88,18 @@ class Strategy {
   // are those of plans equal to the real ones), so an approximation is
   // fine. Default: none (every execution runs when planned).
   virtual std::vector<ExecutionPlan> predict(size_t /*n*/) const { return {}; }
+  // Memory models with a consistency check (--model c11/rc11): false when the
+  // execution last shown to completed() is not a consistent execution of the
+  // model (a promise nobody kept, a cycle): its outcome, a bug included, is
+  // then not reported, only counted.
+  virtual bool last_feasible() const { return true; }
+  // What such an exploration ran: complete consistent executions (distinct
+  // reads-from and modification orders), infeasible ones, and redundant
+  // ones (consistent but equal to one already seen).
+  struct ModelCounts {
+    uint64_t consistent = 0, infeasible = 0, redundant = 0;
+  };
+  virtual std::optional<ModelCounts> model_counts() const { return std::nullopt; }
   // True when next() returned nothing because the whole space was covered.
   virtual bool exhaustive() const { return false; }
   // For bounded searches: the largest bound fully explored (-1: none, or no bound).
@@ -127,7 +145,9 @@ class Strategy {
 // `preemption_bound` >= 0 replaces a systematic strategy by iterative
 // context bounding up to that bound.
 // `pct_depth` is pct's d (from 1 to shm::kMaxPctDepth).
+// Under a C11-family `model` only "dpor" exists (the execution-graph
+// exploration of GraphStrategy.h); other names throw std::invalid_argument.
 std::unique_ptr<Strategy> make_strategy(const std::string& name, uint64_t seed, int preemption_bound = -1,
-                                        uint32_t pct_depth = 3);
+                                        uint32_t pct_depth = 3, shm::MemoryModel model = shm::MemoryModel::SC);
 
 }  // namespace ctrl

@@ -13,8 +13,9 @@
 //    while the target is stopped or dead, or polls `steps` (atomic) to see
 //    progress.
 // Layout: Header, then uint32 prefix[capacity] (decisions to replay), then
-// Signature expected[capacity] (the first checked_steps), then
-// Event events[capacity].
+// Choice choices[capacity] (what each decision does besides choosing a
+// thread, under --model c11/rc11), then Signature expected[capacity] (the
+// first checked_steps), then Event events[capacity].
 #pragma once
 
 #include <atomic>
@@ -27,17 +28,55 @@
 namespace ctrl::shm {
 
 inline constexpr uint32_t kMagic = 0x4c525443;  // "CTRL"
-inline constexpr uint32_t kVersion = 9;
+inline constexpr uint32_t kVersion = 10;
 inline constexpr uint32_t kMaxThreads = 64;
 // Under x86-TSO each thread t has a flush actor, scheduled as thread
 // kFlushActorBase + t; so at most kFlushActorBase threads there.
 inline constexpr uint32_t kFlushActorBase = 32;
 
-enum class MemoryModel : uint32_t { SC = 0, TSO = 1, PSO = 2 };
-// "sc", "tso", "pso" (as on the command line and in traces); SC otherwise.
+// C11 and RC11 (issue 11): atomics whose order ctrl sees (libatomic calls)
+// follow the plan's Choice for what a load reads and whether a store becomes
+// the location's newest value (below); everything else runs as under SC.
+enum class MemoryModel : uint32_t { SC = 0, TSO = 1, PSO = 2, C11 = 3, RC11 = 4 };
+// "sc", "tso", "pso", "c11", "rc11" (as on the command line and in traces);
+// SC otherwise.
 inline MemoryModel memory_model_named(const std::string& name) {
-  return name == "tso" ? MemoryModel::TSO : name == "pso" ? MemoryModel::PSO : MemoryModel::SC;
+  if (name == "tso") return MemoryModel::TSO;
+  if (name == "pso") return MemoryModel::PSO;
+  if (name == "c11") return MemoryModel::C11;
+  if (name == "rc11") return MemoryModel::RC11;
+  return MemoryModel::SC;
 }
+inline bool is_c11_family(MemoryModel m) { return m == MemoryModel::C11 || m == MemoryModel::RC11; }
+
+// What a decision does besides choosing the thread, under C11/RC11, for the
+// atomic operation (AtomicLoad, AtomicStore, AtomicRmw, AtomicCas) the chosen
+// thread performs at that step. Written by the controller with the prefix.
+//  * Default: a load, or the read of a read-modify-write, reads memory (which
+//    always holds the location's modification-order-last store); a store, or
+//    a successful read-modify-write's write, becomes mo-last (writes memory).
+//  * ReadFrom: the read returns `value` (the first `size` bytes of it), the
+//    value of the store performed at step `from` (kFromInit: the location's
+//    value before any store of this execution). The agent trusts it.
+//  * Promise (c11 only): the read returns `value`, promised by a store that
+//    thread `from` has not performed yet; the controller checks afterwards
+//    that one did, else the execution is infeasible.
+//  * kNotMoLast: this step's store (or successful RMW's write) is placed
+//    before a store already performed in modification order, so memory keeps
+//    the newer value: the agent computes and logs the value but does not
+//    write it. A RMW's new value is computed from the value it read.
+// Every other kind of operation ignores its Choice.
+enum class ChoiceKind : uint8_t { Default = 0, ReadFrom = 1, Promise = 2 };
+enum ChoiceFlag : uint8_t { kNotMoLast = 1 };
+inline constexpr uint32_t kFromInit = UINT32_MAX;
+struct Choice {
+  ChoiceKind kind;
+  uint8_t flags;  // ChoiceFlag bits
+  uint16_t pad;
+  uint32_t from;   // ReadFrom: the step of the store read; Promise: the thread promised
+  uint64_t value;  // ReadFrom, Promise: the value the read returns
+};
+static_assert(sizeof(Choice) == 16);
 inline constexpr uint32_t kMessageSize = 1024;
 // TailPolicy::Pct: the largest bug depth (--pct-depth), so at most
 // kMaxPctDepth - 1 priority-change points per execution.
@@ -303,6 +342,8 @@ inline size_t region_size_for(uint64_t capacity) {
   size_t s = sizeof(Header);
   s += capacity * sizeof(uint32_t);
   s = (s + 63) & ~size_t(63);
+  s += capacity * sizeof(Choice);
+  s = (s + 63) & ~size_t(63);
   s += capacity * sizeof(Signature);
   s = (s + 63) & ~size_t(63);
   s += capacity * sizeof(Event);
@@ -313,6 +354,7 @@ inline size_t region_size_for(uint64_t capacity) {
 struct View {
   Header* header = nullptr;
   uint32_t* prefix = nullptr;
+  Choice* choices = nullptr;
   Signature* expected = nullptr;
   Event* events = nullptr;
 
@@ -323,6 +365,9 @@ struct View {
     auto* p = static_cast<char*>(base) + sizeof(Header);
     v.prefix = reinterpret_cast<uint32_t*>(p);
     size_t off = sizeof(Header) + h->capacity * sizeof(uint32_t);
+    off = (off + 63) & ~size_t(63);
+    v.choices = reinterpret_cast<Choice*>(static_cast<char*>(base) + off);
+    off += h->capacity * sizeof(Choice);
     off = (off + 63) & ~size_t(63);
     v.expected = reinterpret_cast<Signature*>(static_cast<char*>(base) + off);
     off += h->capacity * sizeof(Signature);
