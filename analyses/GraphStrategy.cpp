@@ -117,7 +117,10 @@ class GraphExplorer {
       counts_.infeasible++;
       return;
     }
-    HappensBefore hb;
+    HappensBefore& hb = hb_;
+    incremental_ = true;
+    for (const GraphEvent& e : g.events())
+      if (e.promise) incremental_ = false;  // clocks may then depend on later events
     if (hb.compute(g)) {
       uint64_t inline_atomic = 0;
       bugs_ = find_data_races(g, hb, &inline_atomic);
@@ -277,7 +280,7 @@ class GraphExplorer {
       if (alt.kind == GraphKind::Rmw && read_by_rmw(before, w)) continue;  // swap_alternatives
       ExecutionGraph cand = before;
       if (!with_event(cand, alt, kNone)) continue;
-      if (!consistent(cand, model_)) continue;
+      if (!extension_consistent(cand)) continue;
       changed_mo_before_ = kNone;
       PlanItem p = plan_of(g, added_max, first_steps(i), &alt, i);
       p.last_is_new_write = alt.is_write();
@@ -294,13 +297,18 @@ class GraphExplorer {
     for (uint32_t s : *order) {
       ExecutionGraph cand = before;
       if (!with_event(cand, e, s)) continue;
-      if (!consistent(cand, model_)) continue;
+      if (!extension_consistent(cand)) continue;
       changed_mo_before_ = s;
       PlanItem p = plan_of(g, added_max, first_steps(i), &e, i);
       changed_mo_before_ = kNone;
       p.last_is_new_write = true;
       push(std::move(p));
     }
+  }
+
+  // cand: the graph of the execution's first events, consistent, plus one.
+  bool extension_consistent(const ExecutionGraph& cand) const {
+    return incremental_ ? consistent_last(cand, hb_, model_) : consistent(cand, model_);
   }
 
   // Appends event e to `g` (its write placed right after its rf for a RMW,
@@ -530,6 +538,8 @@ class GraphExplorer {
   std::unordered_set<uint64_t> planned_;  // plans pushed
   Strategy::ModelCounts counts_;
   bool feasible_ = true;
+  HappensBefore hb_;          // of the latest execution's graph
+  bool incremental_ = true;   // hb_ holds for every prefix of it
   std::vector<Strategy::ModelBug> bugs_;
   uint64_t inline_atomic_ = 0;  // plain accesses taken for inline atomics
   uint32_t changed_mo_before_ = kNone;
