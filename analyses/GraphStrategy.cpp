@@ -368,7 +368,17 @@ class GraphExplorer {
       h.at(i) = alt;
       std::vector<bool> pre = h.porf_prefix(i);
       if (pre[u]) continue;
-      revisit(g, added_max, u, i, alt, pre);
+      // The graph with e reading u's store breaks atomicity, so it is not
+      // run; its write's backward revisits are made here, as GenMC makes
+      // them from such a graph: of u, and of any read before u outside e's
+      // new prefix (the revisit deletes u then).
+      for (uint32_t r = 0; r <= u; r++) {
+        const GraphEvent& x = g.at(r);
+        if (!x.is_read() || x.loc != e.loc || x.promise || pre[r]) continue;
+        if (x.fixed && x.kind != GraphKind::Rmw) continue;
+        if (r != u && x.fixed) continue;
+        revisit(g, added_max, r, i, alt, pre);
+      }
     }
   }
 
