@@ -124,6 +124,11 @@ class Machine {
 
   uint32_t threads() const { return children_ + 1; }
 
+  // Whether thread t's next step is one of the litmus test's operations
+  // (not a thread's start, exit, create or join, or main's final load,
+  // which commute with every other thread's step), for brute-force search.
+  bool at_operation(uint32_t t) const { return t > 0 && pc_[t] >= 1 && pc_[t] <= t_.threads[t - 1].size(); }
+
   bool enabled(uint32_t t) const {
     if (t == 0) {
       size_t pc = pc_[0];
