@@ -1,6 +1,7 @@
 #include <stdexcept>
 
 #include "DporStrategy.h"
+#include "GraphStrategy.h"
 #include "PctStrategy.h"
 #include "PreemptionBoundedStrategy.h"
 #include "RandomStrategy.h"
@@ -10,7 +11,13 @@
 namespace ctrl {
 
 std::unique_ptr<Strategy> make_strategy(const std::string& name, uint64_t seed, int preemption_bound,
-                                        uint32_t pct_depth) {
+                                        uint32_t pct_depth, shm::MemoryModel model) {
+  if (shm::is_c11_family(model)) {
+    if (name != "dpor" || preemption_bound >= 0)
+      throw std::invalid_argument("--model c11 and rc11 explore with --strategy dpor only (not " + name +
+                                  (preemption_bound >= 0 ? " with --preemption-bound" : "") + ")");
+    return std::make_unique<GraphStrategy>(model);
+  }
   if (preemption_bound >= 0) {
     if (name.rfind("dpor", 0) != 0)
       throw std::invalid_argument("--preemption-bound goes with the systematic strategy (dpor), not " + name);

@@ -1,0 +1,45 @@
+// Whether an execution graph is consistent under RC11 or C11 (RC11 without
+// its no-thin-air axiom), following Lahav, Vafeiadis, Kang, Hur and Dreyer,
+// "Repairing sequential consistency in C/C++11" (PLDI 2017):
+//  * happens-before (po, synchronises-with through release sequences and
+//    fences, thread creation and joins) is acyclic;
+//  * coherence: hb ; eco? is irreflexive, checked as its four pairwise
+//    forms (CoWW, CoWR, CoRW, CoRR) on each location's mo positions;
+//  * atomicity: a read-modify-write's write comes right after the store it
+//    read in mo;
+//  * SC: psc = psc_base ∪ psc_F is acyclic;
+//  * rc11 only: po ∪ rf (∪ thread synchronisation) is acyclic.
+// A read whose store is not in the graph (rf == kNone: a promise not kept
+// yet, or a store beyond a prefix) constrains nothing.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ExecutionGraph.h"
+#include "SharedRegion.h"
+
+namespace ctrl {
+
+// Happens-before as vector clocks: clock(e)[t] is how many of thread t's
+// events happen before e or are e.
+class HappensBefore {
+ public:
+  // False when hb is cyclic (the graph is then inconsistent).
+  bool compute(const ExecutionGraph& g);
+  // a happens strictly before b.
+  bool before(uint32_t a, uint32_t b) const {
+    return a != b && clocks_[b][events_->at(a).thread] > events_->at(a).index;
+  }
+
+ private:
+  const ExecutionGraph* events_ = nullptr;
+  std::vector<std::vector<uint32_t>> clocks_;
+};
+
+// Empty when consistent, else which axiom fails.
+std::string inconsistency(const ExecutionGraph& g, shm::MemoryModel model);
+inline bool consistent(const ExecutionGraph& g, shm::MemoryModel model) { return inconsistency(g, model).empty(); }
+
+}  // namespace ctrl

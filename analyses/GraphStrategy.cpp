@@ -1,0 +1,507 @@
+#include "GraphStrategy.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "C11Consistency.h"
+#include "ExecutionGraph.h"
+
+namespace ctrl {
+
+namespace {
+
+// One execution to run: the graph it rebuilds, event by event (thread and
+// how each event was added), and which of those were added maximally
+// (reading the mo-last store, placed mo-last): TruSt's condition for
+// revisiting from a graph is that every event the revisit deletes was.
+struct PlanItem {
+  std::vector<uint32_t> threads;
+  std::vector<StepChoice> steps;
+  std::vector<uint8_t> added_max;
+  // The last step's write is new in this graph (a store placed earlier in
+  // mo, a RMW reading another store or revisited): its backward revisits
+  // are computed from this plan's execution, as for a write of the tail.
+  bool last_is_new_write = false;
+};
+
+uint64_t plan_hash(const PlanItem& p) {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&](uint64_t v) {
+    for (int b = 0; b < 8; b++) {
+      h ^= (v >> (8 * b)) & 0xff;
+      h *= 1099511628211ull;
+    }
+  };
+  for (size_t i = 0; i < p.threads.size(); i++) {
+    mix(p.threads[i]);
+    mix(uint64_t(p.steps[i].choice.kind) | uint64_t(p.steps[i].choice.flags) << 8);
+    mix(p.steps[i].rf);
+    mix(p.steps[i].mo_before);
+    mix(p.steps[i].choice.value);
+  }
+  return h;
+}
+
+uint64_t truncate(uint64_t v, uint32_t size) { return size >= 8 ? v : v & ((uint64_t(1) << (8 * size)) - 1); }
+
+// A RMW's new value from the value it reads (Event::aux holds the operand).
+uint64_t rmw_result(RmwOp op, uint64_t old, uint64_t operand) {
+  switch (op) {
+    case RmwOp::Xchg:
+      return operand;
+    case RmwOp::Add:
+      return old + operand;
+    case RmwOp::Sub:
+      return old - operand;
+    case RmwOp::And:
+      return old & operand;
+    case RmwOp::Or:
+      return old | operand;
+    case RmwOp::Xor:
+      return old ^ operand;
+    case RmwOp::Nand:
+      return ~(old & operand);
+    default:
+      return operand;
+  }
+}
+
+}  // namespace
+
+class GraphExplorer {
+ public:
+  explicit GraphExplorer(shm::MemoryModel model) : model_(model) { stack_.push_back(PlanItem{}); }
+
+  std::optional<ExecutionPlan> next() {
+    if (stack_.empty()) return std::nullopt;
+    current_ = std::move(stack_.back());
+    stack_.pop_back();
+    ExecutionPlan plan;
+    plan.prefix = current_.threads;
+    plan.choices.reserve(current_.steps.size());
+    for (const StepChoice& s : current_.steps) plan.choices.push_back(s.choice);
+    plan.policy = shm::TailPolicy::Sticky;
+    return plan;
+  }
+
+  void completed(const ExecutionSummary& s) {
+    feasible_ = true;
+    ExecutionGraph g = ExecutionGraph::build(s.events, s.steps, current_.steps);
+    operands_.assign(s.steps, 0);
+    for (uint64_t i = 0; i < s.steps; i++) operands_[i] = s.events[i].aux;
+    if (!keep_promises(g, s)) {
+      feasible_ = false;
+      counts_.infeasible++;
+      return;
+    }
+    if (!consistent(g, model_)) {
+      feasible_ = false;
+      counts_.infeasible++;
+      return;
+    }
+    if (s.complete) {
+      if (seen_.insert(g.canonical_hash()).second)
+        counts_.consistent++;
+      else
+        counts_.redundant++;
+    }
+    std::vector<uint8_t> added_max(g.size(), 1);
+    size_t p = std::min<size_t>(current_.threads.size(), g.size());
+    for (size_t i = 0; i < p && i < current_.added_max.size(); i++) added_max[i] = current_.added_max[i];
+    // Alternatives are pushed so the stack pops the latest event's first.
+    size_t first = p;
+    if (p > 0 && current_.last_is_new_write) first = p - 1;
+    for (size_t i = first; i < g.size(); i++) {
+      const GraphEvent& e = g.at(i);
+      bool tail = i >= p;
+      if (tail && e.is_read() && !e.fixed) read_alternatives(g, added_max, uint32_t(i));
+      if (tail && e.kind == GraphKind::Rmw) swap_alternatives(g, added_max, uint32_t(i));
+      if (tail && e.kind == GraphKind::Write && !e.fixed) mo_alternatives(g, added_max, uint32_t(i));
+      if (e.is_write()) backward_revisits(g, added_max, uint32_t(i));
+    }
+  }
+
+  bool exhaustive() const { return stack_.empty(); }
+  bool last_feasible() const { return feasible_; }
+  Strategy::ModelCounts counts() const { return counts_; }
+
+ private:
+  // c11: each promised read reads from the first store its thread made
+  // afterwards to the location with the promised value; false if none did.
+  bool keep_promises(ExecutionGraph& g, const ExecutionSummary& s) {
+    (void)s;
+    for (uint32_t r = 0; r < g.size(); r++) {
+      GraphEvent& e = g.at(r);
+      if (!e.promise) continue;
+      uint32_t thread = current_.steps[r].choice.from;
+      e.rf = kNone;
+      for (uint32_t w = r + 1; w < g.size(); w++) {
+        const GraphEvent& x = g.at(w);
+        if (x.thread == thread && x.is_write() && x.loc == e.loc && x.wval == e.rval) {
+          e.rf = w;
+          break;
+        }
+      }
+      if (e.rf == kNone) return false;
+    }
+    return true;
+  }
+
+  // The plan that replays `order` (steps of g, kept in that order) and then,
+  // if `last` is given, event `last` modified as `changed`.
+  PlanItem plan_of(const ExecutionGraph& g, const std::vector<uint8_t>& added_max, const std::vector<uint32_t>& order,
+                   const GraphEvent* changed, uint32_t changed_step) {
+    PlanItem p;
+    std::vector<uint32_t> renumber(g.size(), kNone);
+    std::vector<uint32_t> all = order;
+    if (changed) all.push_back(changed_step);
+    for (uint32_t k = 0; k < all.size(); k++) renumber[all[k]] = k;
+    auto map = [&](uint32_t w) { return w == kInit || w == kNone ? w : renumber[w]; };
+    // mo of the new graph: g's, restricted to the kept stores, with the
+    // changed event's write moved where its new rf or mo_before puts it.
+    std::map<uint64_t, std::vector<uint32_t>> mo;
+    for (const auto& [loc, stores] : g.mo())
+      for (uint32_t w : stores)
+        if (renumber[w] != kNone && !(changed && w == changed_step)) mo[loc].push_back(w);
+    if (changed && changed->is_write()) {
+      std::vector<uint32_t>& ord = mo[changed->loc];
+      std::vector<uint32_t>::iterator at = ord.end();
+      if (changed->kind == GraphKind::Rmw && changed->rf != kNone)
+        at = changed->rf == kInit ? ord.begin() : std::find(ord.begin(), ord.end(), changed->rf) + 1;
+      else if (changed_mo_before_ != kNone)
+        at = std::find(ord.begin(), ord.end(), changed_mo_before_);
+      ord.insert(std::min(at, ord.end()), changed_step);
+    }
+    for (uint32_t k = 0; k < all.size(); k++) {
+      uint32_t old = all[k];
+      const GraphEvent& e = (changed && old == changed_step) ? *changed : g.at(old);
+      StepChoice c;
+      if (e.is_read()) {
+        c.rf = map(e.rf);
+        if (e.promise) {
+          c.choice.kind = shm::ChoiceKind::Promise;
+          c.choice.from = current_promise_thread(g, old, e);
+          c.choice.value = e.rval;
+          c.rf = kNone;
+        } else if (!e.fixed) {
+          c.choice.kind = shm::ChoiceKind::ReadFrom;
+          c.choice.from = c.rf;
+          c.choice.value = g.value_of(e.rf, e.loc);
+        }
+      }
+      if (e.is_write()) {
+        // Not mo-last when a store that runs earlier is mo-after it.
+        const std::vector<uint32_t>& ord = mo[e.loc];
+        auto self = std::find(ord.begin(), ord.end(), old);
+        for (auto it = self + 1; it < ord.end(); ++it)
+          if (renumber[*it] < k) {
+            c.choice.flags |= shm::kNotMoLast;
+            if (e.kind != GraphKind::Rmw) c.mo_before = renumber[*it];
+            break;
+          }
+      }
+      p.threads.push_back(e.thread);
+      p.steps.push_back(c);
+      p.added_max.push_back(changed && old == changed_step ? 0 : added_max[old]);
+    }
+    return p;
+  }
+
+  uint32_t current_promise_thread(const ExecutionGraph& g, uint32_t step, const GraphEvent& e) const {
+    if (step < current_.steps.size() && current_.steps[step].choice.kind == shm::ChoiceKind::Promise)
+      return current_.steps[step].choice.from;
+    return e.rf != kNone && e.rf != kInit ? g.at(e.rf).thread : 0;
+  }
+
+  void push(PlanItem p) {
+    if (!planned_.insert(plan_hash(p)).second) return;
+    stack_.push_back(std::move(p));
+  }
+
+  static std::vector<uint32_t> first_steps(size_t n) {
+    std::vector<uint32_t> v(n);
+    for (uint32_t k = 0; k < n; k++) v[k] = k;
+    return v;
+  }
+
+  // The event as it would be reading `w` instead (a compare-exchange may
+  // succeed or fail differently).
+  GraphEvent reading(const ExecutionGraph& g, uint32_t i, uint32_t w) const {
+    GraphEvent e = g.at(i);
+    e.rf = w;
+    e.promise = false;
+    e.rval = truncate(g.value_of(w, e.loc), 8);
+    if (e.op == OpKind::AtomicCas) {
+      e.kind = e.rval == e.expected ? GraphKind::Rmw : GraphKind::Read;
+    } else if (e.op == OpKind::AtomicRmw) {
+      e.wval = rmw_result(e.rmw, e.rval, operands_[i]);
+    }
+    return e;
+  }
+
+  // Forward: a read of the tail reads another store already in the graph.
+  void read_alternatives(const ExecutionGraph& g, const std::vector<uint8_t>& added_max, uint32_t i) {
+    const GraphEvent& e = g.at(i);
+    ExecutionGraph before = g.prefix(i);
+    std::vector<uint32_t> stores{kInit};
+    if (const auto* order = before.mo_of(e.loc)) stores.insert(stores.end(), order->begin(), order->end());
+    for (uint32_t w : stores) {
+      if (w == e.rf) continue;
+      GraphEvent alt = reading(g, i, w);
+      if (alt.kind == GraphKind::Rmw && read_by_rmw(before, w)) continue;  // swap_alternatives
+      ExecutionGraph cand = before;
+      if (!with_event(cand, alt, kNone)) continue;
+      if (!consistent(cand, model_)) continue;
+      changed_mo_before_ = kNone;
+      PlanItem p = plan_of(g, added_max, first_steps(i), &alt, i);
+      p.last_is_new_write = alt.is_write();
+      push(std::move(p));
+    }
+  }
+
+  // Forward: a store of the tail placed before a store already in mo.
+  void mo_alternatives(const ExecutionGraph& g, const std::vector<uint8_t>& added_max, uint32_t i) {
+    const GraphEvent& e = g.at(i);
+    ExecutionGraph before = g.prefix(i);
+    const auto* order = before.mo_of(e.loc);
+    if (!order) return;
+    for (uint32_t s : *order) {
+      ExecutionGraph cand = before;
+      if (!with_event(cand, e, s)) continue;
+      if (!consistent(cand, model_)) continue;
+      changed_mo_before_ = s;
+      PlanItem p = plan_of(g, added_max, first_steps(i), &e, i);
+      changed_mo_before_ = kNone;
+      p.last_is_new_write = true;
+      push(std::move(p));
+    }
+  }
+
+  // Appends event e to `g` (its write placed right after its rf for a RMW,
+  // before `mo_before`, or last). False when the position does not exist.
+  static bool with_event(ExecutionGraph& g, const GraphEvent& e, uint32_t mo_before) {
+    uint32_t step = uint32_t(g.size());
+    g.push(e);
+    if (!e.is_write()) return true;
+    std::vector<uint32_t>& ord = g.mo(e.loc);
+    if (e.kind == GraphKind::Rmw) {
+      auto at = e.rf == kInit ? ord.begin() : std::find(ord.begin(), ord.end(), e.rf);
+      if (e.rf != kInit) {
+        if (at == ord.end()) return false;
+        ++at;
+      }
+      ord.insert(at, step);
+    } else if (mo_before != kNone) {
+      auto at = std::find(ord.begin(), ord.end(), mo_before);
+      if (at == ord.end()) return false;
+      ord.insert(at, step);
+    } else {
+      ord.push_back(step);
+    }
+    return true;
+  }
+
+  // Some RMW of g reads w.
+  static bool read_by_rmw(const ExecutionGraph& g, uint32_t w) {
+    for (const GraphEvent& x : g.events())
+      if (x.kind == GraphKind::Rmw && x.rf == w && !x.promise) return true;
+    return false;
+  }
+
+  // A RMW of the tail that reads the store another RMW u already read: it
+  // goes first, and u reads its write instead (a lock: u waits, and the
+  // tail takes it again later).
+  void swap_alternatives(const ExecutionGraph& g, const std::vector<uint8_t>& added_max, uint32_t i) {
+    const GraphEvent& e = g.at(i);
+    for (uint32_t u = 0; u < i; u++) {
+      const GraphEvent& other = g.at(u);
+      if (other.kind != GraphKind::Rmw || other.loc != e.loc || other.promise || other.rf == kNone) continue;
+      if (e.fixed != other.fixed) continue;
+      GraphEvent alt = reading(g, i, other.rf);
+      if (alt.kind != GraphKind::Rmw) continue;
+      // e's prefix as it would be reading u's store.
+      ExecutionGraph h = g.prefix(i + 1);
+      h.at(i) = alt;
+      std::vector<bool> pre = h.porf_prefix(i);
+      if (pre[u]) continue;
+      revisit(g, added_max, u, i, alt, pre);
+    }
+  }
+
+  // Backward: the write of event i lets an earlier read r read it.
+  void backward_revisits(const ExecutionGraph& g, const std::vector<uint8_t>& added_max, uint32_t i) {
+    const GraphEvent& w = g.at(i);
+    ExecutionGraph upto = g.prefix(i + 1);
+    std::vector<bool> pre = upto.porf_prefix(i);
+    HappensBefore hb;
+    bool have_hb = model_ == shm::MemoryModel::C11 && hb.compute(upto);
+    for (uint32_t r = 0; r < i; r++) {
+      const GraphEvent& e = g.at(r);
+      if (!e.is_read() || e.loc != w.loc || e.rf == i || e.promise) continue;
+      if (e.fixed && e.kind != GraphKind::Rmw) continue;  // a failed trylock
+      if (!pre[r]) {
+        revisit(g, added_max, r, i, w, pre);
+      } else if (have_hb && e.kind == GraphKind::Read && !e.fixed && !hb.before(r, i)) {
+        promise(g, added_max, r, i);
+      }
+    }
+  }
+
+  // TruSt's maximality: every event the revisit of r by w deletes (and r
+  // itself) was added maximally, and reads (or is) a store that no kept
+  // store other than w follows in mo.
+  bool maximal(const ExecutionGraph& g, const std::vector<uint8_t>& added_max, uint32_t r, uint32_t w,
+               const std::vector<bool>& keep) const {
+    auto kept_after = [&](uint64_t loc, uint32_t s) {
+      const auto* ord = g.mo_of(loc);
+      if (!ord) return false;
+      auto it = s == kInit ? ord->begin() : std::find(ord->begin(), ord->end(), s) + 1;
+      for (; it < ord->end(); ++it)
+        if (*it != w && *it < keep.size() && keep[*it]) return true;
+      return false;
+    };
+    for (uint32_t k = r; k < keep.size(); k++) {
+      if (k != r && keep[k]) continue;
+      const GraphEvent& e = g.at(k);
+      if (!added_max[k]) return false;
+      if (e.is_read() && (e.promise || e.rf == kNone || (e.rf != kInit && e.rf > k))) return false;
+      if (e.is_read() && kept_after(e.loc, e.rf)) return false;
+      if (e.is_write() && k != r && kept_after(e.loc, k)) return false;
+    }
+    return true;
+  }
+
+  void revisit(const ExecutionGraph& g, const std::vector<uint8_t>& added_max, uint32_t r, uint32_t i,
+               const GraphEvent& w, const std::vector<bool>& prefix_of_w) {
+    size_t n = i + 1;
+    std::vector<bool> keep(n, false);
+    for (uint32_t k = 0; k < n; k++) keep[k] = k < r || prefix_of_w[k];
+    keep[i] = true;
+    // The write's mo-successor (if any) must stay: revisits that differ
+    // only in where the write is placed are made from that placement.
+    if (w.kind != GraphKind::Rmw) {
+      const auto* ord = g.mo_of(w.loc);
+      if (ord) {
+        auto self = std::find(ord->begin(), ord->end(), i);
+        for (auto it = self + (self < ord->end() ? 1 : 0); it < ord->end(); ++it)
+          if (*it < n) {
+            if (!keep[*it]) return;
+            break;
+          }
+      }
+    }
+    if (!maximal(g, added_max, r, i, keep)) return;
+    std::vector<uint32_t> order;
+    for (uint32_t k = 0; k < n; k++)
+      if (keep[k] && k != r) order.push_back(k);
+    const GraphEvent& read = g.at(r);
+    ExecutionGraph base = g.prefix(n);
+    base.at(i) = w;
+    if (w.kind == GraphKind::Rmw) {
+      // w may read another store than it did in g (swap_alternatives).
+      std::vector<uint32_t>& ord = base.mo(w.loc);
+      ord.erase(std::remove(ord.begin(), ord.end(), i), ord.end());
+      auto at = w.rf == kInit ? ord.begin() : std::find(ord.begin(), ord.end(), w.rf) + 1;
+      ord.insert(std::min(at, ord.end()), i);
+    }
+    // An event that reads another store than it did (swap_alternatives)
+    // was not added maximally.
+    std::vector<uint8_t> marks = added_max;
+    if (w.rf != g.at(i).rf) marks[i] = 0;
+    if (read.fixed) {
+      // A lock reading w waits for it: it is left out, the tail takes it.
+      PlanItem p = plan_of(base, marks, order, nullptr, 0);
+      ExecutionGraph cand = subgraph(base, order, nullptr, 0);
+      if (!consistent(cand, model_)) return;
+      push(std::move(p));
+      return;
+    }
+    GraphEvent moved = reading(base, r, i);
+    ExecutionGraph cand = subgraph(base, order, &moved, r);
+    if (!consistent(cand, model_)) return;
+    changed_mo_before_ = kNone;
+    PlanItem p = plan_of(base, marks, order, &moved, r);
+    p.last_is_new_write = moved.is_write();
+    push(std::move(p));
+  }
+
+  // c11: read r, po-before write i through rf, reads i's value as a promise.
+  void promise(const ExecutionGraph& g, const std::vector<uint8_t>& added_max, uint32_t r, uint32_t i) {
+    // Not from a store that itself follows an earlier unkept promise
+    // (CDSChecker's rule against self-feeding speculation).
+    for (uint32_t z = r + 1; z < i; z++)
+      if (g.at(z).promise) return;
+    std::vector<bool> keep(i + 1, false);
+    for (uint32_t k = 0; k < r; k++) keep[k] = true;
+    if (!maximal(g, added_max, r, i, keep)) return;
+    GraphEvent moved = g.at(r);
+    moved.promise = true;
+    moved.rval = g.at(i).wval;
+    moved.rf = kNone;
+    PlanItem p = plan_of(g, added_max, first_steps(r), nullptr, 0);
+    StepChoice c;
+    c.choice.kind = shm::ChoiceKind::Promise;
+    c.choice.from = g.at(i).thread;
+    c.choice.value = moved.rval;
+    p.threads.push_back(moved.thread);
+    p.steps.push_back(c);
+    p.added_max.push_back(0);
+    p.last_is_new_write = false;
+    push(std::move(p));
+  }
+
+  // The graph of `order` (steps of g, renumbered in that order) and then
+  // `changed` in place of step `changed_step`.
+  static ExecutionGraph subgraph(const ExecutionGraph& g, const std::vector<uint32_t>& order,
+                                 const GraphEvent* changed, uint32_t changed_step) {
+    std::vector<uint32_t> all = order;
+    if (changed) all.push_back(changed_step);
+    std::vector<uint32_t> renumber(g.size(), kNone);
+    for (uint32_t k = 0; k < all.size(); k++) renumber[all[k]] = k;
+    auto map = [&](uint32_t w) { return w == kInit || w == kNone ? w : renumber[w]; };
+    ExecutionGraph out;
+    for (uint32_t k = 0; k < all.size(); k++) {
+      GraphEvent e = (changed && all[k] == changed_step) ? *changed : g.at(all[k]);
+      if (e.is_read()) e.rf = map(e.rf);
+      e.sync_from = map(e.sync_from);
+      out.push(e);
+    }
+    for (const auto& [loc, stores] : g.mo()) {
+      std::vector<uint32_t>& ord = out.mo(loc);
+      for (uint32_t w : stores)
+        if (renumber[w] != kNone && !(changed && w == changed_step)) ord.push_back(renumber[w]);
+      out.set_init_value(loc, g.init_value(loc));
+    }
+    if (changed && changed->is_write()) {
+      std::vector<uint32_t>& ord = out.mo(changed->loc);
+      uint32_t self = renumber[changed_step];
+      uint32_t rf = map(changed->rf);
+      auto at = rf == kInit ? ord.begin() : std::find(ord.begin(), ord.end(), rf) + 1;
+      ord.insert(std::min(at, ord.end()), self);
+    }
+    // Indices within a thread follow the kept events.
+    std::map<uint32_t, uint32_t> next_index;
+    for (uint32_t k = 0; k < out.size(); k++) out.at(k).index = next_index[out.at(k).thread]++;
+    return out;
+  }
+
+  shm::MemoryModel model_;
+  std::vector<PlanItem> stack_;
+  PlanItem current_;
+  std::vector<uint64_t> operands_;
+  std::unordered_set<uint64_t> seen_;     // complete graphs
+  std::unordered_set<uint64_t> planned_;  // plans pushed
+  Strategy::ModelCounts counts_;
+  bool feasible_ = true;
+  uint32_t changed_mo_before_ = kNone;
+};
+
+GraphStrategy::GraphStrategy(shm::MemoryModel model) : explorer_(std::make_unique<GraphExplorer>(model)) {}
+GraphStrategy::~GraphStrategy() = default;
+std::optional<ExecutionPlan> GraphStrategy::next() { return explorer_->next(); }
+void GraphStrategy::completed(const ExecutionSummary& s) { explorer_->completed(s); }
+bool GraphStrategy::exhaustive() const { return explorer_->exhaustive(); }
+bool GraphStrategy::last_feasible() const { return explorer_->last_feasible(); }
+std::optional<Strategy::ModelCounts> GraphStrategy::model_counts() const { return explorer_->counts(); }
+
+}  // namespace ctrl
