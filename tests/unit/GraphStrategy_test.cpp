@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <ostream>
 #include <set>
 #include <sstream>
 #include <string>
@@ -58,6 +59,7 @@ struct Exploration {
   uint64_t runs = 0, feasible = 0;
   std::set<std::string> outcomes;           // of the feasible executions
   std::map<std::string, std::string> plan;  // the first plan that gave each
+  std::vector<std::string> bad_reads_from;  // Execution::bad_reads_from, with their plans (the first few)
   bool ended = false;                       // next() returned nothing before kRunLimit
   bool exhaustive = false;
   std::optional<Strategy::ModelCounts> counts;
@@ -75,6 +77,8 @@ Exploration explore(const c11litmus::Test& t, c11litmus::Model model) {
     Execution r = simulate(t, *plan);
     g.completed(summary_of(r, i));
     ++x.runs;
+    for (const std::string& b : r.bad_reads_from)
+      if (x.bad_reads_from.size() < 5) x.bad_reads_from.push_back(b + "; plan: " + describe(*plan));
     if (!g.last_feasible()) continue;
     ++x.feasible;
     if (x.outcomes.insert(r.outcome).second) x.plan[r.outcome] = describe(*plan);
@@ -103,6 +107,7 @@ void check(const c11litmus::Test& t, c11litmus::Model model) {
       t.name.c_str(), name, (unsigned long)c.consistent, expected.executions, (unsigned long)c.infeasible,
       (unsigned long)c.redundant, (unsigned long)x.runs, x.ended ? "" : "  (run limit reached)");
 
+  for (const std::string& b : x.bad_reads_from) ADD_FAILURE() << t.name << " " << name << ": " << b;
   EXPECT_TRUE(x.ended) << t.name << " " << name << ": no end after " << kRunLimit << " executions";
   EXPECT_TRUE(x.exhaustive) << t.name << " " << name;
   for (const std::string& o : x.outcomes)
@@ -138,6 +143,10 @@ std::vector<Case> litmus_cases() {
   for (const std::string& p : paths)
     for (c11litmus::Model m : {c11litmus::Model::RC11, c11litmus::Model::C11}) cases.push_back(Case{p, m});
   return cases;
+}
+
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << std::filesystem::path(c.path).filename().string() << " " << c11litmus::model_name(c.model);
 }
 
 class GraphStrategyLitmus : public testing::TestWithParam<Case> {};

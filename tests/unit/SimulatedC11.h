@@ -98,6 +98,11 @@ struct Execution {
   std::vector<long> values;  // Test::outcome_names() order
   std::string outcome;       // c11litmus::format_outcome of them
   bool diverged = false;     // the plan chose a thread that could not run
+  // ReadFrom choices that break Choice's contract: the step `from` is not a
+  // store to the read's location performed earlier in this execution that
+  // wrote `value` (or, kFromInit, `value` is not the initial value). The
+  // agent trusts them; a strategy test should require none.
+  std::vector<std::string> bad_reads_from;
 };
 
 inline ExecutionSummary summary_of(const Execution& r, uint64_t index) {
@@ -116,6 +121,7 @@ class Machine {
  public:
   explicit Machine(const c11litmus::Test& t) : t_(t), children_(uint32_t(t.threads.size())) {
     for (const auto& [loc, init] : t.locations) memory_[address_of(t, loc)] = init ? uint64_t(*init) : kGarbage;
+    initial_ = memory_;
     for (const std::string& name : t.outcome_names())
       if (t.locations.count(name) && !non_atomic(t, name)) final_loads_.push_back(name);
     pc_.assign(children_ + 1, 0);
@@ -123,6 +129,8 @@ class Machine {
   }
 
   uint32_t threads() const { return children_ + 1; }
+  // What `addr` held before any thread ran.
+  uint64_t initial(uint64_t addr) const { return initial_.at(addr); }
 
   // Whether thread t's next step is one of the litmus test's operations
   // (not a thread's start, exit, create or join, or main's final load,
@@ -261,11 +269,42 @@ class Machine {
   const c11litmus::Test& t_;
   uint32_t children_;
   std::vector<size_t> pc_;
-  std::map<uint64_t, uint64_t> memory_;
+  std::map<uint64_t, uint64_t> memory_, initial_;
   std::vector<std::string> final_loads_;
   std::map<std::string, long> registers_;
   std::map<std::string, uint64_t> finals_;  // what main's final loads returned
 };
+
+inline bool reads(OpKind k) { return k == OpKind::AtomicLoad || k == OpKind::AtomicRmw || k == OpKind::AtomicCas; }
+inline bool writes(const shm::Event& e) {
+  OpKind k = OpKind(e.kind);
+  return k == OpKind::AtomicStore || k == OpKind::AtomicRmw || (k == OpKind::AtomicCas && !(e.flags & shm::kFailed));
+}
+
+// Records in `run` whether the ReadFrom `c` of its last event names a store
+// of the value it gives.
+inline void check_read_from(const Machine& m, Execution& run, const shm::Choice& c) {
+  const shm::Event& e = run.events.back();
+  if (!reads(OpKind(e.kind))) return;
+  std::string why;
+  if (c.from == shm::kFromInit) {
+    if (c.value != m.initial(e.addr)) why = "the initial value is " + std::to_string(m.initial(e.addr));
+  } else if (c.from >= e.step) {
+    why = "that step is not performed yet";
+  } else {
+    const shm::Event& w = run.events[c.from];
+    if (!writes(w) || w.addr != e.addr)
+      why = std::string("that step is a ") + op_name(OpKind(w.kind)) + " of T" + std::to_string(w.thread) +
+            ", no store to this location";
+    else if (w.value_written != c.value)
+      why = "that store wrote " + std::to_string(w.value_written);
+  }
+  if (why.empty()) return;
+  run.bad_reads_from.push_back("step " + std::to_string(e.step) + " (T" + std::to_string(e.thread) + " " +
+                               op_name(OpKind(e.kind)) + ") reads from " +
+                               (c.from == shm::kFromInit ? std::string("init") : "step " + std::to_string(c.from)) +
+                               " the value " + std::to_string(c.value) + ", but " + why);
+}
 
 // Runs one execution of `t` under `plan` (its prefix, choices and the sticky
 // tail; the plan's other fields do not apply to these strategies).
@@ -293,6 +332,7 @@ inline Execution simulate(const c11litmus::Test& t, const ExecutionPlan& plan) {
     }
     current = next;
     run.events.push_back(m.perform(next, step, mask, choice));
+    if (choice.kind == shm::ChoiceKind::ReadFrom) check_read_from(m, run, choice);
   }
   run.values = m.values();
   run.outcome = c11litmus::format_outcome(t.outcome_names(), run.values);

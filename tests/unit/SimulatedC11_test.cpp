@@ -98,6 +98,19 @@ TEST(SimulatedC11, ReadFromMakesALoadReturnTheChosenValue) {
   EXPECT_EQ(simulate(kMpRlx, p).outcome, "r0=1 r1=1");
 }
 
+TEST(SimulatedC11, ReadsFromThatBreakTheChoiceContractAreRecorded) {
+  // Step 9 is thread 2's load of x; step 3 thread 1's store of 1 to x, step 4 its store to y.
+  std::vector<uint32_t> prefix = {0, 0, 1, 1, 1, 1, 0, 2, 2, 2};
+  EXPECT_TRUE(simulate(kMpRlx, plan_of(prefix, {{9, read_from(3, 1)}})).bad_reads_from.empty());
+  EXPECT_TRUE(simulate(kMpRlx, plan_of(prefix, {{9, read_from(shm::kFromInit, 0)}})).bad_reads_from.empty());
+  for (const shm::Choice& bad :
+       {read_from(shm::kFromInit, 5), read_from(3, 2), read_from(4, 1), read_from(10, 1), read_from(2, 1)}) {
+    Execution r = simulate(kMpRlx, plan_of(prefix, {{9, bad}}));
+    ASSERT_EQ(r.bad_reads_from.size(), 1u) << bad.from << " " << bad.value;
+    EXPECT_NE(r.bad_reads_from[0].find("step 9 (T2 atomic_load)"), std::string::npos) << r.bad_reads_from[0];
+  }
+}
+
 TEST(SimulatedC11, PromiseReturnsItsValueLikeReadFrom) {
   c11litmus::Test lb = litmus(
       "NAME: LB\n"
