@@ -15,11 +15,14 @@
 //  * each child: ThreadStart, one event per operation, ThreadExit;
 //  * an atomic operation is AtomicLoad, AtomicStore, AtomicRmw (xchg: Xchg,
 //    fadd: Add), AtomicCas (kFailed when it fails, whose order is then the
-//    failure order and value_written 0) or Fence (addr 0, size 0), with its
-//    memory order, size 8, and location `address_of` (0x1000 + 8 * its
-//    index in Test::locations); an AtomicStore's aux holds the bytes memory
-//    held before it (what a read of the initial store returns: the only way
-//    the controller can learn an initial value nobody read);
+//    failure order and value_written 0, as the agent logs it) or Fence
+//    (addr 0, size 0), with its memory order, size 8, and location
+//    `address_of` (0x1000 + 8 * its index in Test::locations);
+//  * aux, as GraphStrategy's ExecutionGraph reads it: an AtomicStore's holds
+//    the bytes memory held before it (what a read of the initial store
+//    returns: the only way the controller can learn an initial value nobody
+//    read), an AtomicRmw's its operand (the value exchanged or added), an
+//    AtomicCas's the value it expected;
 //  * a non-atomic access (`na`) is logged as an AtomicLoad or AtomicStore of
 //    order MemOrder::NotAtomic. The generated program's volatile accesses
 //    are plain movs, which the agent sees only as instruction sites; this
@@ -219,12 +222,14 @@ class Machine {
         e.rmw = uint8_t(xchg ? RmwOp::Xchg : RmwOp::Add);
         e.value_read = read(e.addr, choice);
         e.value_written = xchg ? uint64_t(op.value) : e.value_read + uint64_t(op.value);
+        e.aux = uint64_t(op.value);  // the operand
         if (mo_last) memory_[e.addr] = e.value_written;
         break;
       }
       case c11litmus::OpKind::Cas:
         e.kind = uint16_t(OpKind::AtomicCas);
         e.value_read = read(e.addr, choice);
+        e.aux = uint64_t(op.expected);
         if (e.value_read == uint64_t(op.expected)) {
           e.value_written = uint64_t(op.value);
           if (mo_last) memory_[e.addr] = e.value_written;

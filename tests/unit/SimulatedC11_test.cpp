@@ -173,6 +173,16 @@ TEST(SimulatedC11, CasSucceedsOrFailsOnTheValueItIsGiven) {
   EXPECT_EQ(failed.flags & shm::kFailed, shm::kFailed);
   EXPECT_EQ(failed.value_read, 1u);
   EXPECT_EQ(failed.value_written, 0u);
+  EXPECT_EQ(failed.aux, 0u);  // expected
+  EXPECT_EQ(ok.aux, 0u);
+  Execution chain = simulate(litmus("NAME: CAS+chain\n"
+                                    "THREAD 0: cas r0 x 5 1 rlx rlx\n"
+                                    "THREAD 1: cas r1 x 1 2 rlx rlx\n"
+                                    "INIT: x=5\n"),
+                             ExecutionPlan{});
+  EXPECT_EQ(chain.events[3].aux, 5u);
+  EXPECT_EQ(chain.events[7].aux, 1u);
+  EXPECT_EQ(chain.outcome, "r0=5 r1=1 x=2");
   EXPECT_EQ(MemOrder(failed.order), MemOrder::Acquire);  // the failure order
   // T1's CAS is made to read 5: it fails and leaves memory alone, so T2's succeeds.
   Execution r = simulate(cas, plan_of({0, 0, 1, 1}, {{3, read_from(7, 5)}}));
@@ -199,10 +209,12 @@ TEST(SimulatedC11, ReadModifyWritesComputeFromTheValueRead) {
   EXPECT_EQ(RmwOp(fadd.rmw), RmwOp::Add);
   EXPECT_EQ(fadd.value_read, 4u);
   EXPECT_EQ(fadd.value_written, 14u);  // logged, not written
+  EXPECT_EQ(fadd.aux, 10u);            // the operand
   const shm::Event& xchg = r.events[4];
   EXPECT_EQ(RmwOp(xchg.rmw), RmwOp::Xchg);
   EXPECT_EQ(xchg.value_read, 0u);
   EXPECT_EQ(xchg.value_written, 7u);
+  EXPECT_EQ(xchg.aux, 7u);
   EXPECT_EQ(MemOrder(xchg.order), MemOrder::Release);
   // T2's fetch_add reads memory, untouched by T1's: 0.
   EXPECT_EQ(r.outcome, "r0=4 r1=0 r2=0 x=1 y=3");
