@@ -4,13 +4,14 @@
 // feasible execution is allowed and every allowed outcome is reached, the
 // consistent executions are exactly the enumerator's (rf, mo) pairs, and
 // the exploration ends exhaustive without running many more executions
-// than that.
+// than that. CTRL_C11SIM_VERBOSE=1 in the environment prints every plan.
 #include "GraphStrategy.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <ostream>
@@ -83,6 +84,9 @@ Exploration explore(const c11litmus::Test& t, c11litmus::Model model) {
     Execution r = simulate(t, *plan);
     g.completed(summary_of(r, i));
     ++x.runs;
+    if (std::getenv("CTRL_C11SIM_VERBOSE"))  // every execution, to follow the exploration by hand
+      std::printf("[ c11sim   ]   #%lu %s -> %s%s\n", (unsigned long)i, describe(*plan).c_str(), r.outcome.c_str(),
+                  g.last_feasible() ? "" : " (infeasible)");
     for (const std::string& b : r.bad_reads_from)
       if (x.bad_reads_from.size() < 5) x.bad_reads_from.push_back(b + "; plan: " + describe(*plan));
     if (!g.last_feasible()) continue;
