@@ -39,7 +39,96 @@ struct MoPositions {
   }
 };
 
+// The release heads whose clocks flow into a read of store w: for w and
+// each store up its chain of read-modify-writes, the po-latest release
+// store of the same thread and location, or release fence, at or before it.
+void release_heads(const ExecutionGraph& g, uint32_t w, std::vector<uint32_t>& out) {
+  size_t n = g.size();
+  for (size_t guard = 0; w != kInit && w != kNone && w < n && guard <= n; guard++) {
+    const GraphEvent& s = g.at(w);
+    uint32_t head = kNone;
+    if (s.is_release() && s.atomic()) {
+      head = w;
+    } else {
+      for (uint32_t k = w; k-- > 0;) {
+        const GraphEvent& h = g.at(k);
+        if (h.thread != s.thread) continue;
+        bool release_fence = h.kind == GraphKind::Fence && h.is_release();
+        bool release_store = h.is_write() && h.loc == s.loc && h.is_release() && h.atomic();
+        if (release_fence || release_store) {
+          head = k;
+          break;
+        }
+      }
+    }
+    if (head != kNone) out.push_back(head);
+    if (s.kind != GraphKind::Rmw || s.promise) break;
+    w = s.rf;
+  }
+}
+
 }  // namespace
+
+std::vector<uint32_t> HappensBefore::clock_of(const ExecutionGraph& g, uint32_t e) const {
+  std::vector<uint32_t> preds;
+  const GraphEvent& ev = g.at(e);
+  uint32_t prev = g.po_previous(e);
+  if (prev != kNone) preds.push_back(prev);
+  if (ev.sync_from != kNone) preds.push_back(ev.sync_from);
+  if (resolved(ev) && ev.atomic() && ev.is_acquire()) release_heads(g, ev.rf, preds);
+  if (ev.kind == GraphKind::Fence && ev.is_acquire()) {
+    // Relaxed reads po-before it, back to the previous acquire fence.
+    for (uint32_t k = prev; k != kNone; k = g.po_previous(k)) {
+      const GraphEvent& r = g.at(k);
+      if (r.kind == GraphKind::Fence && r.is_acquire()) break;
+      if (resolved(r) && r.atomic() && !r.is_acquire()) release_heads(g, r.rf, preds);
+    }
+  }
+  size_t nthreads = 0;
+  for (uint32_t p : preds) nthreads = std::max(nthreads, clocks_[p].size());
+  nthreads = std::max<size_t>(nthreads, ev.thread + 1);
+  std::vector<uint32_t> c(nthreads, 0);
+  for (uint32_t p : preds)
+    for (size_t t = 0; t < clocks_[p].size(); t++) c[t] = std::max(c[t], clocks_[p][t]);
+  c[ev.thread] = std::max(c[ev.thread], ev.index + 1);
+  return c;
+}
+
+bool consistent_last(const ExecutionGraph& g, const HappensBefore& hb, shm::MemoryModel model) {
+  uint32_t e = uint32_t(g.size() - 1);
+  const GraphEvent& ev = g.at(e);
+  bool sc_fences = false;
+  for (const GraphEvent& x : g.events())
+    if (x.kind == GraphKind::Fence && x.is_sc()) sc_fences = true;
+  if ((ev.is_sc() && ev.kind != GraphKind::Other) || sc_fences) return inconsistency(g, model).empty();
+  if (!on_location(ev)) return true;
+  MoPositions mo(g);
+  if (ev.kind == GraphKind::Rmw && ev.rf != kNone && mo.of(e) != mo.of(ev.rf) + 1) return false;
+  if (ev.is_write()) {
+    // The store now right after e in mo must not be a RMW of the one before.
+    const auto* order = g.mo_of(ev.loc);
+    auto self = std::find(order->begin(), order->end(), e);
+    if (self + 1 < order->end()) {
+      const GraphEvent& next = g.at(*(self + 1));
+      if (next.kind == GraphKind::Rmw && next.rf != e) return false;
+    }
+  }
+  std::vector<uint32_t> clock = hb.clock_of(g, e);
+  auto before_e = [&](uint32_t a) {
+    const GraphEvent& x = g.at(a);
+    return x.thread < clock.size() && clock[x.thread] > x.index;
+  };
+  for (uint32_t a = 0; a < e; a++) {
+    const GraphEvent& ea = g.at(a);
+    if (!on_location(ea) || ea.loc != ev.loc || !before_e(a)) continue;
+    if (ea.is_write() && ev.is_write() && mo.of(a) >= mo.of(e)) return false;
+    if (ea.is_write() && resolved(ev) && mo.of(ev.rf) < mo.of(a)) return false;
+    if (resolved(ea) && ev.is_write() && mo.of(ea.rf) >= mo.of(e)) return false;
+    if (resolved(ea) && resolved(ev) && mo.of(ev.rf) < mo.of(ea.rf)) return false;
+  }
+  if (model == shm::MemoryModel::RC11 && resolved(ev) && ev.rf != kInit && ev.rf > e) return false;
+  return true;
+}
 
 bool HappensBefore::compute(const ExecutionGraph& g) {
   events_ = &g;
@@ -71,28 +160,10 @@ bool HappensBefore::compute(const ExecutionGraph& g) {
       }
     }
     if (target == kNone) continue;
-    uint32_t w = e.rf;
-    for (size_t guard = 0; w != kInit && w != kNone && w < n && guard <= n; guard++) {
-      const GraphEvent& s = g.at(w);
-      uint32_t head = kNone;
-      if (s.is_release() && s.atomic()) {
-        head = w;
-      } else {
-        const auto& theirs = by_thread[s.thread];
-        for (uint32_t k = s.index; k-- > 0;) {
-          const GraphEvent& h = g.at(theirs[k]);
-          bool release_fence = h.kind == GraphKind::Fence && h.is_release();
-          bool release_store = h.is_write() && h.loc == s.loc && h.is_release() && h.atomic();
-          if (release_fence || release_store) {
-            head = theirs[k];
-            break;
-          }
-        }
-      }
-      if (head != kNone && head != target) preds[target].push_back(head);
-      if (s.kind != GraphKind::Rmw || s.promise) break;
-      w = s.rf;
-    }
+    std::vector<uint32_t> heads;
+    release_heads(g, e.rf, heads);
+    for (uint32_t head : heads)
+      if (head != target) preds[target].push_back(head);
   }
   // Kahn's order over the predecessors; a cycle leaves events unvisited.
   std::vector<std::vector<uint32_t>> succs(n);

@@ -32,11 +32,19 @@ class HappensBefore {
   bool before(uint32_t a, uint32_t b) const {
     return a != b && clocks_[b][events_->at(a).thread] > events_->at(a).index;
   }
+  // The clock event e of g would have, from the clocks of its predecessors
+  // (computed on a graph that agrees with g on them).
+  std::vector<uint32_t> clock_of(const ExecutionGraph& g, uint32_t e) const;
 
  private:
   const ExecutionGraph* events_ = nullptr;
   std::vector<std::vector<uint32_t>> clocks_;
 };
+
+// Whether g is consistent given that all of it but its last event is:
+// checks what the last event adds (its coherence pairs, atomicity around
+// it, SC when it can matter). `hb` holds clocks for g's other events.
+bool consistent_last(const ExecutionGraph& g, const HappensBefore& hb, shm::MemoryModel model);
 
 // Empty when consistent, else which axiom fails.
 std::string inconsistency(const ExecutionGraph& g, shm::MemoryModel model);

@@ -99,6 +99,8 @@ ExecutionGraph ExecutionGraph::build(const shm::Event* events, uint64_t n, const
     e.rval = ev.value_read;
     e.wval = ev.value_written;
     e.loc = ev.addr;
+    e.size = ev.size;
+    e.locked = ev.flags & shm::kLocked;
     if (is_mutex_op(e.op)) {
       // A lock acquires, an unlock releases; a condition wait releases the
       // mutex (aux) and the reacquisition takes it again.

@@ -41,6 +41,8 @@ struct GraphEvent {
   OpKind op = OpKind::None;
   MemOrder order = MemOrder::Relaxed;
   uint64_t loc = 0;
+  uint32_t size = 0;  // bytes accessed
+  bool locked = false;  // a locked instruction
   uint64_t rval = 0, wval = 0;
   uint64_t expected = 0;  // a compare-exchange's expected value
   RmwOp rmw = RmwOp::None;

@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "C11Consistency.h"
+#include "C11Races.h"
 #include "ExecutionGraph.h"
 
 namespace ctrl {
@@ -66,6 +67,22 @@ uint64_t rmw_result(RmwOp op, uint64_t old, uint64_t operand) {
   }
 }
 
+// What a RMW combines with the value it reads: the agent logs it in aux
+// under c11/rc11; exchange, add and subtract also show it in their values.
+uint64_t operand_of(const shm::Event& e) {
+  if (OpKind(e.kind) != OpKind::AtomicRmw) return e.aux;
+  switch (RmwOp(e.rmw)) {
+    case RmwOp::Xchg:
+      return e.value_written;
+    case RmwOp::Add:
+      return e.value_written - e.value_read;
+    case RmwOp::Sub:
+      return e.value_read - e.value_written;
+    default:
+      return e.aux;
+  }
+}
+
 }  // namespace
 
 class GraphExplorer {
@@ -86,9 +103,10 @@ class GraphExplorer {
 
   void completed(const ExecutionSummary& s) {
     feasible_ = true;
+    bugs_.clear();
     ExecutionGraph g = ExecutionGraph::build(s.events, s.steps, current_.steps);
     operands_.assign(s.steps, 0);
-    for (uint64_t i = 0; i < s.steps; i++) operands_[i] = s.events[i].aux;
+    for (uint64_t i = 0; i < s.steps; i++) operands_[i] = operand_of(s.events[i]);
     if (!keep_promises(g, s)) {
       feasible_ = false;
       counts_.infeasible++;
@@ -98,6 +116,16 @@ class GraphExplorer {
       feasible_ = false;
       counts_.infeasible++;
       return;
+    }
+    HappensBefore& hb = hb_;
+    incremental_ = true;
+    for (const GraphEvent& e : g.events())
+      if (e.promise) incremental_ = false;  // clocks may then depend on later events
+    if (hb.compute(g)) {
+      uint64_t inline_atomic = 0;
+      bugs_ = find_data_races(g, hb, &inline_atomic);
+      inline_atomic_ += inline_atomic;
+      for (auto& b : find_initial_value_reads(g, hb)) bugs_.push_back(b);
     }
     if (s.complete) {
       if (seen_.insert(g.canonical_hash()).second)
@@ -115,7 +143,7 @@ class GraphExplorer {
       const GraphEvent& e = g.at(i);
       bool tail = i >= p;
       if (tail && e.is_read() && !e.fixed) read_alternatives(g, added_max, uint32_t(i));
-      if (tail && e.kind == GraphKind::Rmw) swap_alternatives(g, added_max, uint32_t(i));
+      if (tail && e.is_read()) swap_alternatives(g, added_max, uint32_t(i));
       if (tail && e.kind == GraphKind::Write && !e.fixed) mo_alternatives(g, added_max, uint32_t(i));
       if (e.is_write()) backward_revisits(g, added_max, uint32_t(i));
     }
@@ -123,6 +151,7 @@ class GraphExplorer {
 
   bool exhaustive() const { return stack_.empty(); }
   bool last_feasible() const { return feasible_; }
+  const std::vector<Strategy::ModelBug>& bugs() const { return bugs_; }
   Strategy::ModelCounts counts() const { return counts_; }
 
  private:
@@ -150,7 +179,7 @@ class GraphExplorer {
   // The plan that replays `order` (steps of g, kept in that order) and then,
   // if `last` is given, event `last` modified as `changed`.
   PlanItem plan_of(const ExecutionGraph& g, const std::vector<uint8_t>& added_max, const std::vector<uint32_t>& order,
-                   const GraphEvent* changed, uint32_t changed_step) {
+                   const GraphEvent* changed, uint32_t changed_step, bool changed_max = false) {
     PlanItem p;
     std::vector<uint32_t> renumber(g.size(), kNone);
     std::vector<uint32_t> all = order;
@@ -202,7 +231,7 @@ class GraphExplorer {
       }
       p.threads.push_back(e.thread);
       p.steps.push_back(c);
-      p.added_max.push_back(changed && old == changed_step ? 0 : added_max[old]);
+      p.added_max.push_back(changed && old == changed_step ? changed_max : added_max[old]);
     }
     return p;
   }
@@ -251,7 +280,7 @@ class GraphExplorer {
       if (alt.kind == GraphKind::Rmw && read_by_rmw(before, w)) continue;  // swap_alternatives
       ExecutionGraph cand = before;
       if (!with_event(cand, alt, kNone)) continue;
-      if (!consistent(cand, model_)) continue;
+      if (!extension_consistent(cand)) continue;
       changed_mo_before_ = kNone;
       PlanItem p = plan_of(g, added_max, first_steps(i), &alt, i);
       p.last_is_new_write = alt.is_write();
@@ -268,13 +297,18 @@ class GraphExplorer {
     for (uint32_t s : *order) {
       ExecutionGraph cand = before;
       if (!with_event(cand, e, s)) continue;
-      if (!consistent(cand, model_)) continue;
+      if (!extension_consistent(cand)) continue;
       changed_mo_before_ = s;
       PlanItem p = plan_of(g, added_max, first_steps(i), &e, i);
       changed_mo_before_ = kNone;
       p.last_is_new_write = true;
       push(std::move(p));
     }
+  }
+
+  // cand: the graph of the execution's first events, consistent, plus one.
+  bool extension_consistent(const ExecutionGraph& cand) const {
+    return incremental_ ? consistent_last(cand, hb_, model_) : consistent(cand, model_);
   }
 
   // Appends event e to `g` (its write placed right after its rf for a RMW,
@@ -420,7 +454,18 @@ class GraphExplorer {
     ExecutionGraph cand = subgraph(base, order, &moved, r);
     if (!consistent(cand, model_)) return;
     changed_mo_before_ = kNone;
-    PlanItem p = plan_of(base, marks, order, &moved, r);
+    // As GenMC does: a revisited read was added maximally when the store it
+    // now reads is mo-last in the new graph (its own write aside).
+    bool max = true;
+    {
+      const std::vector<uint32_t>& ord = cand.mo(moved.loc);
+      uint32_t self = uint32_t(cand.size() - 1);
+      uint32_t w_new = uint32_t(std::find(order.begin(), order.end(), i) - order.begin());
+      auto it = std::find(ord.begin(), ord.end(), w_new);
+      for (++it; it < ord.end(); ++it)
+        if (*it != self) max = false;
+    }
+    PlanItem p = plan_of(base, marks, order, &moved, r, max);
     p.last_is_new_write = moved.is_write();
     push(std::move(p));
   }
@@ -493,6 +538,10 @@ class GraphExplorer {
   std::unordered_set<uint64_t> planned_;  // plans pushed
   Strategy::ModelCounts counts_;
   bool feasible_ = true;
+  HappensBefore hb_;          // of the latest execution's graph
+  bool incremental_ = true;   // hb_ holds for every prefix of it
+  std::vector<Strategy::ModelBug> bugs_;
+  uint64_t inline_atomic_ = 0;  // plain accesses taken for inline atomics
   uint32_t changed_mo_before_ = kNone;
 };
 
@@ -503,5 +552,6 @@ void GraphStrategy::completed(const ExecutionSummary& s) { explorer_->completed(
 bool GraphStrategy::exhaustive() const { return explorer_->exhaustive(); }
 bool GraphStrategy::last_feasible() const { return explorer_->last_feasible(); }
 std::optional<Strategy::ModelCounts> GraphStrategy::model_counts() const { return explorer_->counts(); }
+std::vector<Strategy::ModelBug> GraphStrategy::last_model_bugs() const { return explorer_->bugs(); }
 
 }  // namespace ctrl

@@ -51,6 +51,7 @@ class GraphStrategy final : public Strategy {
   bool exhaustive() const override;
   bool last_feasible() const override;
   std::optional<ModelCounts> model_counts() const override;
+  std::vector<ModelBug> last_model_bugs() const override;
 
  private:
   std::unique_ptr<GraphExplorer> explorer_;

@@ -93,6 +93,17 @@ class Strategy {
   // model (a promise nobody kept, a cycle): its outcome, a bug included, is
   // then not reported, only counted.
   virtual bool last_feasible() const { return true; }
+  // Bugs the memory model itself finds in the execution last shown to
+  // completed(), beside the agent's outcome: "data-race" (steps `first` and
+  // `second`), or a candidate "uninitialized-load" (step `first` read the
+  // location's value from before any store of the execution: a bug only if
+  // `address` is not static data, which the controller decides).
+  struct ModelBug {
+    std::string kind, message;
+    uint64_t first = UINT64_MAX, second = UINT64_MAX;
+    uint64_t address = 0;
+  };
+  virtual std::vector<ModelBug> last_model_bugs() const { return {}; }
   // What such an exploration ran: complete consistent executions (distinct
   // reads-from and modification orders), infeasible ones, and redundant
   // ones (consistent but equal to one already seen).

@@ -1,0 +1,132 @@
+#include "C11Races.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+namespace ctrl {
+
+namespace {
+
+struct Access {
+  uint32_t step;
+  bool reads, writes, atomic;
+};
+
+// What a memory event of the execution does to its bytes (nothing for
+// synchronisation calls, fences and events without memory).
+bool access_of(const GraphEvent& e, uint32_t step, Access* out) {
+  switch (e.op) {
+    case OpKind::AtomicLoad:
+    case OpKind::AtomicStore:
+    case OpKind::AtomicRmw:
+    case OpKind::AtomicCas:
+      *out = {step, e.is_read(), e.is_write(), e.atomic()};
+      return e.size > 0;
+    case OpKind::Load:
+      *out = {step, true, false, false};
+      return e.size > 0;
+    case OpKind::Store:
+      *out = {step, false, true, false};
+      return e.size > 0;
+    case OpKind::Rmw:
+      *out = {step, true, true, e.locked};
+      return e.size > 0;
+    default:
+      return false;
+  }
+}
+
+std::string describe(const GraphEvent& e) {
+  const char* what = e.is_write() || e.op == OpKind::Store || (e.op == OpKind::Rmw && !e.locked) ? "write" : "read";
+  bool atomic = (e.op == OpKind::Rmw && e.locked) || (e.op != OpKind::Load && e.op != OpKind::Store &&
+                                                      e.op != OpKind::Rmw && e.atomic());
+  return fmt::format("a {} {} by thread {}", atomic ? "atomic" : "non-atomic", what, e.thread);
+}
+
+}  // namespace
+
+std::vector<Strategy::ModelBug> find_data_races(const ExecutionGraph& g, const HappensBefore& hb,
+                                                uint64_t* inline_atomic) {
+  // Accesses per 8-byte word they touch; bytes accessed atomically.
+  std::map<uint64_t, std::vector<Access>> words;
+  std::map<uint64_t, bool> atomic_word;
+  for (uint32_t i = 0; i < g.size(); i++) {
+    const GraphEvent& e = g.at(i);
+    Access a;
+    if (!access_of(e, i, &a)) continue;
+    for (uint64_t w = e.loc >> 3; w <= (e.loc + e.size - 1) >> 3; w++) {
+      words[w].push_back(a);
+      if (a.atomic) atomic_word[w] = true;
+    }
+  }
+  uint64_t inline_count = 0;
+  std::vector<Strategy::ModelBug> races;
+  for (const auto& [word, list] : words) {
+    bool has_atomic = atomic_word.count(word) > 0;
+    for (size_t j = 0; j < list.size(); j++) {
+      const Access& b = list[j];
+      if (!b.atomic && has_atomic) {
+        inline_count++;
+        continue;
+      }
+      for (size_t k = 0; k < j; k++) {
+        const Access& a = list[k];
+        if (a.atomic && b.atomic) continue;
+        if (!a.writes && !b.writes) continue;
+        if (!a.atomic && has_atomic) continue;
+        const GraphEvent &ea = g.at(a.step), &eb = g.at(b.step);
+        if (ea.thread == eb.thread) continue;
+        if (ea.loc >= eb.loc + eb.size || eb.loc >= ea.loc + ea.size) continue;
+        if (hb.before(a.step, b.step) || hb.before(b.step, a.step)) continue;
+        Strategy::ModelBug bug;
+        bug.kind = "data-race";
+        bug.first = a.step;
+        bug.second = b.step;
+        bug.address = eb.loc;
+        bug.message = fmt::format("data race: {} (step {}) and {} (step {}) are not ordered by happens-before",
+                                  describe(ea), a.step, describe(eb), b.step);
+        races.push_back(bug);
+        break;
+      }
+    }
+  }
+  std::sort(races.begin(), races.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
+  if (inline_atomic) *inline_atomic = inline_count;
+  return races;
+}
+
+std::vector<Strategy::ModelBug> find_initial_value_reads(const ExecutionGraph& g, const HappensBefore& hb) {
+  std::vector<Strategy::ModelBug> out;
+  std::map<uint64_t, std::vector<uint32_t>> stores;  // per word, the steps writing it
+  for (uint32_t i = 0; i < g.size(); i++) {
+    const GraphEvent& e = g.at(i);
+    Access a;
+    if (access_of(e, i, &a) && a.writes)
+      for (uint64_t w = e.loc >> 3; w <= (e.loc + e.size - 1) >> 3; w++) stores[w].push_back(i);
+  }
+  for (uint32_t i = 0; i < g.size(); i++) {
+    const GraphEvent& e = g.at(i);
+    Access a;
+    if (!access_of(e, i, &a) || !a.atomic || !a.reads || e.rf != kInit || e.promise) continue;
+    bool initialised = false;
+    auto it = stores.find(e.loc >> 3);
+    if (it != stores.end())
+      for (uint32_t s : it->second)
+        if (hb.before(s, i)) {
+          initialised = true;
+          break;
+        }
+    if (initialised) continue;
+    Strategy::ModelBug bug;
+    bug.kind = "uninitialized-load";
+    bug.first = i;
+    bug.address = e.loc;
+    bug.message = fmt::format(
+        "uninitialized load: an atomic read by thread {} (step {}) reads a value no store wrote before it", e.thread, i);
+    out.push_back(bug);
+  }
+  return out;
+}
+
+}  // namespace ctrl
