@@ -24,6 +24,7 @@
 #include "C11Litmus.h"
 #include "C11Model.h"
 #include "SimulatedC11.h"
+#include "TailChooser.h"
 
 using namespace ctrl;
 using namespace ctrl::c11sim;
@@ -118,16 +119,17 @@ std::string joined(const std::set<std::string>& s) {
 
 // Runs GraphStrategy on `t` under `model` and checks it against the
 // enumerator; prints one line of counts so that the waste shows.
-void check(const c11litmus::Test& t, c11litmus::Model model) {
+void check(const c11litmus::Test& t, c11litmus::Model model, bool print = true) {
   const char* name = c11litmus::model_name(model);
   c11litmus::Result expected = c11litmus::enumerate(t, model);
   Exploration x = explore(t, model);
   ASSERT_TRUE(x.counts.has_value()) << "GraphStrategy gives no model_counts()";
   const Strategy::ModelCounts& c = *x.counts;
-  std::printf(
-      "[ c11sim   ] %-20s %-4s consistent %3lu (enumerator %3zu)  infeasible %3lu  redundant %3lu  runs %3lu%s\n",
-      t.name.c_str(), name, (unsigned long)c.consistent, expected.executions, (unsigned long)c.infeasible,
-      (unsigned long)c.redundant, (unsigned long)x.runs, x.ended ? "" : "  (run limit reached)");
+  if (print)
+    std::printf(
+        "[ c11sim   ] %-20s %-4s consistent %3lu (enumerator %3zu)  infeasible %3lu  redundant %3lu  runs %3lu%s\n",
+        t.name.c_str(), name, (unsigned long)c.consistent, expected.executions, (unsigned long)c.infeasible,
+        (unsigned long)c.redundant, (unsigned long)x.runs, x.ended ? "" : "  (run limit reached)");
 
   for (const std::string& b : x.bad_reads_from) ADD_FAILURE() << t.name << " " << name << ": " << b;
   EXPECT_EQ(x.contract_breaks, 0u) << t.name << " " << name
@@ -261,6 +263,19 @@ TEST(GraphStrategy, TwoThreadsCasTheSameLocationAndAThirdReadsIt) {
   check_by_hand(t, c11litmus::Model::C11, 6, allowed);
 }
 
+TEST(GraphStrategy, AReadBeforeAnRmwReadsAnotherThreadsRmw) {
+  c11litmus::Test t = litmus(
+      "NAME: RMW+revisit\n"
+      "THREAD 0: load r0 y rlx; fadd r1 y 1 rlx\n"
+      "THREAD 1: xchg r2 y 5 rlx\n");
+  // The exchange reads the fetch_add's 1 (first execution) or the initial
+  // 0, and then thread 0's load reads 0 or the exchange's 5: to reach
+  // r0=5 the exchange must change what it reads and revisit the load.
+  std::set<std::string> allowed = {"r0=0 r1=0 r2=1 y=5", "r0=0 r1=5 r2=0 y=6", "r0=5 r1=5 r2=0 y=6"};
+  check_by_hand(t, c11litmus::Model::RC11, 3, allowed);
+  check_by_hand(t, c11litmus::Model::C11, 3, allowed);
+}
+
 TEST(GraphStrategy, MessagePassingWithNonAtomicData) {
   c11litmus::Test t = litmus(
       "NAME: MP+na2\n"
@@ -272,5 +287,82 @@ TEST(GraphStrategy, MessagePassingWithNonAtomicData) {
   check_by_hand(t, c11litmus::Model::RC11, 4, allowed);
   check_by_hand(t, c11litmus::Model::C11, 4, allowed);
 }
+
+// ---- random small tests, against the enumerator ----
+
+// A random litmus test from `seed`: 2 or 3 threads of 1 to 3 operations
+// (loads, stores, fetch_adds, exchanges, compare-exchanges, fences) with
+// random valid orders on x and y; y is sometimes non-atomic (loads and
+// stores only) and x sometimes uninitialised. Stores write distinct values
+// so that outcomes tell them apart.
+std::string random_litmus(uint64_t seed) {
+  uint64_t state = seed;
+  auto pick = [&](uint64_t n) { return next_random(state) % n; };
+  auto one_of = [&](std::initializer_list<const char*> l) { return *(l.begin() + pick(l.size())); };
+  bool y_na = pick(4) == 0, x_uninit = pick(8) == 0;
+  size_t threads = 2 + pick(2), ops = 0, reg = 0, value = 1;
+  bool x_used = false;
+  std::ostringstream o;
+  o << "NAME: RANDOM" << seed << "\n";
+  std::ostringstream body;
+  for (size_t t = 0; t < threads; t++) {
+    body << "THREAD " << t << ":";
+    size_t n = std::min<size_t>(1 + pick(3), 7 - ops - (threads - t - 1));  // 7 at most, 1 per thread at least
+    for (size_t k = 0; k < n; k++, ops++) {
+      body << (k ? ";" : "") << " ";
+      bool y = pick(2) == 0;
+      const char* loc = y ? "y" : "x";
+      x_used |= !y;
+      std::string r = "r" + std::to_string(reg);
+      uint64_t kind = (y && y_na) ? pick(2) : pick(20);
+      if (kind == 0 || (kind >= 2 && kind < 7)) {
+        body << "load " << r << " " << loc << " " << (y && y_na ? "na" : one_of({"rlx", "acq", "sc"}));
+        reg++;
+      } else if (kind == 1 || kind < 12) {
+        body << "store " << loc << " " << value++ << " " << (y && y_na ? "na" : one_of({"rlx", "rel", "sc"}));
+      } else if (kind < 14) {
+        body << "fadd " << r << " " << loc << " " << value++ << " " << one_of({"rlx", "acq", "rel", "acq_rel", "sc"});
+        reg++;
+      } else if (kind < 16) {
+        body << "xchg " << r << " " << loc << " " << value++ << " " << one_of({"rlx", "acq", "rel", "acq_rel", "sc"});
+        reg++;
+      } else if (kind < 19) {
+        const char* success = one_of({"rlx", "acq", "rel", "acq_rel", "sc"});
+        std::string s = success;
+        const char* fail = s == "sc"                      ? one_of({"rlx", "acq", "sc"})
+                           : s == "acq" || s == "acq_rel" ? one_of({"rlx", "acq"})
+                                                          : "rlx";
+        uint64_t expected = pick(value);
+        body << "cas " << r << " " << loc << " " << expected << " " << value++ << " " << success << " " << fail;
+        reg++;
+      } else {
+        body << "fence " << one_of({"acq", "rel", "acq_rel", "sc"});
+      }
+    }
+    body << "\n";
+  }
+  if (x_uninit && x_used) o << "INIT: x=?\n";
+  o << body.str();
+  return o.str();
+}
+
+// GraphStrategy against the enumerator on `n` random tests; the failing
+// test's text is in the failure messages (to add to tests/c11litmus).
+void check_random(c11litmus::Model model, uint64_t first_seed, uint64_t n) {
+  uint64_t executions = 0, tests = 0;
+  for (uint64_t seed = first_seed; seed < first_seed + n; seed++, tests++) {
+    std::string text = random_litmus(seed);
+    c11litmus::Test t = litmus(text);
+    SCOPED_TRACE("the random test:\n" + text);
+    check(t, model, false);
+    executions += c11litmus::enumerate(t, model).executions;
+    if (testing::Test::HasFailure()) break;
+  }
+  std::printf("[ c11sim   ] %lu random tests under %s, %lu consistent executions\n", (unsigned long)tests,
+              c11litmus::model_name(model), (unsigned long)executions);
+}
+
+TEST(GraphStrategyRandom, Rc11) { check_random(c11litmus::Model::RC11, 1, 1000); }
+TEST(GraphStrategyRandom, C11) { check_random(c11litmus::Model::C11, 1, 1000); }
 
 }  // namespace
