@@ -305,7 +305,7 @@ std::string random_litmus(uint64_t seed, bool rmws) {
   size_t threads = 2 + pick(2), ops = 0, reg = 0, value = 1;
   bool x_used = false;
   std::ostringstream o;
-  o << "NAME: RANDOM" << seed << "\n";
+  o << "NAME: RANDOM" << seed << (rmws ? "" : "+noRMW") << "\n";
   std::ostringstream body;
   for (size_t t = 0; t < threads; t++) {
     body << "THREAD " << t << ":";
