@@ -277,6 +277,23 @@ TEST(GraphStrategy, AReadBeforeAnRmwReadsAnotherThreadsRmw) {
   check_by_hand(t, c11litmus::Model::C11, 3, allowed);
 }
 
+TEST(GraphStrategy, ALoadAndThreeStoresOfOtherThreadsRunEachExecutionOnce) {
+  c11litmus::Test t = litmus(
+      "NAME: R+W+W+W\n"
+      "THREAD 0: load r0 y rlx\n"
+      "THREAD 1: store y 1 rlx\n"
+      "THREAD 2: store y 3 rlx\n"
+      "THREAD 3: store y 4 rlx\n");
+  // 3! modification orders times 4 stores to read (the initial one
+  // included); no order constrains a relaxed load. The waste guard of
+  // check() bounds the redundant executions.
+  std::set<std::string> allowed;
+  for (int r0 : {0, 1, 3, 4})
+    for (int y : {1, 3, 4}) allowed.insert("r0=" + std::to_string(r0) + " y=" + std::to_string(y));
+  check_by_hand(t, c11litmus::Model::RC11, 24, allowed);
+  check_by_hand(t, c11litmus::Model::C11, 24, allowed);
+}
+
 TEST(GraphStrategy, MessagePassingWithNonAtomicData) {
   c11litmus::Test t = litmus(
       "NAME: MP+na2\n"
