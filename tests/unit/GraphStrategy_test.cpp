@@ -277,7 +277,7 @@ TEST(GraphStrategy, AReadBeforeAnRmwReadsAnotherThreadsRmw) {
   check_by_hand(t, c11litmus::Model::C11, 3, allowed);
 }
 
-TEST(GraphStrategy, ALoadAndThreeStoresOfOtherThreadsRunEachExecutionOnce) {
+TEST(GraphStrategy, ALoadAndThreeStoresOfOtherThreads) {
   c11litmus::Test t = litmus(
       "NAME: R+W+W+W\n"
       "THREAD 0: load r0 y rlx\n"
