@@ -10,7 +10,8 @@
 namespace ctrl {
 
 std::unique_ptr<Strategy> make_strategy(const std::string& name, uint64_t seed, int preemption_bound,
-                                        uint32_t pct_depth) {
+                                        uint32_t pct_depth, shm::MemoryModel model) {
+  if (shm::is_c11_family(model)) throw std::invalid_argument("--model c11 needs GraphStrategy");
   if (preemption_bound >= 0) {
     if (name.rfind("dpor", 0) != 0)
       throw std::invalid_argument("--preemption-bound goes with the systematic strategy (dpor), not " + name);
