@@ -177,5 +177,17 @@ TEST_F(C11AgentRmw, CompareExchangeFailsOnAnotherValue) {
   EXPECT_EQ(final_loads(r), (std::vector<uint64_t>{6, 0, 0}));
 }
 
+// 16-byte atomics: unsupported under c11/rc11 (the execution ends with a
+// message saying so), run as usual under SC.
+TEST(C11AgentWide, SixteenBytesAreUnsupported) {
+  auto c11 = start("c11_wide_atomic", shm::MemoryModel::C11);
+  ExecutionResult r = c11->run(ExecutionPlan{}, 0);
+  EXPECT_EQ(r.end, ExecutionResult::End::Unsupported) << r.kind << ": " << r.message;
+  EXPECT_NE(r.message.find("1, 2, 4 or 8 bytes"), std::string::npos) << r.message;
+  auto sc = start("c11_wide_atomic", shm::MemoryModel::SC);
+  r = sc->run(ExecutionPlan{}, 0);
+  EXPECT_EQ(r.end, ExecutionResult::End::Complete) << r.kind << ": " << r.message;
+}
+
 }  // namespace
 }  // namespace ctrl
