@@ -161,8 +161,9 @@ ExplorationReport Explorer::run() {
     throw InternalError(fmt::format("{} signatures for a fixed prefix of {} decisions",
                                     options_.prefix_signatures.size(), options_.prefix.size()));
   const shm::MemoryModel model = session_.config().model;
-  auto strategy =
-      make_strategy(options_.strategy, options_.seed, options_.preemption_bound, options_.pct_depth, model);
+  auto strategy = options_.strategy_factory ? options_.strategy_factory()
+                                            : make_strategy(options_.strategy, options_.seed,
+                                                            options_.preemption_bound, options_.pct_depth, model);
   strategy->set_fixed_prefix(options_.prefix);
   // A long execution's analysis can take seconds: Ctrl-C and the time limit
   // cut it short.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -40,6 +41,8 @@ struct ExploreOptions {
   // -j: sessions that run executions at once (ParallelExplorer.h); 1: this
   // session alone. Counts, verdicts and bugs are the same for any value.
   unsigned jobs = 1;
+  // Tests: makes the strategy instead of make_strategy (a scripted one).
+  std::function<std::unique_ptr<Strategy>()> strategy_factory;
 
   // ---- exploring from a step (DebugSession::explore) ----
   // Decisions every execution makes first (steps 0..k-1); the strategy plans
