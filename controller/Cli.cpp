@@ -159,12 +159,13 @@ void check_c11_run(const AttachArgs& a, const std::string& program) {
   if (!a.monitor.empty())
     throw UsageError("--monitor sober checks sequentially consistent executions: use it with --model sc");
   if (a.interactive || !a.batch.empty() || !a.gdb_port.empty())
-    throw UsageError(fmt::format("stepping (--interactive, --batch, --gdb) is not available with --model {} yet",
-                                 a.model));
+    throw UsageError(
+        fmt::format("stepping (--interactive, --batch, --gdb) is not available with --model {} yet", a.model));
   if (imports_libatomic(program) == false)
-    throw UsageError(fmt::format("--model {}: {} calls no __atomic_* function: its atomics are inline, their "
-                                 "memory order unseen; rebuild with -fno-inline-atomics -latomic",
-                                 a.model, program));
+    throw UsageError(
+        fmt::format("--model {}: {} calls no __atomic_* function: its atomics are inline, their "
+                    "memory order unseen; rebuild with -fno-inline-atomics -latomic",
+                    a.model, program));
   if (!a.jobs_text.empty() && a.jobs > 1)
     fmt::print(stderr, "ctrl: -j is ignored with --model {}: one session\n", a.model);
 }

@@ -162,8 +162,8 @@ ExplorationReport Explorer::run() {
                                     options_.prefix_signatures.size(), options_.prefix.size()));
   const shm::MemoryModel model = session_.config().model;
   auto strategy = options_.strategy_factory ? options_.strategy_factory()
-                                            : make_strategy(options_.strategy, options_.seed,
-                                                            options_.preemption_bound, options_.pct_depth, model);
+                                            : make_strategy(options_.strategy, options_.seed, options_.preemption_bound,
+                                                            options_.pct_depth, model);
   strategy->set_fixed_prefix(options_.prefix);
   // A long execution's analysis can take seconds: Ctrl-C and the time limit
   // cut it short.
