@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +41,8 @@ struct ExploreOptions {
   // -j: sessions that run executions at once (ParallelExplorer.h); 1: this
   // session alone. Counts, verdicts and bugs are the same for any value.
   unsigned jobs = 1;
+  // Tests: makes the strategy instead of make_strategy (a scripted one).
+  std::function<std::unique_ptr<Strategy>()> strategy_factory;
 
   // ---- exploring from a step (DebugSession::explore) ----
   // Decisions every execution makes first (steps 0..k-1); the strategy plans
@@ -72,6 +76,12 @@ struct ExplorationReport {
   uint64_t blocked = 0;    // executions a strategy abandoned (none for random/round-robin)
   uint64_t bounded = 0;    // executions cut by --max-steps
   uint64_t total = 0;
+  // --model c11/rc11: executions the strategy found not consistent under the
+  // model (Strategy::last_feasible): counted in `total` only, their outcome
+  // (a bug included) is not reported; and what the strategy counted
+  // (Strategy::model_counts).
+  uint64_t infeasible = 0;
+  std::optional<Strategy::ModelCounts> model_counts;
   bool exhaustive = false;  // every schedule ran, none cut by --max-steps or by fairness
   // Fair scheduling of yields (analyses/FairYields.h): every fair schedule
   // ran, none cut by --max-steps (exhaustive, or cut only by fairness);

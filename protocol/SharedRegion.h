@@ -199,7 +199,10 @@ struct Event {
   uint64_t site;  // return address of the interposed call in the target
   uint64_t value_read;
   uint64_t value_written;
-  uint64_t aux;    // kind-specific: thread index created/joined, mutex of a cond wait, result code
+  // kind-specific: thread index created/joined, mutex of a cond wait, result
+  // code; an AtomicStore under c11/rc11: the first 8 bytes memory held just
+  // before it (the controller learns a location's initial value from it).
+  uint64_t aux;
   uint32_t size;   // bytes accessed by atomics
   uint8_t order;   // MemOrder
   uint8_t rmw;     // RmwOp
