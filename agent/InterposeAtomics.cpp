@@ -9,6 +9,12 @@
 // this file), so 16-byte and odd-sized operations are done by hand: with
 // cmpxchg16b, or under a lock when the thread is not serialised by ctrl.
 //
+// Under --model c11/rc11 (rt.c11) an operation of 1, 2, 4 or 8 bytes follows
+// its step's Choice (AtomicChoice.h): what its read returns, whether its
+// write reaches memory; a store logs in Event::aux what memory held before
+// it. Other sizes end the execution as Unsupported. Under the other models
+// that costs one predictable branch per operation.
+//
 // Each exported symbol is a few instructions of assembly (CTRL_CALL_STUB)
 // that record the caller's callee-saved registers and stack pointer, then
 // jump to the C++ implementation: what a loop around the call keeps from one
@@ -17,6 +23,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "AtomicChoice.h"
 #include "LoopState.h"
 #include "Runtime.h"
 
@@ -114,20 +121,65 @@ T hw_rmw(T* p, F f) {
 
 template <class T>
 T apply(RmwOp op, T old, T operand) {
-  switch (op) {
-    case RmwOp::Xchg: return operand;
-    case RmwOp::Add: return T(old + operand);
-    case RmwOp::Sub: return T(old - operand);
-    case RmwOp::And: return T(old & operand);
-    case RmwOp::Or: return T(old | operand);
-    case RmwOp::Xor: return T(old ^ operand);
-    case RmwOp::Nand: return T(~(old & operand));
-    case RmwOp::None: break;
-  }
-  return old;
+  return apply_rmw(op, old, operand);
 }
 
 MemOrder order_of(int model) { return model >= 0 && model <= 5 ? MemOrder(model) : MemOrder::SeqCst; }
+
+// ---- --model c11/rc11 (rt.c11), called by a controlled thread holding the
+// token, after rt.begin: the Choice read is that of its step. Serialised,
+// it may read then write memory: no controlled thread runs meanwhile. ----
+
+constexpr const char* kC11Size =
+    "an atomic operation of a size other than 1, 2, 4 or 8 bytes: --model c11/rc11 cannot follow it (use --model sc)";
+
+[[noreturn]] void c11_unsupported_size(uint32_t me, uint64_t site) {
+  rt.end_execution(shm::Outcome::Unsupported, me, site, kC11Size);
+}
+
+template <class T>
+T c11_read(uint32_t me, uint64_t site, T memory) {
+  if constexpr (sizeof(T) > 8)
+    c11_unsupported_size(me, site);
+  else
+    return c11::read_value(rt.choice(), memory);
+}
+
+// True when the store becomes mo-last (memory takes it); `before`: what
+// memory held.
+template <class T>
+bool c11_store(uint32_t me, uint64_t site, T* p, uint64_t& before) {
+  if constexpr (sizeof(T) > 8) {
+    c11_unsupported_size(me, site);
+  } else {
+    before = low_bits(hw_load(p));
+    return c11::becomes_mo_last(rt.choice());
+  }
+}
+
+template <class T>
+void c11_rmw(uint32_t me, uint64_t site, T* p, T operand, RmwOp op, T& old, T& now) {
+  if constexpr (sizeof(T) > 8) {
+    c11_unsupported_size(me, site);
+  } else {
+    c11::Rmw<T> r = c11::rmw(rt.choice(), hw_load(p), op, operand);
+    if (r.write) __atomic_store_n(p, r.written, __ATOMIC_SEQ_CST);
+    old = r.read;
+    now = r.written;
+  }
+}
+
+template <class T>
+bool c11_cas(uint32_t me, uint64_t site, T* p, T expected, T desired, T& read) {
+  if constexpr (sizeof(T) > 8) {
+    c11_unsupported_size(me, site);
+  } else {
+    c11::Cas<T> r = c11::cas(rt.choice(), hw_load(p), expected);
+    if (r.write) __atomic_store_n(p, desired, __ATOMIC_SEQ_CST);
+    read = r.read;
+    return r.ok;
+  }
+}
 
 template <class T>
 T atomic_load(T* p, int order, uint64_t site) {
@@ -138,6 +190,8 @@ T atomic_load(T* p, int order, uint64_t site) {
   pending.state = take_caller_state();
   rt.begin(me, pending);
   T v = hw_load(p);
+  if (rt.c11) [[unlikely]]
+    v = c11_read(me, site, v);
   bool forwarded = rt.buffering && rt.buffers.overlaps(me, a, sizeof(T));
   uint8_t flags = forwarded ? uint8_t(shm::kForwarded) : 0;
   if (pending.state && rt.model.same_state_repeat(me)) flags |= shm::kSameState;
@@ -157,8 +211,13 @@ T atomic_rmw(T* p, T operand, RmwOp op, int order, uint64_t site, bool return_ne
   pending.drains = true;  // a locked instruction
   pending.state = take_caller_state();
   rt.begin(me, pending);
-  T old = hw_rmw(p, [&](T o) { return apply(op, o, operand); });
-  T now = apply(op, old, operand);
+  T old, now;
+  if (rt.c11) [[unlikely]] {
+    c11_rmw(me, site, p, operand, op, old, now);
+  } else {
+    old = hw_rmw(p, [&](T o) { return apply(op, o, operand); });
+    now = apply(op, old, operand);
+  }
   uint8_t flags = pending.state && rt.model.same_state_repeat(me) ? uint8_t(shm::kSameState) : 0;
   rt.log(me, OpKind::AtomicRmw, a, site, low_bits(old), low_bits(now), 0, sizeof(T), order_of(order), op, flags);
   return return_new ? now : old;
@@ -182,11 +241,19 @@ void atomic_store(T* p, T v, int order, uint64_t site) {
   bool buffered = rt.buffering && bufferable;
   if (buffered && !rt.buffers.record(me, a, sizeof(T), rt.step()))
     rt.end_execution(shm::Outcome::Unsupported, me, site, StoreBuffers::kTooManyLocations);
-  if constexpr (sizeof(T) == 16)
-    hw_rmw(p, [&](T) { return v; });
-  else
-    __atomic_store_n(p, v, __ATOMIC_SEQ_CST);
-  rt.log(me, OpKind::AtomicStore, a, site, 0, low_bits(v), 0, sizeof(T), order_of(order), RmwOp::None,
+  // c11/rc11: what memory held before (the controller learns a location's
+  // initial value from it), and whether the store becomes mo-last.
+  uint64_t before = 0;
+  bool write = true;
+  if (rt.c11) [[unlikely]]
+    write = c11_store(me, site, p, before);
+  if (write) {
+    if constexpr (sizeof(T) == 16)
+      hw_rmw(p, [&](T) { return v; });
+    else
+      __atomic_store_n(p, v, __ATOMIC_SEQ_CST);
+  }
+  rt.log(me, OpKind::AtomicStore, a, site, 0, low_bits(v), before, sizeof(T), order_of(order), RmwOp::None,
          buffered ? uint8_t(shm::kBuffered) : 0);
 }
 
@@ -199,10 +266,13 @@ bool atomic_cas(T* p, T* expected, T desired, int success, int failure, uint64_t
   op.drains = true;  // a locked instruction
   op.state = take_caller_state();
   rt.begin(me, op);
-  T seen = *expected;
-  bool ok = hw_cas(p, seen, desired);
-  T read = ok ? *expected : seen;
-  if (!ok) *expected = seen;
+  T read = *expected;
+  bool ok;
+  if (rt.c11) [[unlikely]]
+    ok = c11_cas(me, site, p, *expected, desired, read);
+  else
+    ok = hw_cas(p, read, desired);  // on success `read` keeps *expected: what memory held
+  if (!ok) *expected = read;
   uint8_t flags = (ok ? 0 : uint8_t(shm::kFailed)) |
                   (op.state && rt.model.same_state_repeat(me) ? uint8_t(shm::kSameState) : 0);
   rt.log(me, OpKind::AtomicCas, a, site, low_bits(read), ok ? low_bits(desired) : 0, 0, sizeof(T),
@@ -223,6 +293,14 @@ struct OddGuard {
     if (locked) odd_lock.clear(std::memory_order_release);
   }
 };
+
+// c11/rc11: an odd size ends the execution (Unsupported) before it runs.
+void odd_c11(OpKind kind, void* p, size_t n, uint64_t site) {
+  if (!rt.c11 || !rt.controlled()) return;
+  uint32_t me = t_me;
+  rt.begin(me, memory_op(kind, reinterpret_cast<uint64_t>(p), uint32_t(n), site));
+  c11_unsupported_size(me, site);
+}
 
 void odd_event(OpKind kind, void* p, size_t n, int order, uint64_t site, bool failed = false) {
   if (!rt.controlled()) return;
@@ -298,6 +376,7 @@ void ctrl_load_any(size_t n, void* p, void* ret, int o) {
       return;
     }
   }
+  odd_c11(OpKind::AtomicLoad, p, n, site);
   odd_event(OpKind::AtomicLoad, p, n, o, site);
   OddGuard g;
   memcpy(ret, p, n);
@@ -319,6 +398,7 @@ void ctrl_store_any(size_t n, void* p, void* val, int o) {
       return;
     }
   }
+  odd_c11(OpKind::AtomicStore, p, n, site);
   odd_event(OpKind::AtomicStore, p, n, o, site);
   OddGuard g;
   memcpy(p, val, n);
@@ -344,6 +424,7 @@ void ctrl_exchange_any(size_t n, void* p, void* val, void* ret, int o) {
     CTRL_XCHG_CASE(16, u128)
   }
 #undef CTRL_XCHG_CASE
+  odd_c11(OpKind::AtomicRmw, p, n, site);
   odd_event(OpKind::AtomicRmw, p, n, o, site);
   OddGuard g;
   memcpy(ret, p, n);
@@ -368,6 +449,7 @@ bool ctrl_cas_any(size_t n, void* p, void* e, void* d, int s, int f) {
     CTRL_CAS_CASE(16, u128)
   }
 #undef CTRL_CAS_CASE
+  odd_c11(OpKind::AtomicCas, p, n, site);
   bool ok;
   {
     OddGuard g;

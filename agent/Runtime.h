@@ -90,6 +90,14 @@ class Runtime {
   // --model tso and pso: store buffers; `buffering` set per execution.
   StoreBuffers buffers;
   bool buffering = false;
+  // --model c11/rc11 (set per execution): libatomic operations follow their
+  // step's Choice (AtomicChoice.h); everything else runs as under SC.
+  bool c11 = false;
+  // The Choice of the step about to be logged: the plan's within its prefix,
+  // Default after it.
+  shm::Choice choice() const {
+    return step_ < region.header->prefix_len ? region.choices[step_] : shm::Choice{};
+  }
   uint64_t step() const { return step_; }
   // The threads that could have been chosen at the latest decision.
   uint64_t last_enabled() const { return last_enabled_; }

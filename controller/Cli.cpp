@@ -149,6 +149,26 @@ struct AttachArgs {
   }
 };
 
+// --model c11/rc11: what the execution-graph exploration (GraphStrategy.h)
+// supports, and a program whose atomics it can see. Throws UsageError.
+void check_c11_run(const AttachArgs& a, const std::string& program) {
+  if (a.strategy != "dpor" || a.dpor != "source")
+    throw UsageError(fmt::format("--model {} explores with --strategy dpor only (its execution graphs)", a.model));
+  if (a.preemption_bound >= 0)
+    throw UsageError(fmt::format("--preemption-bound is not available with --model {}", a.model));
+  if (!a.monitor.empty())
+    throw UsageError("--monitor sober checks sequentially consistent executions: use it with --model sc");
+  if (a.interactive || !a.batch.empty() || !a.gdb_port.empty())
+    throw UsageError(fmt::format("stepping (--interactive, --batch, --gdb) is not available with --model {} yet",
+                                 a.model));
+  if (imports_libatomic(program) == false)
+    throw UsageError(fmt::format("--model {}: {} calls no __atomic_* function: its atomics are inline, their "
+                                 "memory order unseen; rebuild with -fno-inline-atomics -latomic",
+                                 a.model, program));
+  if (!a.jobs_text.empty() && a.jobs > 1)
+    fmt::print(stderr, "ctrl: -j is ignored with --model {}: one session\n", a.model);
+}
+
 // A stepping session over `session` (DebugPrompt): commands from `batch`
 // when given, else from the terminal or standard input.
 int step_through(Session& session, std::optional<proto::Trace> recording, const proto::Trace& trace_template,
@@ -196,9 +216,11 @@ int attach(AttachArgs a) {
   }
   JsonReport json(a.json);  // refused now rather than after the exploration
   ProgramFacts facts = inspect_program(a.command.front());
+  const shm::MemoryModel model = shm::memory_model_named(a.model);
+  if (shm::is_c11_family(model)) check_c11_run(a, facts.path);
   try {
     // Rejects bad combinations before anything runs.
-    make_strategy(a.strategy, a.seed, a.preemption_bound, a.pct_depth);
+    make_strategy(a.strategy, a.seed, a.preemption_bound, a.pct_depth, model);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
@@ -213,7 +235,7 @@ int attach(AttachArgs a) {
   config.hang_timeout = a.hang_timeout;
   config.show_output = a.show_output;
   config.in_place = !a.no_rollback;
-  config.model = shm::memory_model_named(a.model);
+  config.model = model;
   if (a.model != "sc" && a.strategy == "dpor-optimal")
     throw UsageError(fmt::format("--dpor optimal is not available with --model {} yet (use --dpor source)", a.model));
   if (a.model != "sc" && !a.monitor.empty())
@@ -256,7 +278,7 @@ int attach(AttachArgs a) {
   options.progress = isatty(2);
   // Helper sessions print nothing and read nothing: with the program's
   // output shown, the executions they ran would be missing from it.
-  options.jobs = a.show_output ? 1 : a.jobs;
+  options.jobs = a.show_output || shm::is_c11_family(model) ? 1 : a.jobs;
 
   if (a.interactive || !a.batch.empty() || !a.gdb_port.empty()) {
     if (!a.jobs_text.empty() && a.jobs > 1)
@@ -306,6 +328,10 @@ int replay_command(const std::string& trace_path, const std::string& json_path, 
                                                  : fmt::format("{} bug in execution {}", trace.bug().kind(),
                                                                trace.execution() + 1);
   if (interactive || !batch.empty() || !gdb_port.empty()) {
+    // The stepping session does not carry the decisions' Choices.
+    if (shm::is_c11_family(config.model))
+      throw UsageError(fmt::format("stepping (--interactive, --batch, --gdb) is not available with --model {} yet",
+                                   trace.options().model()));
     fmt::print("ctrl: stepping through {} ({} steps, {}); help lists the commands\n", trace_path,
                trace.decisions_size(), what);
     std::fflush(stdout);
@@ -389,8 +415,14 @@ int run_cli(int argc, char** argv) {
                          "sc: sequential consistency; tso: x86-TSO, every thread's plain stores go through a "
                          "FIFO store buffer whose flushes are explored like thread steps; pso: one FIFO per "
                          "thread and 8-byte location, so stores to different locations may reach memory out "
-                         "of order (sfence keeps them in order)")
-      ->check(CLI::IsMember({"sc", "tso", "pso"}))
+                         "of order (sfence keeps them in order); c11, rc11: the C11 memory model (rc11: the "
+                         "repaired RC11 of Lahav et al., PLDI 2017, which forbids load buffering; c11 allows it): "
+                         "each atomic load may read any store its memory order allows, not only the latest; "
+                         "only atomics that are libatomic calls are followed, so build the program with "
+                         "-fno-inline-atomics -latomic; instruction-site atomics (lock-prefixed, xchg, mfence) and "
+                         "pthread calls are treated as seq_cst (SC). With c11/rc11: --strategy dpor only, one "
+                         "session (-j 1)")
+      ->check(CLI::IsMember({"sc", "tso", "pso", "c11", "rc11"}))
       ->capture_default_str();
   attach_cmd->add_option("--monitor", a.monitor,
                          "sober: check every SC execution for a load x86-TSO could make read a stale value "
@@ -419,7 +451,7 @@ int run_cli(int argc, char** argv) {
   attach_cmd->add_flag("--show-output", a.show_output, "let the program's stdout/stderr through (implies -j 1)");
   attach_cmd->add_option("-j,--jobs", a.jobs_text,
                          "sessions exploring at once, each running ahead what the strategy will ask for; "
-                         "results are those of -j 1 (default: 1)")
+                         "results are those of -j 1 (default: 1; always 1 with --model c11/rc11)")
       ->type_name("N");
   attach_cmd->add_flag("--keep-going", a.keep_going, "collect distinct bugs (same kind and place once) instead of stopping at the first");
   attach_cmd->add_flag("--no-shrink", a.no_shrink, "report a bug's schedule as found, without looking for fewer preemptions");

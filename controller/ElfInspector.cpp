@@ -250,4 +250,40 @@ ProgramFacts inspect_program(const std::string& name) {
   return facts;
 }
 
+std::optional<bool> imports_libatomic(const std::string& path) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  struct stat st {};
+  if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0) return std::nullopt;
+  const uint64_t file_size = static_cast<uint64_t>(st.st_size);
+  // Every read is checked against the file: a malformed file is "unknown".
+  auto read_all = [&](void* buf, uint64_t len, uint64_t offset) {
+    if (offset > file_size || file_size - offset < len) return false;
+    auto got = read_at(fd.get(), buf, size_t(len), offset);
+    return got && *got == len;
+  };
+  Elf64_Ehdr eh;
+  if (!read_all(&eh, sizeof eh, 0) || eh.e_shentsize < sizeof(Elf64_Shdr) || eh.e_shnum == 0) return std::nullopt;
+  bool has_dynsym = false;
+  for (uint64_t i = 0; i < eh.e_shnum; ++i) {
+    Elf64_Shdr sh;
+    if (!read_all(&sh, sizeof sh, eh.e_shoff + i * eh.e_shentsize)) return std::nullopt;
+    if (sh.sh_type != SHT_DYNSYM || sh.sh_entsize < sizeof(Elf64_Sym)) continue;
+    Elf64_Shdr strtab;
+    if (sh.sh_link >= eh.e_shnum || !read_all(&strtab, sizeof strtab, eh.e_shoff + sh.sh_link * eh.e_shentsize))
+      return std::nullopt;
+    if (strtab.sh_size > (uint64_t(1) << 30)) return std::nullopt;
+    std::string names(strtab.sh_size, '\0');
+    if (!read_all(names.data(), names.size(), strtab.sh_offset)) return std::nullopt;
+    has_dynsym = true;
+    for (uint64_t k = 0; k < sh.sh_size / sh.sh_entsize; ++k) {
+      Elf64_Sym sym;
+      if (!read_all(&sym, sizeof sym, sh.sh_offset + k * sh.sh_entsize)) return std::nullopt;
+      if (sym.st_shndx != SHN_UNDEF || sym.st_name >= names.size()) continue;
+      if (std::string_view(names.c_str() + sym.st_name).rfind("__atomic_", 0) == 0) return true;
+    }
+  }
+  if (!has_dynsym) return std::nullopt;
+  return false;
+}
+
 }  // namespace ctrl

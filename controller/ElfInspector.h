@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace ctrl {
@@ -28,6 +29,14 @@ struct ProgramFacts {
 // x86-64 ELF64, not an executable or shared-object ELF, or statically linked
 // (no PT_INTERP, so nothing can be preloaded).
 ProgramFacts inspect_program(const std::string& name);
+
+// Whether the program (checked by inspect_program) imports a libatomic
+// function (an undefined dynamic symbol named __atomic_*): what a program
+// built with -fno-inline-atomics calls for its C11/C++ atomics, and the only
+// atomics whose memory order ctrl sees (--model c11/rc11). nullopt when the
+// file has no dynamic symbol table in its section headers (stripped of
+// them) or it cannot be read: unknown.
+std::optional<bool> imports_libatomic(const std::string& path);
 
 // FNV-1a 64 of the file's bytes as 16 lowercase hex digits.
 // Throws UsageError if the file cannot be read.

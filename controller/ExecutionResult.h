@@ -39,6 +39,9 @@ struct ExecutionResult {
   bool before_checkpoint = false;
   pid_t stopped_tid = 0;           // kernel thread that stopped at the bug  // the program ended before creating a thread
   std::vector<shm::Event> events;  // the interleaving, step by step
+  // --model c11/rc11: the Choices of the plan it ran (ExecutionPlan::
+  // choices), saved with its trace; empty otherwise.
+  std::vector<shm::Choice> choices;
   uint64_t steps = 0;              // Paused: events logged so far (see Session::set_copy_paused_events)
   // Ended by a process exit or cut by --max-steps: what each unfinished
   // thread was about to do (shm::Header::pending).

@@ -40,6 +40,7 @@ proto::Trace make_trace(const proto::Trace& trace_template, const ExecutionResul
     s->set_flags(e.flags);
     s->set_size(e.size);
   }
+  set_trace_choices(t, result.choices);
   return t;
 }
 
@@ -104,7 +105,9 @@ bool Explorer::record_bug(ExplorationReport& report, ExecutionResult result) {
   }
   FoundBug found;
   found.preemptions = found.preemptions_found = count_preemptions(result.events);
-  if (options_.shrink && !result.before_checkpoint && result.kind != "tso-unsafe") {
+  // Under c11/rc11 a schedule's Choices are tied to its steps: no shrinking.
+  if (options_.shrink && !result.before_checkpoint && result.kind != "tso-unsafe" &&
+      !shm::is_c11_family(session_.config().model)) {
     ShrinkStats st = shrink(session_, result, 64, options_.prefix.size());
     found.preemptions = st.after;
     // The shrinker's executions ran from the start.
@@ -157,7 +160,9 @@ ExplorationReport Explorer::run() {
   if (!options_.prefix_signatures.empty() && options_.prefix_signatures.size() != options_.prefix.size())
     throw InternalError(fmt::format("{} signatures for a fixed prefix of {} decisions",
                                     options_.prefix_signatures.size(), options_.prefix.size()));
-  auto strategy = make_strategy(options_.strategy, options_.seed, options_.preemption_bound, options_.pct_depth);
+  const shm::MemoryModel model = session_.config().model;
+  auto strategy =
+      make_strategy(options_.strategy, options_.seed, options_.preemption_bound, options_.pct_depth, model);
   strategy->set_fixed_prefix(options_.prefix);
   // A long execution's analysis can take seconds: Ctrl-C and the time limit
   // cut it short.
@@ -213,6 +218,17 @@ ExplorationReport Explorer::run() {
     return false;
   };
 
+  // After strategy->completed(r): an execution that is not consistent under
+  // the memory model (c11/rc11) is only counted; else as account().
+  auto settle = [&](ExecutionResult& r) -> bool {  // true: stop exploring
+    bool ordinary = r.end == ExecutionResult::End::Bug || r.end == ExecutionResult::End::Complete ||
+                    r.end == ExecutionResult::End::StepBound || r.end == ExecutionResult::End::Blocked;
+    if (!ordinary || strategy->last_feasible()) return account(r);
+    ++report.infeasible;
+    ++report.total;
+    return false;
+  };
+
   if (auto early = options_.session_started ? std::nullopt : session_.start()) {
     // The program never created a thread: its one execution is all there is.
     account(*early);
@@ -222,7 +238,9 @@ ExplorationReport Explorer::run() {
     return report;
   }
 
-  if (options_.checkpoints)
+  // Live checkpoints match plans by their threads only, not their Choices
+  // (c11/rc11): not used there.
+  if (options_.checkpoints && !shm::is_c11_family(model))
     checkpointed_ = std::make_unique<CheckpointedSearch>(session_, options_.checkpoint_min_steps);
 
   // --monitor sober: each execution is checked while the next one runs.
@@ -289,6 +307,7 @@ ExplorationReport Explorer::run() {
     if (parallel_) taken = parallel_->take(*plan, [&](const ExecutionPlan& p) { return run_own(p, index); });
     ExecutionResult r = taken ? std::move(*taken) : run_own(*plan, index);
     r.execution = index;
+    r.choices = plan->choices;
     if (may_speculate && ran == 0) {
       // The helpers' sessions must repeat this first execution exactly.
       if (r.end == ExecutionResult::End::Complete || r.end == ExecutionResult::End::Blocked ||
@@ -326,7 +345,7 @@ ExplorationReport Explorer::run() {
     if (session_.should_stop()) {
       // The analysis may have been cut short: the strategy is not asked for
       // another plan.
-      account(r);
+      settle(r);
       mark_interrupted(report);
       break;
     }
@@ -337,7 +356,7 @@ ExplorationReport Explorer::run() {
       monitor->submit(r.events);
       monitored = r;
     }
-    if (account(r) || stop) break;
+    if (settle(r) || stop) break;
     if (options_.progress) {
       // A live line on a terminal, refreshed a few times a second.
       double t = elapsed();
@@ -361,6 +380,7 @@ ExplorationReport Explorer::run() {
   if (options_.progress) fmt::print(stderr, "\r\033[K");
   report.preemption_bound_completed = strategy->completed_bound();
   report.fairness_cuts = strategy->fairness_cuts();
+  report.model_counts = strategy->model_counts();
   report.runners = session_.runner_stats();
   if (parallel_) {
     report.speculation = parallel_->stats();

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,12 @@ struct ExplorationReport {
   uint64_t blocked = 0;    // executions a strategy abandoned (none for random/round-robin)
   uint64_t bounded = 0;    // executions cut by --max-steps
   uint64_t total = 0;
+  // --model c11/rc11: executions the strategy found not consistent under the
+  // model (Strategy::last_feasible): counted in `total` only, their outcome
+  // (a bug included) is not reported; and what the strategy counted
+  // (Strategy::model_counts).
+  uint64_t infeasible = 0;
+  std::optional<Strategy::ModelCounts> model_counts;
   bool exhaustive = false;  // every schedule ran, none cut by --max-steps or by fairness
   // Fair scheduling of yields (analyses/FairYields.h): every fair schedule
   // ran, none cut by --max-steps (exhaustive, or cut only by fairness);

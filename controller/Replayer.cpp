@@ -6,6 +6,7 @@
 #include "ExitStatus.h"
 #include "Report.h"
 #include "Symbolizer.h"
+#include "TraceFile.h"
 #include "TsoSafety.h"
 
 namespace ctrl {
@@ -61,6 +62,7 @@ ReplayOutcome replay(Session& session, const proto::Trace& trace) {
     ExecutionPlan plan;
     plan.prefix.assign(trace.decisions().begin(), trace.decisions().end());
     plan.policy = shm::TailPolicy::Sticky;
+    plan.choices = trace_choices(trace);
     std::vector<shm::Signature> expected;
     for (const auto& s : trace.signatures())
       expected.push_back(shm::Signature{s.thread(), uint16_t(s.kind()), 0, s.site(), s.addr()});

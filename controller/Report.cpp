@@ -173,9 +173,16 @@ void print_summary(std::FILE* out, const ExplorationReport& report) {
   if (held)
     fairness = fmt::format(" ({}{} alternative{} held back by fair yields)",
                            report.exhaustive_fair ? "every fair schedule ran; " : "", held, held == 1 ? "" : "s");
-  fmt::print(out, "\n{} executions ({} complete, {} blocked{}), {} bug{}, exhaustive: {}{}{}, {:.2f} s{}\n",
+  // c11/rc11: the execution graphs the strategy counted, or at least the
+  // executions that were not consistent (their outcomes are not reported).
+  std::string model;
+  if (const auto& m = report.model_counts)
+    model = fmt::format("; {} consistent, {} infeasible, {} redundant", m->consistent, m->infeasible, m->redundant);
+  else if (report.infeasible)
+    model = fmt::format(", {} infeasible", report.infeasible);
+  fmt::print(out, "\n{} executions ({} complete, {} blocked{}{}), {} bug{}, exhaustive: {}{}{}, {:.2f} s{}\n",
              report.total, report.complete, report.blocked,
-             report.bounded ? fmt::format(", {} cut by --max-steps", report.bounded) : "", report.bugs.size(),
+             report.bounded ? fmt::format(", {} cut by --max-steps", report.bounded) : "", model, report.bugs.size(),
              report.bugs.size() == 1 ? "" : "s", report.exhaustive ? "yes" : "no", fairness, bound, report.elapsed,
              why);
   // On stderr: stdout ends with the summary line (scripts read it there).
@@ -220,7 +227,14 @@ nlohmann::json report_json(const ExplorationReport& report, const std::string& p
            {{"complete", report.complete},
             {"blocked", report.blocked},
             {"cut_by_max_steps", report.bounded},
+            {"infeasible", report.infeasible},
             {"total", report.total}}},
+          // c11/rc11 (Strategy::model_counts): consistent execution graphs,
+          // infeasible and redundant executions; null for the other models.
+          {"model_counts", report.model_counts ? nlohmann::json{{"consistent", report.model_counts->consistent},
+                                                                {"infeasible", report.model_counts->infeasible},
+                                                                {"redundant", report.model_counts->redundant}}
+                                               : nlohmann::json(nullptr)},
           {"exhaustive", report.exhaustive},
           // Fair scheduling of yields (analyses/FairYields.h): every fair
           // schedule ran; alternatives held back (race reversals not tried,

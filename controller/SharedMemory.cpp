@@ -40,6 +40,10 @@ void SharedMemory::prepare(const ExecutionPlan& plan, uint64_t execution, uint64
   shm::Header& h = header();
   uint64_t prefix = std::min<uint64_t>(plan.prefix.size(), h.capacity);
   std::copy_n(plan.prefix.begin(), prefix, view_.prefix);
+  // Every decision of the prefix has its Choice: the plan's, else Default.
+  uint64_t chosen = std::min<uint64_t>(plan.choices.size(), prefix);
+  std::copy_n(plan.choices.begin(), chosen, view_.choices);
+  std::memset(static_cast<void*>(view_.choices + chosen), 0, (prefix - chosen) * sizeof(shm::Choice));
   uint64_t checked = std::min<uint64_t>(expected.size(), prefix);
   std::copy_n(expected.begin(), checked, view_.expected);
   h.execution = execution;

@@ -150,7 +150,39 @@ proto::Trace load_trace(const std::string& path) {
   if (trace.format_version() != kTraceFormatVersion)
     throw UsageError(fmt::format("'{}': trace format version {} is not supported (this ctrl reads version {})", path,
                                  trace.format_version(), kTraceFormatVersion));
+  if (trace.choices_size() > trace.decisions_size())
+    throw UsageError(fmt::format("'{}': trace file is corrupt (more choices than decisions)", path));
+  for (const auto& c : trace.choices())
+    if (c.kind() > uint32_t(shm::ChoiceKind::Promise) || (c.flags() & ~uint32_t(shm::kNotMoLast)) != 0)
+      throw UsageError(fmt::format("'{}': trace file is corrupt (a choice of unknown kind)", path));
   return trace;
+}
+
+void set_trace_choices(proto::Trace& trace, const std::vector<shm::Choice>& choices) {
+  trace.clear_choices();
+  size_t n = choices.size();
+  while (n > 0 && choices[n - 1].kind == shm::ChoiceKind::Default && choices[n - 1].flags == 0) --n;
+  for (size_t k = 0; k < n; ++k) {
+    auto* c = trace.add_choices();
+    c->set_kind(uint32_t(choices[k].kind));
+    c->set_flags(choices[k].flags);
+    c->set_from(choices[k].from);
+    c->set_value(choices[k].value);
+  }
+}
+
+std::vector<shm::Choice> trace_choices(const proto::Trace& trace) {
+  std::vector<shm::Choice> out;
+  out.reserve(size_t(trace.choices_size()));
+  for (const auto& c : trace.choices()) {
+    shm::Choice choice{};
+    choice.kind = shm::ChoiceKind(c.kind());
+    choice.flags = uint8_t(c.flags());
+    choice.from = c.from();
+    choice.value = c.value();
+    out.push_back(choice);
+  }
+  return out;
 }
 
 }  // namespace ctrl

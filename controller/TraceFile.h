@@ -12,7 +12,9 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "SharedRegion.h"
 #include "trace.pb.h"
 
 namespace ctrl {
@@ -30,6 +32,13 @@ void save_trace(const std::string& path, const proto::Trace& trace);
 // truncated" (shorter than the header or the announced payload), "trace file
 // is corrupt" (checksum mismatch, trailing bytes, or unparsable payload),
 // "trace format version N is not supported" (not kTraceFormatVersion).
+// "trace file is corrupt (...)" also covers a Choice of an unknown kind or
+// flag, or more Choices than decisions.
 proto::Trace load_trace(const std::string& path);
+
+// --model c11/rc11: the decisions' Choices into `trace` (none after the
+// last one that is not Default), and back (Default past the stored ones).
+void set_trace_choices(proto::Trace& trace, const std::vector<shm::Choice>& choices);
+std::vector<shm::Choice> trace_choices(const proto::Trace& trace);
 
 }  // namespace ctrl

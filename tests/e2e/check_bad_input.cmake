@@ -32,6 +32,13 @@
 #   option-before-program
 #                      an unknown option before PROGRAM is refused; after
 #                      "--" it is PROGRAM (echo_args), with its arguments
+#   c11-inline-atomics --model c11, then rc11, on PROGRAM, whose atomics are
+#                      all inline (c11_inline_only): refused, saying so and
+#                      how to rebuild it (-fno-inline-atomics -latomic)
+#   c11-options        --model c11/rc11 on PROGRAM (libatomic calls) with what
+#                      it does not support: another strategy than dpor,
+#                      --dpor optimal, --preemption-bound, --monitor sober,
+#                      stepping (--interactive, --batch)
 
 cmake_minimum_required(VERSION 3.20)
 include("${CMAKE_CURRENT_LIST_DIR}/e2e_common.cmake")
@@ -71,6 +78,7 @@ function(expect_refused_at_once what)
   if(n GREATER 160)
     e2e_fail("${what}: a ${n}-character message (expected a short one)")
   endif()
+  set(run_err "${run_err}" PARENT_SCOPE)
 endfunction()
 
 # Runs ctrl attach on `program` until it finds a bug; sets `var` to its trace.
@@ -207,6 +215,32 @@ elseif(CASE STREQUAL "option-before-program")
   if(NOT ok_out MATCHES "args: \\[-T2\\] \\[--help\\]\n")
     e2e_fail("-- PROGRAM -T2 --help: the program did not get its two arguments")
   endif()
+
+elseif(CASE STREQUAL "c11-inline-atomics")
+  require(PROGRAM)
+  foreach(model c11 rc11)
+    expect_refused_at_once("--model ${model} on inline atomics" attach --model ${model} "${PROGRAM}")
+    if(NOT run_err MATCHES "inline" OR NOT run_err MATCHES "-fno-inline-atomics -latomic")
+      e2e_fail("--model ${model} on inline atomics: the message does not say why and how to rebuild: ${run_err}")
+    endif()
+  endforeach()
+
+elseif(CASE STREQUAL "c11-options")
+  require(PROGRAM)
+  foreach(model c11 rc11)
+    foreach(strategy random pct pos round-robin)
+      expect_refused_at_once("--model ${model} --strategy ${strategy}" attach --model ${model} --strategy ${strategy}
+        "${PROGRAM}")
+      if(NOT run_err MATCHES "--strategy dpor only")
+        e2e_fail("--model ${model} --strategy ${strategy}: the message does not say dpor only: ${run_err}")
+      endif()
+    endforeach()
+    foreach(bad "--dpor;optimal" "--preemption-bound;2" "--monitor;sober" "--interactive"
+            "--batch;${WORKDIR}/no-such-script")
+      list(JOIN bad " " shown)
+      expect_refused_at_once("--model ${model} ${shown}" attach --model ${model} ${bad} "${PROGRAM}")
+    endforeach()
+  endforeach()
 
 else()
   message(FATAL_ERROR "check_bad_input.cmake: unknown CASE '${CASE}'")

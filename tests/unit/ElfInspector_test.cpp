@@ -193,6 +193,17 @@ TEST_F(ElfInspectorTest, HandcraftedDynamicExecutableIsAccepted) {
   EXPECT_NO_THROW(inspect_program(write_file("pie", make_elf(ET_DYN, EM_X86_64, {PT_INTERP}))));
 }
 
+// --model c11/rc11 needs the program's atomics to be libatomic calls.
+TEST_F(ElfInspectorTest, LibatomicImportsAreFound) {
+  const std::string dir = CTRL_TEST_SAMPLES_DIR;
+  EXPECT_EQ(imports_libatomic(dir + "/c11_mp_relaxed"), std::optional<bool>(true));
+  EXPECT_EQ(imports_libatomic(dir + "/c11_inline_only"), std::optional<bool>(false));
+  EXPECT_EQ(imports_libatomic("/bin/true"), std::optional<bool>(false));
+  // No section headers at all, or no file: unknown, not "inline".
+  EXPECT_EQ(imports_libatomic(write_file("dyn", make_elf(ET_EXEC, EM_X86_64, {PT_LOAD, PT_INTERP}))), std::nullopt);
+  EXPECT_EQ(imports_libatomic(path("absent")), std::nullopt);
+}
+
 TEST_F(ElfInspectorTest, KnownFnvValues) {
   EXPECT_EQ(hash_file(write_file("zero", "")), "cbf29ce484222325");
   EXPECT_EQ(hash_file(write_file("a", "a")), "af63dc4c8601ec8c");

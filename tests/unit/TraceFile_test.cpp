@@ -242,5 +242,52 @@ TEST_F(TraceFileTest, OtherFormatVersionIsRefused) {
   expect_refused(path("v0.trace"), "trace format version 0 is not supported");
 }
 
+shm::Choice choice(shm::ChoiceKind kind, uint8_t flags, uint32_t from, uint64_t value) {
+  shm::Choice c{};
+  c.kind = kind;
+  c.flags = flags;
+  c.from = from;
+  c.value = value;
+  return c;
+}
+
+// --model c11/rc11: each decision's Choice goes into the trace and back.
+TEST_F(TraceFileTest, ChoicesRoundTripWithoutTrailingDefaults) {
+  proto::Trace t = sample_trace();
+  std::vector<shm::Choice> choices = {choice(shm::ChoiceKind::Default, 0, 0, 0),
+                                      choice(shm::ChoiceKind::ReadFrom, 0, shm::kFromInit, 0),
+                                      choice(shm::ChoiceKind::Promise, 0, 2, 0xffffffffffffull),
+                                      choice(shm::ChoiceKind::Default, shm::kNotMoLast, 0, 0),
+                                      choice(shm::ChoiceKind::Default, 0, 0, 0)};
+  set_trace_choices(t, choices);
+  EXPECT_EQ(t.choices_size(), 4);  // the last Default is implied
+  save_trace(path("c11.trace"), t);
+  std::vector<shm::Choice> back = trace_choices(load_trace(path("c11.trace")));
+  ASSERT_EQ(back.size(), 4u);
+  for (size_t k = 0; k < back.size(); ++k) {
+    EXPECT_EQ(back[k].kind, choices[k].kind) << k;
+    EXPECT_EQ(back[k].flags, choices[k].flags) << k;
+    EXPECT_EQ(back[k].from, choices[k].from) << k;
+    EXPECT_EQ(back[k].value, choices[k].value) << k;
+  }
+  // A trace without Choices (every older one): all Default.
+  EXPECT_TRUE(trace_choices(sample_trace()).empty());
+}
+
+TEST_F(TraceFileTest, BadChoicesAreCorrupt) {
+  proto::Trace t = sample_trace();
+  t.add_choices()->set_kind(3);
+  save_trace(path("kind.trace"), t);
+  expect_refused(path("kind.trace"), "corrupt");
+  t = sample_trace();
+  t.add_choices()->set_flags(2);
+  save_trace(path("flags.trace"), t);
+  expect_refused(path("flags.trace"), "corrupt");
+  t = sample_trace();
+  for (int k = 0; k <= t.decisions_size(); ++k) t.add_choices();
+  save_trace(path("many.trace"), t);
+  expect_refused(path("many.trace"), "corrupt");
+}
+
 }  // namespace
 }  // namespace ctrl
