@@ -45,6 +45,7 @@ uint64_t chained_object(const shm::Event& e) {
   switch (OpKind(e.kind)) {
     case OpKind::CondWait:
     case OpKind::CondTimedWait:
+    case OpKind::CondReacquire:  // after the signal that woke it
     case OpKind::CondSignal:
     case OpKind::CondBroadcast:
     case OpKind::RwReadLock:
@@ -101,6 +102,7 @@ ExecutionGraph ExecutionGraph::build(const shm::Event* events, uint64_t n, const
     e.loc = ev.addr;
     e.size = ev.size;
     e.locked = ev.flags & shm::kLocked;
+    e.same_state = ev.flags & shm::kSameState;
     if (is_mutex_op(e.op)) {
       // A lock acquires, an unlock releases; a condition wait releases the
       // mutex (aux) and the reacquisition takes it again.

@@ -43,6 +43,9 @@ struct GraphEvent {
   uint64_t loc = 0;
   uint32_t size = 0;  // bytes accessed
   bool locked = false;  // a locked instruction
+  // A read repeating its thread's previous one in the same state (a spin
+  // loop iteration with no effect: shm::kSameState).
+  bool same_state = false;
   uint64_t rval = 0, wval = 0;
   uint64_t expected = 0;  // a compare-exchange's expected value
   RmwOp rmw = RmwOp::None;

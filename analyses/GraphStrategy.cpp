@@ -274,8 +274,18 @@ class GraphExplorer {
     ExecutionGraph before = g.prefix(i);
     std::vector<uint32_t> stores{kInit};
     if (const auto* order = before.mo_of(e.loc)) stores.insert(stores.end(), order->begin(), order->end());
+    // A spin loop's iteration that reads what the previous one read changes
+    // nothing (GenMC's spin assumption): it may only read a newer store.
+    uint32_t floor = kNone;
+    if (e.same_state)
+      for (uint32_t k = i; k-- > 0;)
+        if (g.at(k).thread == e.thread && g.at(k).is_read() && g.at(k).loc == e.loc) {
+          floor = g.at(k).rf;
+          break;
+        }
     for (uint32_t w : stores) {
       if (w == e.rf) continue;
+      if (floor != kNone && before.mo_position(e.loc, w) <= before.mo_position(e.loc, floor)) continue;
       GraphEvent alt = reading(g, i, w);
       if (alt.kind == GraphKind::Rmw && read_by_rmw(before, w)) continue;  // swap_alternatives
       ExecutionGraph cand = before;

@@ -4,9 +4,12 @@
  * store takes the same element: it is run twice (asserted at the end).
  * The owner pushes and pops 4 items; two thieves steal until the owner is
  * done, retrying with sched_yield when the deque looks empty.
- * Depth 2 to 3: the deque must be down to one element, and a thief must
- * read top and bottom, then compare-exchange, inside the owner's two-step
- * window. Rare: only the last element of a burst is exposed.
+ * Depth 4: with one element left, a thief must read bottom before the
+ * owner's decrement and compare-exchange between the owner's second read of
+ * top and its store (three constraints), and the other thief must not take
+ * the exposed element first (it must read bottom after the decrement).
+ * With one thief the depth is 3. Rare: only the last element of a burst is
+ * exposed (docs/PERFORMANCE.md: why PCT does not find it).
  * Retry style: thieves' sched_yield loop (local progress: a count). */
 #include "bug_common.h"
 
