@@ -129,4 +129,19 @@ std::vector<Strategy::ModelBug> find_initial_value_reads(const ExecutionGraph& g
   return out;
 }
 
+std::vector<Strategy::ModelBug> model_bugs_of(const shm::Event* events, uint64_t n,
+                                              const std::vector<shm::Choice>& choices) {
+  std::vector<StepChoice> steps(choices.size());
+  for (size_t k = 0; k < choices.size(); k++) {
+    steps[k].choice = choices[k];
+    if (choices[k].kind == shm::ChoiceKind::ReadFrom) steps[k].rf = choices[k].from;
+  }
+  ExecutionGraph g = ExecutionGraph::build(events, n, steps);
+  HappensBefore hb;
+  if (!hb.compute(g)) return {};
+  std::vector<Strategy::ModelBug> bugs = find_data_races(g, hb);
+  for (auto& b : find_initial_value_reads(g, hb)) bugs.push_back(b);
+  return bugs;
+}
+
 }  // namespace ctrl

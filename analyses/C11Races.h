@@ -29,4 +29,9 @@ std::vector<Strategy::ModelBug> find_data_races(const ExecutionGraph& g, const H
 // Each atomic read of a location's initial value that no store happens before.
 std::vector<Strategy::ModelBug> find_initial_value_reads(const ExecutionGraph& g, const HappensBefore& hb);
 
+// Both, in an execution rebuilt from its events and the Choices it ran with
+// (a replayed trace): races first. A promised read constrains nothing.
+std::vector<Strategy::ModelBug> model_bugs_of(const shm::Event* events, uint64_t n,
+                                              const std::vector<shm::Choice>& choices);
+
 }  // namespace ctrl

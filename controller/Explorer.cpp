@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "BackgroundMonitor.h"
+#include "ModelBugs.h"
 #include "ExitStatus.h"
 #include "FairYields.h"
 #include "Shrinker.h"
@@ -221,13 +222,27 @@ ExplorationReport Explorer::run() {
 
   // After strategy->completed(r): an execution that is not consistent under
   // the memory model (c11/rc11) is only counted; else as account().
+  // A consistent execution equal to one seen before (redundant) counts as
+  // blocked; the model's own bugs (data races, uninitialised loads) become
+  // the execution's bug when it has none of its own.
+  uint64_t redundant_seen = 0;
   auto settle = [&](ExecutionResult& r) -> bool {  // true: stop exploring
     bool ordinary = r.end == ExecutionResult::End::Bug || r.end == ExecutionResult::End::Complete ||
                     r.end == ExecutionResult::End::StepBound || r.end == ExecutionResult::End::Blocked;
-    if (!ordinary || strategy->last_feasible()) return account(r);
-    ++report.infeasible;
-    ++report.total;
-    return false;
+    if (!ordinary) return account(r);
+    if (!strategy->last_feasible()) {
+      ++report.infeasible;
+      ++report.total;
+      return false;
+    }
+    if (auto counts = strategy->model_counts(); counts && counts->redundant > redundant_seen) {
+      redundant_seen = counts->redundant;
+      ++report.blocked;
+      ++report.total;
+      return false;
+    }
+    if (r.end == ExecutionResult::End::Complete) adopt_model_bug(r, strategy->last_model_bugs(), session_.symbolizer());
+    return account(r);
   };
 
   if (auto early = options_.session_started ? std::nullopt : session_.start()) {

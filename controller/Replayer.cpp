@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include "C11Races.h"
 #include "ElfInspector.h"
 #include "ExitStatus.h"
+#include "ModelBugs.h"
 #include "Report.h"
 #include "Symbolizer.h"
 #include "TraceFile.h"
@@ -74,6 +76,10 @@ ReplayOutcome replay(Session& session, const proto::Trace& trace) {
   if (want == "tso-unsafe" && r.end != ExecutionResult::End::Bug && r.end != ExecutionResult::End::Diverged &&
       r.end != ExecutionResult::End::Interrupted)
     check_tso_safety(r, session.symbolizer());
+  // A data race or an uninitialised load is the model's verdict on the
+  // replayed execution, as in the exploration.
+  if (shm::is_c11_family(session.config().model) && r.end == ExecutionResult::End::Complete)
+    adopt_model_bug(r, model_bugs_of(r.events.data(), r.events.size(), trace_choices(trace)), session.symbolizer());
   size_t steps = r.events.size();
   auto& symbols = session.symbolizer();
   switch (r.end) {
