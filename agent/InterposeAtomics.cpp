@@ -219,7 +219,10 @@ T atomic_rmw(T* p, T operand, RmwOp op, int order, uint64_t site, bool return_ne
     now = apply(op, old, operand);
   }
   uint8_t flags = pending.state && rt.model.same_state_repeat(me) ? uint8_t(shm::kSameState) : 0;
-  rt.log(me, OpKind::AtomicRmw, a, site, low_bits(old), low_bits(now), 0, sizeof(T), order_of(order), op, flags);
+  // c11/rc11: aux is the operand (the controller recomputes the new value
+  // when the read would read another store).
+  rt.log(me, OpKind::AtomicRmw, a, site, low_bits(old), low_bits(now), rt.c11 ? low_bits(operand) : 0, sizeof(T),
+         order_of(order), op, flags);
   return return_new ? now : old;
 }
 
@@ -267,6 +270,7 @@ bool atomic_cas(T* p, T* expected, T desired, int success, int failure, uint64_t
   op.state = take_caller_state();
   rt.begin(me, op);
   T read = *expected;
+  const T wanted = *expected;
   bool ok;
   if (rt.c11) [[unlikely]]
     ok = c11_cas(me, site, p, *expected, desired, read);
@@ -275,8 +279,10 @@ bool atomic_cas(T* p, T* expected, T desired, int success, int failure, uint64_t
   if (!ok) *expected = read;
   uint8_t flags = (ok ? 0 : uint8_t(shm::kFailed)) |
                   (op.state && rt.model.same_state_repeat(me) ? uint8_t(shm::kSameState) : 0);
-  rt.log(me, OpKind::AtomicCas, a, site, low_bits(read), ok ? low_bits(desired) : 0, 0, sizeof(T),
-         order_of(ok ? success : failure), RmwOp::None, flags);
+  // c11/rc11: a failed one logs the value it would have written, and aux the
+  // value it expected (the controller decides success for another read).
+  rt.log(me, OpKind::AtomicCas, a, site, low_bits(read), ok || rt.c11 ? low_bits(desired) : 0,
+         rt.c11 ? low_bits(wanted) : 0, sizeof(T), order_of(ok ? success : failure), RmwOp::None, flags);
   return ok;
 }
 

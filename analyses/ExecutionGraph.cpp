@@ -116,7 +116,7 @@ ExecutionGraph ExecutionGraph::build(const shm::Event* events, uint64_t n, const
         e.fixed = true;
       }
     }
-    if (e.op == OpKind::AtomicCas) e.expected = (ev.flags & shm::kFailed) ? ev.aux : ev.value_read;
+    if (e.op == OpKind::AtomicCas) e.expected = ev.aux;  // under c11/rc11 (SharedRegion.h)
     if (e.op == OpKind::AtomicStore && (i >= choices.size() || !(choices[i].choice.flags & shm::kNotMoLast))) {
       // The bytes memory held before a mo-last store: the initial value
       // when no store of this execution came before.

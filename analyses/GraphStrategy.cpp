@@ -287,7 +287,7 @@ class GraphExplorer {
       if (w == e.rf) continue;
       if (floor != kNone && before.mo_position(e.loc, w) <= before.mo_position(e.loc, floor)) continue;
       GraphEvent alt = reading(g, i, w);
-      if (alt.kind == GraphKind::Rmw && read_by_rmw(before, w)) continue;  // swap_alternatives
+      if (alt.kind == GraphKind::Rmw && read_by_rmw(before, w, e.loc)) continue;  // swap_alternatives
       ExecutionGraph cand = before;
       if (!with_event(cand, alt, kNone)) continue;
       if (!extension_consistent(cand)) continue;
@@ -345,10 +345,10 @@ class GraphExplorer {
     return true;
   }
 
-  // Some RMW of g reads w.
-  static bool read_by_rmw(const ExecutionGraph& g, uint32_t w) {
+  // Some RMW of g reads w (a step, or loc's initial value).
+  static bool read_by_rmw(const ExecutionGraph& g, uint32_t w, uint64_t loc) {
     for (const GraphEvent& x : g.events())
-      if (x.kind == GraphKind::Rmw && x.rf == w && !x.promise) return true;
+      if (x.kind == GraphKind::Rmw && x.rf == w && x.loc == loc && !x.promise) return true;
     return false;
   }
 

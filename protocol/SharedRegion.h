@@ -200,8 +200,11 @@ struct Event {
   uint64_t value_read;
   uint64_t value_written;
   // kind-specific: thread index created/joined, mutex of a cond wait, result
-  // code; an AtomicStore under c11/rc11: the first 8 bytes memory held just
-  // before it (the controller learns a location's initial value from it).
+  // code. Under c11/rc11: an AtomicStore's is the first 8 bytes memory held
+  // just before it (the controller learns a location's initial value from
+  // it), an AtomicRmw's its operand, an AtomicCas's the value it expected
+  // (and a failed AtomicCas's value_written is what it would have written):
+  // the controller recomputes them for another store read.
   uint64_t aux;
   uint32_t size;   // bytes accessed by atomics
   uint8_t order;   // MemOrder

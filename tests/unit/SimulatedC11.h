@@ -15,7 +15,8 @@
 //  * each child: ThreadStart, one event per operation, ThreadExit;
 //  * an atomic operation is AtomicLoad, AtomicStore, AtomicRmw (xchg: Xchg,
 //    fadd: Add), AtomicCas (kFailed when it fails, whose order is then the
-//    failure order and value_written 0, as the agent logs it) or Fence
+//    failure order; value_written its desired value even then, as the agent
+//    logs it under c11/rc11) or Fence
 //    (addr 0, size 0), with its memory order, size 8, and location
 //    `address_of` (0x1000 + 8 * its index in Test::locations);
 //  * aux, as GraphStrategy's ExecutionGraph reads it: an AtomicStore's holds
@@ -230,8 +231,8 @@ class Machine {
         e.kind = uint16_t(OpKind::AtomicCas);
         e.value_read = read(e.addr, choice);
         e.aux = uint64_t(op.expected);
+        e.value_written = uint64_t(op.value);
         if (e.value_read == uint64_t(op.expected)) {
-          e.value_written = uint64_t(op.value);
           if (mo_last) memory_[e.addr] = e.value_written;
         } else {
           e.flags = shm::kFailed;

@@ -172,7 +172,7 @@ TEST(SimulatedC11, CasSucceedsOrFailsOnTheValueItIsGiven) {
   ASSERT_EQ(OpKind(failed.kind), OpKind::AtomicCas);
   EXPECT_EQ(failed.flags & shm::kFailed, shm::kFailed);
   EXPECT_EQ(failed.value_read, 1u);
-  EXPECT_EQ(failed.value_written, 0u);
+  EXPECT_EQ(failed.value_written, 2u);  // what it would have written
   EXPECT_EQ(failed.aux, 0u);  // expected
   EXPECT_EQ(ok.aux, 0u);
   Execution chain = simulate(litmus("NAME: CAS+chain\n"
