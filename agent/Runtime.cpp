@@ -155,6 +155,12 @@ uint32_t Runtime::choose(uint32_t me) {
   model.set_buffered(buffering ? buffers.nonempty_threads() : 0);
   probe_kernel_waits();
   uint64_t mask = model.enabled_mask() | (flushers << shm::kFlushActorBase);
+  if (c11 && step_ < h->prefix_len) [[unlikely]] {
+    // c11/rc11: a thread that seems to spin on memory nobody writes may be
+    // given another store's value by the plan's Choice: the plan decides.
+    uint32_t planned = region.prefix[step_];
+    if (planned < model.thread_count() && model.awaiting(planned)) mask |= uint64_t(1) << planned;
+  }
   if (mask == 0) {
     if (model.all_finished()) return kNoThread;
     // Nothing can run but a thread waits in a system call for something
