@@ -241,7 +241,8 @@ ExplorationReport Explorer::run() {
       ++report.total;
       return false;
     }
-    if (r.end == ExecutionResult::End::Complete) adopt_model_bug(r, strategy->last_model_bugs(), session_.symbolizer());
+    if (may_have_model_bug(r)) adopt_model_bug(r, strategy->last_model_bugs(), session_.symbolizer(),
+                      [&](uint64_t a) { return session_.initialised_at_checkpoint(a); });
     return account(r);
   };
 

@@ -3,6 +3,7 @@
 // replay alike.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "ExecutionResult.h"
@@ -12,10 +13,17 @@ namespace ctrl {
 
 class Symbolizer;
 
-// Makes the first of `bugs` that holds the bug of `r` (which ended without
-// one): a data race, or a load of an initial value outside the program's
-// modules (their static data is initialised). Names both accesses' code and
-// the data.
-void adopt_model_bug(ExecutionResult& r, const std::vector<Strategy::ModelBug>& bugs, const Symbolizer& symbols);
+// Whether the model's bugs are looked for in execution `r`: one that ended
+// normally, or in a failure of the program (not a deadlock or hang).
+inline bool may_have_model_bug(const ExecutionResult& r) {
+  return r.end == ExecutionResult::End::Complete ||
+         (r.end == ExecutionResult::End::Bug && r.kind != "deadlock" && r.kind != "hang");
+}
+
+// Makes the first of `bugs` that holds the bug of `r`: a data race, or a load of an initial value outside the program's
+// modules (their static data is initialised) and not `initialised` before
+// the checkpoint (shm::Header's table). Names the accesses' code and data.
+void adopt_model_bug(ExecutionResult& r, const std::vector<Strategy::ModelBug>& bugs, const Symbolizer& symbols,
+                     const std::function<bool(uint64_t)>& initialised);
 
 }  // namespace ctrl

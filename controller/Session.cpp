@@ -892,4 +892,13 @@ ExecutionResult Session::hang_result(const std::string& message, uint32_t thread
   return r;
 }
 
+bool Session::initialised_at_checkpoint(uint64_t addr) const {
+  const shm::Header& h = *region_.view().header;
+  if (h.initialised_overflow) return true;
+  uint32_t n = std::min(h.ninitialised, shm::kMaxInitialised);
+  for (uint32_t k = 0; k < n; k++)
+    if (addr >= h.initialised[k].addr && addr - h.initialised[k].addr < h.initialised[k].size) return true;
+  return false;
+}
+
 }  // namespace ctrl

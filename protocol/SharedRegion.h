@@ -28,7 +28,7 @@
 namespace ctrl::shm {
 
 inline constexpr uint32_t kMagic = 0x4c525443;  // "CTRL"
-inline constexpr uint32_t kVersion = 10;
+inline constexpr uint32_t kVersion = 11;
 inline constexpr uint32_t kMaxThreads = 64;
 // Under x86-TSO each thread t has a flush actor, scheduled as thread
 // kFlushActorBase + t; so at most kFlushActorBase threads there.
@@ -120,6 +120,7 @@ enum class StepCommand : uint32_t {
 // its deciding thread (the others are recreated from their saved contexts
 // when it is restored). Each lives in a slot of the table below.
 inline constexpr uint32_t kMaxCheckpoints = 64;
+inline constexpr uint32_t kMaxInitialised = 1024;
 enum class CheckpointCommand : uint32_t {
   None = 0,
   // Fork a live execution from the checkpoint (its pid comes back in
@@ -342,6 +343,17 @@ struct Header {
   std::atomic<uint32_t> files_changed;
   char checkpoint_error[256];
   CheckpointSlot checkpoints[kMaxCheckpoints];
+
+  // ---- written by the agent before the checkpoint (read under c11/rc11) ----
+  // Memory the program initialised before its first thread, which no event
+  // shows: bytes stored by atomic operations and blocks from calloc. A load
+  // of such a location's value at the checkpoint is not uninitialised.
+  // Overflowing the table makes every location count as initialised.
+  uint32_t ninitialised;
+  uint32_t initialised_overflow;
+  struct Range {
+    uint64_t addr, size;
+  } initialised[kMaxInitialised];
 };
 
 inline size_t region_size_for(uint64_t capacity) {
