@@ -152,7 +152,11 @@ class GraphExplorer {
   bool exhaustive() const { return stack_.empty(); }
   bool last_feasible() const { return feasible_; }
   const std::vector<Strategy::ModelBug>& bugs() const { return bugs_; }
-  Strategy::ModelCounts counts() const { return counts_; }
+  Strategy::ModelCounts counts() const {
+    Strategy::ModelCounts c = counts_;
+    c.inline_atomic = inline_atomic_;
+    return c;
+  }
 
  private:
   // c11: each promised read reads from the first store its thread made

@@ -109,6 +109,9 @@ class Strategy {
   // ones (consistent but equal to one already seen).
   struct ModelCounts {
     uint64_t consistent = 0, infeasible = 0, redundant = 0;
+    // Plain accesses (instruction sites) to bytes some atomic operation
+    // also touched, taken for inline atomics (C11Races.h): not race-checked.
+    uint64_t inline_atomic = 0;
   };
   virtual std::optional<ModelCounts> model_counts() const { return std::nullopt; }
   // True when next() returned nothing because the whole space was covered.

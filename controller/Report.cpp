@@ -203,6 +203,12 @@ void print_summary(std::FILE* out, const ExplorationReport& report) {
     fmt::print(stderr, "ctrl: {} executions rolled back in place, {} process{} forked for executions{}{}\n",
                r.rolled_back, r.runners, r.runners == 1 ? "" : "es", why.empty() ? "" : "; not rolled back: ", why);
   }
+  if (report.model_counts && report.model_counts->inline_atomic)
+    fmt::print(stderr,
+               "ctrl: {} plain accesses (instruction sites) touched bytes that atomic operations also touch: taken "
+               "for inline atomics (relaxed loads and stores compile to plain movs), so not race-checked and their "
+               "reads not explored\n",
+               report.model_counts->inline_atomic);
   const SpeculationStats& sp = report.speculation;
   if (sp.jobs > 1)
     fmt::print(stderr, "ctrl: -j {}: {} of {} executions taken from {} run ahead{}\n", sp.jobs, sp.taken, report.total,
@@ -233,7 +239,8 @@ nlohmann::json report_json(const ExplorationReport& report, const std::string& p
           // infeasible and redundant executions; null for the other models.
           {"model_counts", report.model_counts ? nlohmann::json{{"consistent", report.model_counts->consistent},
                                                                 {"infeasible", report.model_counts->infeasible},
-                                                                {"redundant", report.model_counts->redundant}}
+                                                                {"redundant", report.model_counts->redundant},
+                                                                {"inline_atomic", report.model_counts->inline_atomic}}
                                                : nlohmann::json(nullptr)},
           {"exhaustive", report.exhaustive},
           // Fair scheduling of yields (analyses/FairYields.h): every fair
