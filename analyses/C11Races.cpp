@@ -39,8 +39,8 @@ bool access_of(const GraphEvent& e, uint32_t step, Access* out) {
 
 std::string describe(const GraphEvent& e) {
   const char* what = e.is_write() || e.op == OpKind::Store || (e.op == OpKind::Rmw && !e.locked) ? "write" : "read";
-  bool atomic = (e.op == OpKind::Rmw && e.locked) || (e.op != OpKind::Load && e.op != OpKind::Store &&
-                                                      e.op != OpKind::Rmw && e.atomic());
+  bool atomic = (e.op == OpKind::Rmw && e.locked) ||
+                (e.op != OpKind::Load && e.op != OpKind::Store && e.op != OpKind::Rmw && e.atomic());
   return fmt::format("a {} {} by thread {}", atomic ? "atomic" : "non-atomic", what, e.thread);
 }
 
@@ -122,8 +122,9 @@ std::vector<Strategy::ModelBug> find_initial_value_reads(const ExecutionGraph& g
     bug.kind = "uninitialized-load";
     bug.first = i;
     bug.address = e.loc;
-    bug.message = fmt::format(
-        "uninitialized load: an atomic read by thread {} (step {}) reads a value no store wrote before it", e.thread, i);
+    bug.message =
+        fmt::format("uninitialized load: an atomic read by thread {} (step {}) reads a value no store wrote before it",
+                    e.thread, i);
     out.push_back(bug);
   }
   return out;

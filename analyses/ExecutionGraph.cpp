@@ -35,8 +35,7 @@ namespace {
 
 bool is_mutex_op(OpKind k) {
   return k == OpKind::MutexLock || k == OpKind::MutexTryLock || k == OpKind::MutexTimedLock ||
-         k == OpKind::MutexUnlock || k == OpKind::CondWait || k == OpKind::CondTimedWait ||
-         k == OpKind::CondReacquire;
+         k == OpKind::MutexUnlock || k == OpKind::CondWait || k == OpKind::CondTimedWait || k == OpKind::CondReacquire;
 }
 
 // Synchronisation the memory model does not see as memory: the object whose
@@ -80,10 +79,10 @@ uint64_t chained_object(const shm::Event& e) {
 ExecutionGraph ExecutionGraph::build(const shm::Event* events, uint64_t n, const std::vector<StepChoice>& choices) {
   ExecutionGraph g;
   g.events_.reserve(n);
-  std::vector<uint32_t> per_thread;               // events so far, per thread
-  std::vector<uint32_t> last_of;                  // last step, per thread
-  std::map<uint32_t, uint32_t> creator;           // child thread -> its ThreadCreate step
-  std::map<uint64_t, uint32_t> last_on_object;    // chained objects
+  std::vector<uint32_t> per_thread;             // events so far, per thread
+  std::vector<uint32_t> last_of;                // last step, per thread
+  std::map<uint32_t, uint32_t> creator;         // child thread -> its ThreadCreate step
+  std::map<uint64_t, uint32_t> last_on_object;  // chained objects
   for (uint64_t i = 0; i < n; i++) {
     const shm::Event& ev = events[i];
     GraphEvent e;

@@ -41,7 +41,7 @@ struct GraphEvent {
   OpKind op = OpKind::None;
   MemOrder order = MemOrder::Relaxed;
   uint64_t loc = 0;
-  uint32_t size = 0;  // bytes accessed
+  uint32_t size = 0;    // bytes accessed
   bool locked = false;  // a locked instruction
   // A read repeating its thread's previous one in the same state (a spin
   // loop iteration with no effect: shm::kSameState).
@@ -49,7 +49,7 @@ struct GraphEvent {
   uint64_t rval = 0, wval = 0;
   uint64_t expected = 0;  // a compare-exchange's expected value
   RmwOp rmw = RmwOp::None;
-  uint32_t rf = kNone;  // reads: the step of the store read, or kInit
+  uint32_t rf = kNone;   // reads: the step of the store read, or kInit
   bool promise = false;  // c11: rf was promised before the store ran
   // The agent cannot be told what it reads (an instruction-site atomic, a
   // pthread call): it always reads the mo-last store.

@@ -521,8 +521,8 @@ class GraphExplorer {
 
   // The graph of `order` (steps of g, renumbered in that order) and then
   // `changed` in place of step `changed_step`.
-  static ExecutionGraph subgraph(const ExecutionGraph& g, const std::vector<uint32_t>& order,
-                                 const GraphEvent* changed, uint32_t changed_step) {
+  static ExecutionGraph subgraph(const ExecutionGraph& g, const std::vector<uint32_t>& order, const GraphEvent* changed,
+                                 uint32_t changed_step) {
     std::vector<uint32_t> all = order;
     if (changed) all.push_back(changed_step);
     std::vector<uint32_t> renumber(g.size(), kNone);
@@ -562,8 +562,8 @@ class GraphExplorer {
   std::unordered_set<uint64_t> planned_;  // plans pushed
   Strategy::ModelCounts counts_;
   bool feasible_ = true;
-  HappensBefore hb_;          // of the latest execution's graph
-  bool incremental_ = true;   // hb_ holds for every prefix of it
+  HappensBefore hb_;         // of the latest execution's graph
+  bool incremental_ = true;  // hb_ holds for every prefix of it
   std::vector<Strategy::ModelBug> bugs_;
   uint64_t inline_atomic_ = 0;  // plain accesses taken for inline atomics
   uint32_t changed_mo_before_ = kNone;

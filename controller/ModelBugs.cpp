@@ -9,15 +9,16 @@ namespace ctrl {
 void adopt_model_bug(ExecutionResult& r, const std::vector<Strategy::ModelBug>& bugs, const Symbolizer& symbols,
                      const std::function<bool(uint64_t)>& initialised) {
   for (const Strategy::ModelBug& bug : bugs) {
-    if (bug.kind == "uninitialized-load" &&
-        (!symbols.module_name(bug.address).empty() || initialised(bug.address)))
+    if (bug.kind == "uninitialized-load" && (!symbols.module_name(bug.address).empty() || initialised(bug.address)))
       continue;
     uint64_t at = bug.second != UINT64_MAX ? bug.second : bug.first;
     if (at >= r.events.size()) continue;
     const shm::Event& e = r.events[at];
     // The model's bug comes first and is the cause: what the program then
     // did (an assertion on the value it read) is told after it.
-    std::string then = r.end == ExecutionResult::End::Bug ? fmt::format("; the execution then ended in {}: {}", r.kind, r.message) : "";
+    std::string then = r.end == ExecutionResult::End::Bug
+                           ? fmt::format("; the execution then ended in {}: {}", r.kind, r.message)
+                           : "";
     r.end = ExecutionResult::End::Bug;
     r.kind = bug.kind;
     r.thread = e.thread;
