@@ -107,20 +107,25 @@ class GraphExplorer {
     ExecutionGraph g = ExecutionGraph::build(s.events, s.steps, current_.steps);
     operands_.assign(s.steps, 0);
     for (uint64_t i = 0; i < s.steps; i++) operands_[i] = operand_of(s.events[i]);
-    if (!keep_promises(g, s)) {
+    bool promised = false;
+    for (const GraphEvent& e : g.events()) promised = promised || e.promise;
+    if (!keep_promises(g, s) || !consistent(g, model_)) {
       feasible_ = false;
       counts_.infeasible++;
-      return;
-    }
-    if (!consistent(g, model_)) {
-      feasible_ = false;
-      counts_.infeasible++;
+      // A promise's execution may fail only because of how the tail placed
+      // or read what came after the promise (a store mo-last that had to go
+      // before another): its alternatives may still keep it. Without a
+      // promise the tail cannot make a consistent prefix inconsistent.
+      if (promised) {
+        for (uint32_t k = 0; k < g.size(); k++)
+          if (g.at(k).promise) g.at(k).rf = kNone;
+        incremental_ = false;
+        alternatives(g);
+      }
       return;
     }
     HappensBefore& hb = hb_;
-    incremental_ = true;
-    for (const GraphEvent& e : g.events())
-      if (e.promise) incremental_ = false;  // clocks may then depend on later events
+    incremental_ = !promised;  // with a promise, clocks may depend on later events
     if (hb.compute(g)) {
       uint64_t inline_atomic = 0;
       bugs_ = find_data_races(g, hb, &inline_atomic);
@@ -133,6 +138,12 @@ class GraphExplorer {
       else
         counts_.redundant++;
     }
+    alternatives(g);
+  }
+
+  // The alternatives of the events the tail added (and of the last
+  // planned one's new write), pushed so the latest event's pop first.
+  void alternatives(const ExecutionGraph& g) {
     std::vector<uint8_t> added_max(g.size(), 1);
     size_t p = std::min<size_t>(current_.threads.size(), g.size());
     for (size_t i = 0; i < p && i < current_.added_max.size(); i++) added_max[i] = current_.added_max[i];
