@@ -398,6 +398,8 @@ ExplorationReport Explorer::run() {
   report.preemption_bound_completed = strategy->completed_bound();
   report.fairness_cuts = strategy->fairness_cuts();
   report.model_counts = strategy->model_counts();
+  if (model == shm::MemoryModel::C11)
+    report.exhaustive_scope = "every RC11-consistent execution, and the load buffering its promises reach";
   report.runners = session_.runner_stats();
   if (parallel_) {
     report.speculation = parallel_->stats();

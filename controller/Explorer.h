@@ -89,6 +89,10 @@ struct ExplorationReport {
   // had yielded and gave way; executions the agent ended as blocked because
   // only threads that gave way were awake (their unfair continuations).
   bool exhaustive_fair = false;
+  // What an exhaustive search covered when that is less than every
+  // execution of the model (c11: load buffering only as far as promises
+  // reach); printed after "exhaustive: yes".
+  std::string exhaustive_scope;
   uint64_t fairness_cuts = 0;
   uint64_t fairness_blocked = 0;
   bool interrupted = false;

@@ -175,6 +175,7 @@ void print_summary(std::FILE* out, const ExplorationReport& report) {
                            report.exhaustive_fair ? "every fair schedule ran; " : "", held, held == 1 ? "" : "s");
   // c11/rc11: the execution graphs the strategy counted, or at least the
   // executions that were not consistent (their outcomes are not reported).
+  if (report.exhaustive && !report.exhaustive_scope.empty()) fairness += " (" + report.exhaustive_scope + ")";
   std::string model;
   if (const auto& m = report.model_counts)
     model = fmt::format("; {} consistent, {} infeasible, {} redundant", m->consistent, m->infeasible, m->redundant);
@@ -243,6 +244,8 @@ nlohmann::json report_json(const ExplorationReport& report, const std::string& p
                                                                 {"inline_atomic", report.model_counts->inline_atomic}}
                                                : nlohmann::json(nullptr)},
           {"exhaustive", report.exhaustive},
+          // c11: what "exhaustive" covers (empty: every execution of the model).
+          {"exhaustive_scope", report.exhaustive_scope},
           // Fair scheduling of yields (analyses/FairYields.h): every fair
           // schedule ran; alternatives held back (race reversals not tried,
           // executions ended because only threads that gave way were awake).
