@@ -27,16 +27,13 @@ std::vector<std::vector<uint32_t>> threads_of(const ExecutionGraph& g) {
 
 // Position of each store in its location's mo (kInit: 0).
 struct MoPositions {
-  std::unordered_map<uint32_t, uint32_t> pos;
-  explicit MoPositions(const ExecutionGraph& g) {
+  std::vector<uint32_t> pos;  // by step
+  explicit MoPositions(const ExecutionGraph& g) : pos(g.size(), 0) {
     for (const auto& [loc, order] : g.mo())
-      for (uint32_t k = 0; k < order.size(); k++) pos[order[k]] = k + 1;
+      for (uint32_t k = 0; k < order.size(); k++)
+        if (order[k] < pos.size()) pos[order[k]] = k + 1;
   }
-  uint32_t of(uint32_t w) const {
-    if (w == kInit) return 0;
-    auto it = pos.find(w);
-    return it == pos.end() ? 0 : it->second;
-  }
+  uint32_t of(uint32_t w) const { return w < pos.size() ? pos[w] : 0; }
 };
 
 // The release heads whose clocks flow into a read of store w: for w and
