@@ -15,6 +15,7 @@
 
 #include "AgentDescriptors.h"
 #include "MemorySnapshot.h"
+#include "OwnPid.h"
 #include "RawSyscall.h"
 #include "SavedContext.h"
 #include "ThreadPool.h"
@@ -228,7 +229,7 @@ bool arm_runner(uint32_t ticket, int control_fd) {
                        -1, 0);
   if (p < 0 && p > -4096) return false;
   g = new (reinterpret_cast<void*>(p)) State;
-  g->pid = int(raw_syscall(SYS_getpid));
+  g->pid = int(own_pid());
   g->ticket = ticket;
   g->control_fd = control_fd;
   for (int sig = 1; sig <= 64; ++sig)
@@ -279,17 +280,17 @@ uint32_t ticket() { return g ? g->ticket : 0; }
 
 void pretend_unsupported() { unsupported = true; }
 
-bool armed() { return g && !g->failure && g->pid == int(raw_syscall(SYS_getpid)); }
+bool armed() { return g && !g->failure && g->pid == int(own_pid()); }
 
 bool unusable() { return !g || (g->failure && g->count == 0); }
 
-bool is_runner() { return g && g->pid == int(raw_syscall(SYS_getpid)); }
+bool is_runner() { return g && g->pid == int(own_pid()); }
 
 
 const char* refusal(bool any_thread) {
   if (!g) return "not a runner";
   if (g->failure) return g->failure;
-  if (g->pid != int(raw_syscall(SYS_getpid))) return "not the runner";
+  if (g->pid != int(own_pid())) return "not the runner";
   if (!any_thread && raw_syscall(SYS_gettid) != g->pid)
     return "the execution ended in another thread than the main one";
   if (g->taint) return g->taint;
