@@ -118,7 +118,10 @@ void Runtime::begin(uint32_t me, const PendingOp& op) {
 }
 
 void Runtime::first_turn(uint32_t me) {
-  pid_t tid = gettid_raw();
+  // A slot's thread: the kernel wrote its tid where libc keeps it when it
+  // was created in this process (ThreadPool.h).
+  bool slot = tid_offset_ >= 0 && thread_pool::my_slot() != thread_pool::kNoSlot;
+  pid_t tid = slot ? pid_t(*tid_word(tid_offset_)) : gettid_raw();
   publish_tid(me, tid);
   live_checkpoint::thread_started(me, prepare_thread_signals(me));
   wait_turn(me);

@@ -310,6 +310,12 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, 
   clocks_.assign(n, Clock{});
   seq_.assign(n, 0);
   thread_.assign(n, 0);
+  // Clocks are joined over the threads (and flush actors) that appear:
+  // the entries of the others stay 0 everywhere.
+  uint32_t width = 0;
+  for (uint64_t k = 0; k < n; ++k) width = std::max(width, uint32_t(events[k].thread) + 1);
+  for (uint64_t q = 0; q < npending; ++q) width = std::max(width, uint32_t(pending[q].thread) + 1);
+  width = std::min(width, shm::kMaxThreads);
   std::array<Clock, shm::kMaxThreads> now{};
   std::array<int64_t, shm::kMaxThreads> last_of_thread;
   last_of_thread.fill(-1);
@@ -416,7 +422,7 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, 
     // ExecutionModel::add_thread.)
     if (OpKind(e.kind) == OpKind::ThreadStart && created_by[p] >= 0) {
       const Clock& cc = clocks_[created_by[p]];
-      for (uint32_t t = 0; t < shm::kMaxThreads; ++t) c[t] = std::max(c[t], cc[t]);
+      for (uint32_t t = 0; t < width; ++t) c[t] = std::max(c[t], cc[t]);
     }
     Access a = access_of(e);
     // A load forwarded wholly from one of its thread's buffered stores reads
@@ -478,7 +484,7 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, 
     const Clock before = c;
     for (const auto* list : {&cands, &hb_only})
       for (int64_t x : *list)
-        for (uint32_t t = 0; t < shm::kMaxThreads; ++t) c[t] = std::max(c[t], clocks_[x][t]);
+        for (uint32_t t = 0; t < width; ++t) c[t] = std::max(c[t], clocks_[x][t]);
     ++c[p];
     clocks_[k] = c;
     seq_[k] = c[p];
