@@ -28,13 +28,11 @@ void* run_controlled(const StartInfo& info) {
   rt.first_turn(info.index);
   // The start routine's frames are below this one. (Its stack's bounds come
   // from the heap-using pthread_getattr_np: only now that it is this
-  // thread's turn. A slot's are known: no system call, no heap.)
+  // thread's turn.)
   {
     uint64_t top = reinterpret_cast<uint64_t>(__builtin_frame_address(0)), low = top;
     pthread_attr_t attr;
-    if (my_slot() != kNoSlot) {
-      low = stack_base(my_slot());
-    } else if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
       void* stack = nullptr;
       size_t size = 0;
       if (pthread_attr_getstack(&attr, &stack, &size) == 0) low = reinterpret_cast<uint64_t>(stack);

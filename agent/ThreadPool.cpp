@@ -351,7 +351,6 @@ uint32_t slot_of(uint64_t handle) {
 void* result(uint32_t slot) { return slots[slot].result; }
 bool ended(uint32_t slot) { return slots[slot].ended; }
 uint32_t my_slot() { return t_slot; }
-uint64_t stack_base(uint32_t slot) { return uint64_t(stacks + slot * (stack_size + 4096) + 4096); }
 
 void note_key(unsigned key, void (*dtor)(void*)) {
   if (key >= kKeys) return;

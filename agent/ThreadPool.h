@@ -96,8 +96,6 @@ void note_exit(uint32_t slot, void* value);
 [[noreturn]] void park_for_rollback(uint32_t slot);
 // The slot of the calling thread, kNoSlot for any other.
 uint32_t my_slot();
-// The lowest address of a slot's stack (what pthread_getattr_np reports).
-uint64_t stack_base(uint32_t slot);
 // Rollback, in the main thread: waits until every slot thread that ran in
 // this execution is parked for the rollback (true), false when one cannot
 // be (it is not in this process, or was created during the execution).
