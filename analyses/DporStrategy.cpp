@@ -416,7 +416,9 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, 
     const shm::Event& e = events[k];
     uint32_t p = e.thread;
     thread_[k] = p;
-    Clock c = now[p];
+    // The event's clock is built in place (the entries past `width` stay 0).
+    Clock& c = clocks_[k];
+    std::copy_n(now[p].begin(), width, c.begin());
     // A thread starts after its creation. (Not only at its index's first
     // event: an index is reused after a join by the creator,
     // ExecutionModel::add_thread.)
@@ -478,27 +480,29 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, 
     // nor a barrier leave the arrival that opened it).
     enablers_[k].assign(hb_only.begin() + int64_t(buffered_from), hb_only.end());
 
-    // The event's clock: its thread's, joined with every conflicting event
-    // it comes after. Races are judged against the clock before the join,
-    // and need this one (add_backtrack asks what happens before e_k).
-    const Clock before = c;
-    for (const auto* list : {&cands, &hb_only})
-      for (int64_t x : *list)
-        for (uint32_t t = 0; t < width; ++t) c[t] = std::max(c[t], clocks_[x][t]);
-    ++c[p];
-    clocks_[k] = c;
-    seq_[k] = c[p];
-    now[p] = c;
-
     // Races: conflicting events of other threads not already ordered before
     // this one, and not ordered before another such event (no event between).
     // Races wholly before the branch point were seen by earlier executions
     // (source mode: same backtrack points). Optimal mode reverses each one
     // again: its sequence takes in events after e_j, which differ now.
-    if (k >= from || optimal_) {
+    // They are judged against the clock before the join below, and handled
+    // after it (add_backtrack asks what happens before e_k).
+    bool check_races = k >= from || optimal_;
+    if (check_races) {
       racing.clear();
       for (int64_t x : cands)
-        if (thread_[x] != p && before[thread_[x]] < seq_[x]) racing.push_back(x);
+        if (thread_[x] != p && c[thread_[x]] < seq_[x]) racing.push_back(x);
+    }
+    // The event's clock: its thread's, joined with every conflicting event
+    // it comes after.
+    for (const auto* list : {&cands, &hb_only})
+      for (int64_t x : *list)
+        for (uint32_t t = 0; t < width; ++t) c[t] = std::max(c[t], clocks_[x][t]);
+    ++c[p];
+    seq_[k] = c[p];
+    std::copy_n(c.begin(), width, now[p].begin());
+
+    if (check_races) {
       for (int64_t x : racing) {
         bool covered = false;
         for (int64_t y : racing)
