@@ -17,6 +17,7 @@
 #include "InstructionSites.h"
 #include "KernelWaits.h"
 #include "LoopState.h"
+#include "OwnPid.h"
 #include "RealFunctions.h"
 #include "Rollback.h"
 #include "Runtime.h"
@@ -80,6 +81,7 @@ __attribute__((constructor)) void agent_init() {
   unsetenv("CTRL_SITES_FD");
   if (const char* missing = resolve_real_functions()) fail(control, std::string("cannot resolve ") + missing);
   if (control < 0 || region_fd < 0) return;
+  own_pid_init();
 
 
   AgentScope scope;

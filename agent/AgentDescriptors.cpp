@@ -16,6 +16,14 @@ namespace {
 constexpr int kMaxSlots = 8;
 int* slots[kMaxSlots];
 int nslots = 0;
+// hold_descriptors' array.
+int* array_first = nullptr;
+unsigned array_stride = 0;
+const int* array_count = nullptr;
+int array_size() { return array_count ? *array_count : 0; }
+int* array_slot(int i) {
+  return reinterpret_cast<int*>(reinterpret_cast<char*>(array_first) + size_t(i) * array_stride);
+}
 // Where a moved descriptor goes: above the fixed numbers ctrl gives the
 // target (900-902), where programs rarely look.
 constexpr int kMoveFloor = 903;
@@ -28,6 +36,8 @@ int* slot_of(int fd) {
   if (rt.control_fd == fd) return &rt.control_fd;
   for (int i = 0; i < nslots; ++i)
     if (*slots[i] == fd) return slots[i];
+  for (int i = 0, n = array_size(); i < n; ++i)
+    if (*array_slot(i) == fd) return array_slot(i);
   return nullptr;
 }
 
@@ -35,6 +45,12 @@ int* slot_of(int fd) {
 
 void hold_descriptor(int* slot) {
   if (nslots < kMaxSlots) slots[nslots++] = slot;
+}
+
+void hold_descriptors(int* first, unsigned stride, const int* count) {
+  array_first = first;
+  array_stride = stride;
+  array_count = count;
 }
 
 bool holds_descriptor(int fd) { return slot_of(fd) != nullptr; }
@@ -65,13 +81,14 @@ int close_range_around_agent(unsigned first, unsigned last, int flags) {
   // The agent's descriptors in the range, ascending; the pieces between
   // them are closed (CLOSE_RANGE_UNSHARE applies to the first call only:
   // later ones act on the already unshared table).
-  int held[kMaxSlots + 1];
+  constexpr int kMaxHeld = kMaxSlots + 1 + 1024;
+  int held[kMaxHeld];
   int n = 0;
-  for (int i = -1; i < nslots; ++i) {
-    int fd = i < 0 ? rt.control_fd : *slots[i];
+  for (int i = -1; i < nslots + array_size() && n < kMaxHeld; ++i) {
+    int fd = i < 0 ? rt.control_fd : i < nslots ? *slots[i] : *array_slot(i - nslots);
     if (fd >= 0 && unsigned(fd) >= first && unsigned(fd) <= last) held[n++] = fd;
   }
-  for (int i = 1; i < n; ++i)  // ascending (a handful)
+  for (int i = 1; i < n; ++i)  // ascending (a handful; the array's are)
     for (int k = i; k > 0 && held[k - 1] > held[k]; --k) std::swap(held[k - 1], held[k]);
   unsigned from = first;
   for (int i = 0; i < n; ++i) {

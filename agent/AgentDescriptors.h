@@ -15,6 +15,10 @@ namespace ctrl::agent {
 
 // The agent holds the descriptor in *slot (-1: none) from now on.
 void hold_descriptor(int* slot);
+// The agent holds the descriptors of an array from now on: *count slots,
+// `stride` bytes apart, from `first` (each -1: none). One such array (the
+// runner's copies of the program's descriptors, Rollback.cpp).
+void hold_descriptors(int* first, unsigned stride, const int* count);
 // Whether the agent holds `fd` (whoever asks).
 bool holds_descriptor(int fd);
 // Whether `fd` is one of the agent's, for a call the program makes.

@@ -5,6 +5,7 @@
 
 #include "Framing.h"
 #include "OwnCalls.h"
+#include "OwnPid.h"
 #include "RawSyscall.h"
 #include "RealFunctions.h"
 #include "Rollback.h"
@@ -44,7 +45,7 @@ bool Runtime::roll_back_after_attention(uint32_t me) {
   if (rollback::refusal(true)) return false;
   // The main thread (T0) holds the checkpoint's stack: it must be the one
   // that rolls back, parked (not finished) if it is not this thread.
-  bool main_thread = raw_syscall(SYS_gettid) == raw_syscall(SYS_getpid);
+  bool main_thread = raw_syscall(SYS_gettid) == own_pid();
   if (!main_thread && (me == 0 || model.thread_count() == 0 || model.thread(0).finished)) return false;
   finished_ = true;
   framing::write_all(control_fd, attention_rolled_back_frame_, attention_rolled_back_len_);
@@ -76,7 +77,7 @@ void Runtime::execution_finished() {
   if (runner && !refusal && tid_offset_ < 0) refusal = "libc's thread descriptor is not understood";
   bool reuse = runner && !refusal;
   proto::ControlMessage m;
-  m.mutable_finished()->set_pid(getpid());
+  m.mutable_finished()->set_pid(own_pid());
   m.mutable_finished()->set_exit_status(h->exit_status);
   m.mutable_finished()->set_rolled_back(reuse);
   if (refusal) m.mutable_finished()->set_refusal(refusal);

@@ -24,6 +24,7 @@
 #include "InstructionSites.h"
 #include "LiveCheckpoint.h"
 #include "OwnCalls.h"
+#include "OwnPid.h"
 #include "RawSyscall.h"
 #include "RealFunctions.h"
 #include "Rollback.h"
@@ -61,18 +62,25 @@ bool Runtime::take_checkpoint(uint32_t me) {
   return true;
 }
 
-void Runtime::start_execution(pid_t fork_server) {
+void Runtime::start_execution(pid_t fork_server, bool resumed) {
   // Die with the fork server (and so with ctrl): executions are not traced.
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != fork_server) real._exit(0);
+  // (A rolled back runner did at its first execution: the parent-death
+  // signal stays, and the runner died with the fork server if it is gone.)
+  if (!resumed) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != fork_server) real._exit(0);
+  }
   fork_server_ = fork_server;
   shm::Header* h = region.header;
-  build_frames();
+  // (A runner built them before its snapshot: they are in its memory.)
+  if (!resumed) build_frames();
   stepping_ = h->policy == shm::TailPolicy::Ask;
   checkpoint_at_ = h->checkpoint_at;
-  install_execution_signal_handlers();
-  prepare_thread_signals(0);
-  live_checkpoint::thread_started(0);
+  // The dispositions of the managed signals are the agent's in a runner
+  // rolled back (the program's calls only reach its records, which the
+  // rollback restores) and the mask it restores unblocks them: nothing to do.
+  if (!resumed) install_execution_signal_handlers();
+  live_checkpoint::thread_started(0, prepare_thread_signals(0));
   active = true;
   ended = false;
   step_ = 0;
@@ -92,7 +100,8 @@ void Runtime::start_execution(pid_t fork_server) {
   buffers.reset(h->model == shm::MemoryModel::PSO ? StoreBuffers::Mode::PSO : StoreBuffers::Mode::TSO);
   for (auto& p : park_) p.go.store(kWaiting, std::memory_order_relaxed);
   for (uint32_t t = 0; t < model.thread_count(); ++t) publish(t);
-  publish_tid(0);
+  // (The main thread of a runner is the process.)
+  publish_tid(0, resumed ? own_pid() : 0);
   // The previous execution is over (released after it): put the files
   // back as they were at the checkpoint.
   file_state::start_execution();
@@ -249,6 +258,7 @@ void Runtime::checkpoint(uint64_t site) {
       pid_t server = getpid();
       pid_t child = _Fork();
       if (child == 0) {
+        bool resumed = false;
         close(sfd);
         real.pthread_sigmask(SIG_SETMASK, &saved_mask, nullptr);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -265,12 +275,13 @@ void Runtime::checkpoint(uint64_t site) {
           // then cannot be rolled back: ThreadPool.h.)
           thread_pool::start_runner();
           discard_output();
-          // Returns again after each rollback, at the next ticket.
-          rollback::arm_runner(ticket, control_fd);
-          if (rollback::armed()) ticket = rollback::ticket();
+          build_frames();
+          // Returns again (true) after each rollback, at the next ticket.
+          resumed = rollback::arm_runner(ticket, control_fd);
+          if (resumed || rollback::armed()) ticket = rollback::ticket();
         }
         wait_for_release(ticket);
-        start_execution(server);
+        start_execution(server, resumed);
         return;
       }
       if (child < 0) {

@@ -13,6 +13,7 @@
 #include "AgentDescriptors.h"
 #include "InstructionSites.h"
 #include "KernelWaits.h"
+#include "RawSyscall.h"
 #include "RealFunctions.h"
 #include "Rollback.h"
 #include "Runtime.h"
@@ -144,18 +145,27 @@ void reserve_alternate_stacks() {
   if (p != MAP_FAILED) alt_stacks = static_cast<uint8_t*>(p);
 }
 
-void prepare_thread_signals(uint32_t index) {
+stack_t prepare_thread_signals(uint32_t index) {
+  stack_t now{};
   void* stack = nullptr;
   if (alt_stacks && index < shm::kMaxThreads) {
     stack = alt_stacks + size_t(index) * kAltStackSize;
+    raw_syscall(SYS_sigaltstack, 0, reinterpret_cast<long>(&now));
+    if (now.ss_sp == stack && now.ss_size == kAltStackSize && now.ss_flags == 0) return now;
   } else {
     stack = mmap(nullptr, kAltStackSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (stack == MAP_FAILED) return;
+    if (stack == MAP_FAILED) {
+      raw_syscall(SYS_sigaltstack, 0, reinterpret_cast<long>(&now));
+      return now;
+    }
   }
   stack_t ss{};
   ss.ss_sp = stack;
   ss.ss_size = kAltStackSize;
-  sigaltstack(&ss, nullptr);
+  // Not on it (this is ordinary code): the kernel reports what was set.
+  if (raw_syscall(SYS_sigaltstack, reinterpret_cast<long>(&ss), 0) == 0) return ss;
+  raw_syscall(SYS_sigaltstack, 0, reinterpret_cast<long>(&now));
+  return now;
 }
 
 }  // namespace ctrl::agent

@@ -366,10 +366,10 @@ Taken serve(shm::CheckpointSlot& slot) {
 
 }  // namespace
 
-void thread_started(uint32_t t) {
+void thread_started(uint32_t t, const stack_t& altstack) {
   if (t >= shm::kMaxThreads) return;
   rt.park(t).fs_base = uint64_t(pthread_self());
-  sys(SYS_sigaltstack, nullptr, &rt.park(t).altstack);
+  rt.park(t).altstack = altstack;
 }
 
 Taken take(uint32_t me, uint64_t step, int fork_server) {

@@ -40,6 +40,8 @@
 //    a pipe's write end stays open in it), thread ids a program saved itself.
 #pragma once
 
+#include <signal.h>
+
 #include <cstdint>
 
 #include "ParkContext.h"
@@ -47,9 +49,9 @@
 namespace ctrl::agent::live_checkpoint {
 
 // The calling thread, controlled as `t`, is about to wait for its first
-// turn (its alternate signal stack is set): records its thread pointer and
-// alternate stack (Runtime::Park).
-void thread_started(uint32_t t);
+// turn (its alternate signal stack is set, `altstack`): records its thread
+// pointer and alternate stack (Runtime::Park).
+void thread_started(uint32_t t, const stack_t& altstack);
 
 enum class Taken {
   Original,  // in the execution: Header::checkpoint_result says the slot (-1: refused)

@@ -13,7 +13,9 @@
 #include <initializer_list>
 #include <new>
 
+#include "AgentDescriptors.h"
 #include "MemorySnapshot.h"
+#include "OwnPid.h"
 #include "RawSyscall.h"
 #include "SavedContext.h"
 #include "ThreadPool.h"
@@ -58,8 +60,13 @@ struct State {
   int cwd_fd = -1;
   uint64_t cwd_dev = 0, cwd_ino = 0;
   uint32_t umask = 0;
+  // /proc/self/fd, open: its size (fstat) is the number of descriptors open.
+  int fd_dir = -1;
   int ndescriptors = 0;
   Descriptor descriptors[kMaxDescriptors];
+  // Descriptors open when the checkpoint's are as recorded: the recorded
+  // ones and their copies.
+  uint64_t nopen = 0;
   MemorySnapshot snapshot;
   alignas(16) uint8_t stack[kStackSize];
 };
@@ -110,12 +117,37 @@ const char* record_descriptors() {
     }
   }
   raw_syscall(SYS_close, dir);
+  g->nopen = uint64_t(g->ndescriptors);
+  for (int i = 0; i < g->ndescriptors; ++i) g->nopen += g->descriptors[i].copy >= 0;
   return nullptr;
+}
+
+// Whether the descriptors are the checkpoint's already, found cheaply (a
+// close_range walks the whole descriptor table, about 1000 slots here: 20
+// us). The agent holds its own descriptors and the copies
+// (AgentDescriptors.h): the program cannot close them. So if every other
+// recorded descriptor is still the same file and as many descriptors are
+// open as were recorded, no other one is open.
+bool descriptors_intact() {
+  struct stat st;
+  if (g->fd_dir < 0 || raw_syscall(SYS_fstat, g->fd_dir, reinterpret_cast<long>(&st)) != 0 ||
+      uint64_t(st.st_size) != g->nopen)
+    return false;
+  for (int i = 0; i < g->ndescriptors; ++i) {
+    const Descriptor& d = g->descriptors[i];
+    if (holds_descriptor(d.fd)) continue;
+    uint64_t dev, ino;
+    if (!stat_fd(d.fd, dev, ino) || dev != d.dev || ino != d.ino) return false;
+  }
+  // (A held one the program dup2'd onto moved, AgentDescriptors.h: the
+  // program's descriptor in its place is one too many.)
+  return true;
 }
 
 // Descriptors: the ones the execution opened are closed (as its exit would
 // have), the checkpoint's must still be the same files.
 const char* restore_descriptors() {
+  if (descriptors_intact()) return nullptr;
   // Everything but the checkpoint's descriptors and their copies closes
   // (the copies lie above all of them, in recording order).
   unsigned from = 0;
@@ -144,10 +176,8 @@ const char* restore_process_state() {
     if (g->sig_changed & (uint64_t(1) << (sig - 1)))
       raw_syscall(SYS_rt_sigaction, sig, reinterpret_cast<long>(&g->actions[sig - 1]), 0, 8);
   g->sig_changed = 0;
-  struct stat st;
-  if (raw_syscall(SYS_newfstatat, AT_FDCWD, reinterpret_cast<long>("."), reinterpret_cast<long>(&st), 0) != 0 ||
-      st.st_dev != g->cwd_dev || st.st_ino != g->cwd_ino)
-    raw_syscall(SYS_fchdir, g->cwd_fd);
+  // (Cheaper than looking at "." first: about 0.5 us against 3.)
+  if (raw_syscall(SYS_fchdir, g->cwd_fd) != 0) return "cannot go back to the working directory";
   raw_syscall(SYS_umask, g->umask);
   return nullptr;
 }
@@ -199,7 +229,7 @@ bool arm_runner(uint32_t ticket, int control_fd) {
                        -1, 0);
   if (p < 0 && p > -4096) return false;
   g = new (reinterpret_cast<void*>(p)) State;
-  g->pid = int(raw_syscall(SYS_getpid));
+  g->pid = int(own_pid());
   g->ticket = ticket;
   g->control_fd = control_fd;
   for (int sig = 1; sig <= 64; ++sig)
@@ -216,6 +246,18 @@ bool arm_runner(uint32_t ticket, int control_fd) {
     g->failure = "cannot open the working directory";
     return false;
   }
+  long fd_dir =
+      raw_syscall(SYS_openat, AT_FDCWD, reinterpret_cast<long>("/proc/self/fd"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd_dir >= 0) {
+    g->fd_dir = int(raw_syscall(SYS_fcntl, fd_dir, F_DUPFD_CLOEXEC, 903));
+    raw_syscall(SYS_close, fd_dir);
+  }
+  // The program cannot close or replace these (held before the snapshot
+  // copies the agent's memory, so every rollback keeps them held); the
+  // copies are recorded below.
+  hold_descriptor(&g->cwd_fd);
+  hold_descriptor(&g->fd_dir);
+  hold_descriptors(&g->descriptors[0].copy, sizeof(Descriptor), &g->ndescriptors);
   // The snapshot's own descriptors are opened by arm(), before the list.
   if (ctrl_context_save(&g->ctx) != 0) return true;
   // From here to the copies in arm(), this frame and its callers are what
@@ -238,17 +280,17 @@ uint32_t ticket() { return g ? g->ticket : 0; }
 
 void pretend_unsupported() { unsupported = true; }
 
-bool armed() { return g && !g->failure && g->pid == int(raw_syscall(SYS_getpid)); }
+bool armed() { return g && !g->failure && g->pid == int(own_pid()); }
 
 bool unusable() { return !g || (g->failure && g->count == 0); }
 
-bool is_runner() { return g && g->pid == int(raw_syscall(SYS_getpid)); }
+bool is_runner() { return g && g->pid == int(own_pid()); }
 
 
 const char* refusal(bool any_thread) {
   if (!g) return "not a runner";
   if (g->failure) return g->failure;
-  if (g->pid != int(raw_syscall(SYS_getpid))) return "not the runner";
+  if (g->pid != int(own_pid())) return "not the runner";
   if (!any_thread && raw_syscall(SYS_gettid) != g->pid)
     return "the execution ended in another thread than the main one";
   if (g->taint) return g->taint;

@@ -23,6 +23,7 @@
 #include "KernelWaits.h"
 #include "LiveCheckpoint.h"
 #include "OwnCalls.h"
+#include "OwnPid.h"
 #include "ParkContext.h"
 #include "RawSyscall.h"
 #include "Rollback.h"
@@ -99,8 +100,8 @@ void Runtime::publish(uint32_t t) {
   s.await_site = spinning ? th.pending.site : 0;
 }
 
-void Runtime::publish_tid(uint32_t t) {
-  region.header->threads[t].tid = gettid_raw();
+void Runtime::publish_tid(uint32_t t, pid_t tid) {
+  region.header->threads[t].tid = tid ? tid : gettid_raw();
   if (region.header->nthreads < t + 1) region.header->nthreads = t + 1;
 }
 
@@ -117,12 +118,15 @@ void Runtime::begin(uint32_t me, const PendingOp& op) {
 }
 
 void Runtime::first_turn(uint32_t me) {
-  publish_tid(me);
-  prepare_thread_signals(me);
-  live_checkpoint::thread_started(me);
+  // A slot's thread: the kernel wrote its tid where libc keeps it when it
+  // was created in this process (ThreadPool.h).
+  bool slot = tid_offset_ >= 0 && thread_pool::my_slot() != thread_pool::kNoSlot;
+  pid_t tid = slot ? pid_t(*tid_word(tid_offset_)) : gettid_raw();
+  publish_tid(me, tid);
+  live_checkpoint::thread_started(me, prepare_thread_signals(me));
   wait_turn(me);
   // The offset found in the main thread must hold in every thread.
-  if (tid_offset_ >= 0 && *tid_word(tid_offset_) != gettid_raw()) tid_offset_ = -1;
+  if (tid_offset_ >= 0 && *tid_word(tid_offset_) != tid) tid_offset_ = -1;
   log(me, OpKind::ThreadStart, 0, model.thread(me).pending.site);
 }
 
@@ -580,12 +584,12 @@ void Runtime::build_frames() {
   };
   {
     proto::ControlMessage m;
-    m.mutable_attention()->set_pid(getpid());
+    m.mutable_attention()->set_pid(own_pid());
     frame(m, attention_frame_, attention_len_);
     m.mutable_attention()->set_rolled_back(true);
     frame(m, attention_rolled_back_frame_, attention_rolled_back_len_);
     proto::ControlMessage p;
-    p.mutable_paused()->set_pid(getpid());
+    p.mutable_paused()->set_pid(own_pid());
     frame(p, paused_frame_, paused_len_);
   }
 }

@@ -110,7 +110,8 @@ class Runtime {
   }
   // Refreshes the shared slot of `t` (status, pending operation) for the controller.
   void publish(uint32_t t);
-  void publish_tid(uint32_t t);
+  // (`tid`: the calling thread's, when known.)
+  void publish_tid(uint32_t t, pid_t tid = 0);
 
   // A parked thread's word: waiting (spinning), sleeping (in FUTEX_WAIT),
   // or go (its turn).
@@ -154,7 +155,9 @@ class Runtime {
   void ask(uint32_t me, uint64_t mask);
   void hand_to(uint32_t next);
   void wait_turn(uint32_t me);
-  void start_execution(pid_t fork_server);
+  // `resumed`: in a runner rolled back after an execution (Rollback.h), whose
+  // kernel state the previous start set already and the rollback kept.
+  void start_execution(pid_t fork_server, bool resumed = false);
   // Until the controller released `ticket` (Header::released).
   void wait_for_release(uint32_t ticket);
   // Executions' stdout and stderr go to /dev/null unless shown (or a file

@@ -21,8 +21,10 @@ void install_execution_signal_handlers();
 // Per thread: an alternate stack, so a stack overflow is still reported.
 // Maps the alternate signal stacks of every thread index (once).
 void reserve_alternate_stacks();
-// The calling thread, index `index`, takes its alternate signal stack.
-void prepare_thread_signals(uint32_t index);
+// The calling thread, index `index`, takes its alternate signal stack;
+// returns it as sigaltstack reports it. (A thread that has it already, a
+// recycled one in a runner, makes no second system call.)
+stack_t prepare_thread_signals(uint32_t index);
 // Calls the program's own action for `sig` if it has one; false when the
 // program left it at the default (the signal is fatal) or ignores it.
 bool forward_to_program(int sig, siginfo_t* info, void* context);

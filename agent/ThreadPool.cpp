@@ -11,6 +11,7 @@
 
 #include <new>
 
+#include "OwnPid.h"
 #include "ParkContext.h"
 #include "RawSyscall.h"
 #include "RealFunctions.h"
@@ -45,6 +46,9 @@ struct Private {
   struct Slot {
     SavedContext ctx;
     std::atomic<uint32_t> state{0};
+    // all_parked waits for this slot's thread to park (a wake-up is a
+    // system call: made only when someone waits).
+    std::atomic<uint32_t> watched{0};
     void* robust_head = nullptr;
     size_t robust_len = 0;
     alignas(16) uint8_t stack[kParkStack];
@@ -151,8 +155,11 @@ void* slot_main(void* arg) {
 [[noreturn]] void parked(void* arg) {
   uint32_t k = uint32_t(reinterpret_cast<uintptr_t>(arg));
   block_signals();
-  set_state_and_wake(k, State::Parked);
   Private::Slot& p = priv->slots[k];
+  // Sequentially consistent, as all_parked's side: either it sees Parked,
+  // or this sees that it waits.
+  p.state.store(uint32_t(State::Parked), std::memory_order_seq_cst);
+  if (p.watched.exchange(0, std::memory_order_seq_cst)) futex(&p.state, FUTEX_WAKE_PRIVATE, INT32_MAX);
   for (uint32_t s; (s = p.state.load(std::memory_order_acquire)) != uint32_t(State::Resume);)
     futex(&p.state, FUTEX_WAIT_PRIVATE, s);
   set_state(k, State::Running);
@@ -206,7 +213,7 @@ bool recreate(uint32_t k) {
 // This process's own pool: the threads of the process it was forked from
 // are not here.
 void adopt_pool() {
-  int pid = int(raw_syscall(SYS_getpid));
+  int pid = int(own_pid());
   if (priv->owner_pid == pid) return;
   priv->owner_pid = pid;
   priv->runner = false;
@@ -251,7 +258,7 @@ bool reserve() {
   // Created here, in the fork server, with libc: what libc allocates for
   // them (their TLS's vectors) is then part of every execution's start.
   // Each saves its context in its idle wait and sleeps there.
-  priv->owner_pid = int(raw_syscall(SYS_getpid));
+  priv->owner_pid = int(own_pid());
   for (uint32_t k = 0; k < kSlots; ++k) {
     Private::Slot& slot = priv->slots[k];
     slot.state.store(uint32_t(State::Running), std::memory_order_relaxed);
@@ -353,7 +360,7 @@ void note_key(unsigned key, void (*dtor)(void*)) {
 
 void note_exit(uint32_t slot, void* value) {
   slots[slot].result = value;
-  if (priv && priv->owner_pid == int(raw_syscall(SYS_getpid))) {
+  if (priv && priv->owner_pid == int(own_pid())) {
     set_state(slot, State::Gone);
     if (priv->runner) rollback::taint("a recycled thread ended with pthread_exit");
   }
@@ -361,7 +368,7 @@ void note_exit(uint32_t slot, void* value) {
 
 void park_for_rollback(uint32_t slot) {
   t_me = kNoThread;
-  if (!priv || priv->owner_pid != int(raw_syscall(SYS_getpid))) {
+  if (!priv || priv->owner_pid != int(own_pid())) {
     // Not the runner: nothing will resume it; the process's end ends it.
     block_signals();
     static uint32_t never = 0;
@@ -371,13 +378,15 @@ void park_for_rollback(uint32_t slot) {
 }
 
 bool all_parked() {
-  if (!priv || !priv->runner || priv->owner_pid != int(raw_syscall(SYS_getpid))) return next_slot == 0;
+  if (!priv || !priv->runner || priv->owner_pid != int(own_pid())) return next_slot == 0;
   for (uint32_t k = 0; k < kSlots; ++k) {
     Private::Slot& p = priv->slots[k];
     // Resume: coming back from the previous rollback, not yet in its wait.
     for (uint32_t s;
-         (s = p.state.load(std::memory_order_acquire)) == uint32_t(State::Running) || s == uint32_t(State::Resume);)
-      futex(&p.state, FUTEX_WAIT_PRIVATE, s);
+         (s = p.state.load(std::memory_order_seq_cst)) == uint32_t(State::Running) || s == uint32_t(State::Resume);) {
+      p.watched.store(1, std::memory_order_seq_cst);
+      if (p.state.load(std::memory_order_seq_cst) == s) futex(&p.state, FUTEX_WAIT_PRIVATE, s);
+    }
     uint32_t s = p.state.load(std::memory_order_acquire);
     if (s != uint32_t(State::Idle) && s != uint32_t(State::Parked)) return false;
   }
@@ -385,7 +394,7 @@ bool all_parked() {
 }
 
 int idle_threads() {
-  if (!priv || priv->owner_pid != int(raw_syscall(SYS_getpid))) return 0;
+  if (!priv || priv->owner_pid != int(own_pid())) return 0;
   int n = 0;
   for (uint32_t k = 0; k < kSlots; ++k) {
     uint32_t s = priv->slots[k].state.load(std::memory_order_acquire);

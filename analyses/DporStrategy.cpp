@@ -305,21 +305,70 @@ bool DporStrategy::happens_before(uint64_t a, uint64_t b) const {
   return clocks_[b][thread_[a]] >= seq_[a];
 }
 
+void DporStrategy::ByteTable::reset() {
+  used = 0;
+  if (++gen == 0) {  // wrapped: no entry may look current
+    for (auto& e : slots) e.gen = 0;
+    gen = 1;
+  }
+}
+
+namespace {
+size_t byte_hash(uint64_t addr, size_t mask) { return size_t((addr * 0x9E3779B97F4A7C15ULL) >> 32) & mask; }
+}  // namespace
+
+DporStrategy::ByteState* DporStrategy::ByteTable::find(uint64_t addr) {
+  if (slots.empty()) return nullptr;
+  size_t mask = slots.size() - 1;
+  for (size_t h = byte_hash(addr, mask);; h = (h + 1) & mask) {
+    ByteState& e = slots[h];
+    if (e.gen != gen) return nullptr;
+    if (e.addr == addr) return &e;
+  }
+}
+
+DporStrategy::ByteState& DporStrategy::ByteTable::at(uint64_t addr) {
+  if (ByteState* e = find(addr)) return *e;
+  if (2 * (used + 1) > slots.size()) {
+    std::vector<ByteState> old = std::move(slots);
+    slots.assign(old.empty() ? 64 : 2 * old.size(), ByteState{});
+    size_t mask = slots.size() - 1;
+    for (auto& e : old) {
+      if (e.gen != gen) continue;
+      size_t h = byte_hash(e.addr, mask);
+      while (slots[h].gen == gen) h = (h + 1) & mask;
+      slots[h] = std::move(e);
+    }
+  }
+  size_t mask = slots.size() - 1;
+  size_t h = byte_hash(addr, mask);
+  while (slots[h].gen == gen) h = (h + 1) & mask;
+  ByteState& e = slots[h];
+  e.addr = addr;
+  e.gen = gen;
+  e.write = -1;
+  e.reads.clear();
+  ++used;
+  return e;
+}
+
 void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, const shm::Event* pending,
                            uint64_t npending) {
   clocks_.assign(n, Clock{});
   seq_.assign(n, 0);
   thread_.assign(n, 0);
+  // Clocks are joined over the threads (and flush actors) that appear:
+  // the entries of the others stay 0 everywhere.
+  uint32_t width = 0;
+  for (uint64_t k = 0; k < n; ++k) width = std::max(width, uint32_t(events[k].thread) + 1);
+  for (uint64_t q = 0; q < npending; ++q) width = std::max(width, uint32_t(pending[q].thread) + 1);
+  width = std::min(width, shm::kMaxThreads);
   std::array<Clock, shm::kMaxThreads> now{};
   std::array<int64_t, shm::kMaxThreads> last_of_thread;
   last_of_thread.fill(-1);
   std::array<int64_t, shm::kMaxThreads> created_by;  // the create event of each thread
   created_by.fill(-1);
-  struct Byte {
-    int64_t write = -1;
-    std::vector<int64_t> reads;  // since the write, the latest per thread
-  };
-  std::unordered_map<uint64_t, Byte> bytes;
+  bytes_.reset();
   struct Object {
     int64_t last = -1;          // latest operation of any kind
     int64_t last_acquire = -1;  // latest successful acquisition
@@ -384,18 +433,18 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, 
     }
     bool flush = OpKind(e.kind) == OpKind::Flush;
     each_byte(a.write_addr, a.write_size, [&](uint64_t b) {
-      auto it = bytes.find(b);
-      if (it == bytes.end()) return;
-      if (it->second.write >= 0) cands.push_back(it->second.write);
-      for (int64_t r : it->second.reads)
+      const ByteState* s = bytes_.find(b);
+      if (!s) return;
+      if (s->write >= 0) cands.push_back(s->write);
+      for (int64_t r : s->reads)
         if (!flush || thread_[r] != e.owner) cands.push_back(r);
     });
     auto own_flush = [&](int64_t w) {
       return real && OpKind(events[w].kind) == OpKind::Flush && events[w].owner == p;
     };
     auto reads = [&](uint64_t b) {
-      auto it = bytes.find(b);
-      if (it != bytes.end() && it->second.write >= 0 && !own_flush(it->second.write)) cands.push_back(it->second.write);
+      const ByteState* s = bytes_.find(b);
+      if (s && s->write >= 0 && !own_flush(s->write)) cands.push_back(s->write);
     };
     each_byte(a.read_addr, a.read_size, reads);
     each_byte(a.read2_addr, a.read2_size, reads);
@@ -410,13 +459,15 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, 
     const shm::Event& e = events[k];
     uint32_t p = e.thread;
     thread_[k] = p;
-    Clock c = now[p];
+    // The event's clock is built in place (the entries past `width` stay 0).
+    Clock& c = clocks_[k];
+    std::copy_n(now[p].begin(), width, c.begin());
     // A thread starts after its creation. (Not only at its index's first
     // event: an index is reused after a join by the creator,
     // ExecutionModel::add_thread.)
     if (OpKind(e.kind) == OpKind::ThreadStart && created_by[p] >= 0) {
       const Clock& cc = clocks_[created_by[p]];
-      for (uint32_t t = 0; t < shm::kMaxThreads; ++t) c[t] = std::max(c[t], cc[t]);
+      for (uint32_t t = 0; t < width; ++t) c[t] = std::max(c[t], cc[t]);
     }
     Access a = access_of(e);
     // A load forwarded wholly from one of its thread's buffered stores reads
@@ -472,27 +523,29 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, 
     // nor a barrier leave the arrival that opened it).
     enablers_[k].assign(hb_only.begin() + int64_t(buffered_from), hb_only.end());
 
-    // The event's clock: its thread's, joined with every conflicting event
-    // it comes after. Races are judged against the clock before the join,
-    // and need this one (add_backtrack asks what happens before e_k).
-    const Clock before = c;
-    for (const auto* list : {&cands, &hb_only})
-      for (int64_t x : *list)
-        for (uint32_t t = 0; t < shm::kMaxThreads; ++t) c[t] = std::max(c[t], clocks_[x][t]);
-    ++c[p];
-    clocks_[k] = c;
-    seq_[k] = c[p];
-    now[p] = c;
-
     // Races: conflicting events of other threads not already ordered before
     // this one, and not ordered before another such event (no event between).
     // Races wholly before the branch point were seen by earlier executions
     // (source mode: same backtrack points). Optimal mode reverses each one
     // again: its sequence takes in events after e_j, which differ now.
-    if (k >= from || optimal_) {
+    // They are judged against the clock before the join below, and handled
+    // after it (add_backtrack asks what happens before e_k).
+    bool check_races = k >= from || optimal_;
+    if (check_races) {
       racing.clear();
       for (int64_t x : cands)
-        if (thread_[x] != p && before[thread_[x]] < seq_[x]) racing.push_back(x);
+        if (thread_[x] != p && c[thread_[x]] < seq_[x]) racing.push_back(x);
+    }
+    // The event's clock: its thread's, joined with every conflicting event
+    // it comes after.
+    for (const auto* list : {&cands, &hb_only})
+      for (int64_t x : *list)
+        for (uint32_t t = 0; t < width; ++t) c[t] = std::max(c[t], clocks_[x][t]);
+    ++c[p];
+    seq_[k] = c[p];
+    std::copy_n(c.begin(), width, now[p].begin());
+
+    if (check_races) {
       for (int64_t x : racing) {
         bool covered = false;
         for (int64_t y : racing)
@@ -543,12 +596,12 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, 
       if (object_role(e, which) == ObjectRole::Acquire) obj.last_acquire = int64_t(k);
     }
     each_byte(a.write_addr, a.write_size, [&](uint64_t b) {
-      Byte& s = bytes[b];
+      ByteState& s = bytes_.at(b);
       s.write = int64_t(k);
       s.reads.clear();
     });
     auto note_read = [&](uint64_t b) {
-      Byte& s = bytes[b];
+      ByteState& s = bytes_.at(b);
       for (auto& r : s.reads)
         if (thread_[r] == p) {
           r = int64_t(k);
@@ -566,7 +619,7 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, 
       if (exposed != exposed_by_flush.end()) {
         for (int64_t l : exposed->second)
           each_byte(events[l].addr, events[l].size, [&](uint64_t b) {
-            Byte& s = bytes[b];
+            ByteState& s = bytes_.at(b);
             for (auto& r : s.reads)
               if (thread_[r] == thread_[l]) {
                 r = l;

@@ -216,6 +216,25 @@ class DporStrategy final : public Strategy {
   uint64_t races_ = 0, deferred_ = 0;
   uint64_t fairness_cuts_ = 0;
   mutable uint64_t inferred_ = 0;
+  // analyse's state per byte (the latest write, and the latest read of each
+  // thread since), kept from one execution to the next so that analysing
+  // one allocates nothing once the table has grown: open addressing, the
+  // entries of earlier analyses told apart by their generation.
+  struct ByteState {
+    uint64_t addr = 0;
+    uint32_t gen = 0;
+    int64_t write = -1;
+    std::vector<int64_t> reads;  // since the write, the latest per thread
+  };
+  struct ByteTable {
+    std::vector<ByteState> slots;  // a power of two, at most half used
+    uint32_t gen = 0;
+    size_t used = 0;
+    void reset();
+    ByteState* find(uint64_t addr);
+    ByteState& at(uint64_t addr);  // found or added (write -1, no reads)
+  };
+  ByteTable bytes_;
   // Per event of the latest execution: its clock and its index in its thread.
   std::vector<Clock> clocks_;
   std::vector<uint32_t> seq_;
