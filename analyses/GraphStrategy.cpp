@@ -109,7 +109,7 @@ class GraphExplorer {
     for (uint64_t i = 0; i < s.steps; i++) operands_[i] = operand_of(s.events[i]);
     bool promised = false;
     for (const GraphEvent& e : g.events()) promised = promised || e.promise;
-    if (!keep_promises(g, s) || !consistent(g, model_)) {
+    if (!keep_promises(g) || !consistent(g, model_)) {
       feasible_ = false;
       counts_.infeasible++;
       // A promise's execution may fail only because of how the tail placed
@@ -172,8 +172,7 @@ class GraphExplorer {
  private:
   // c11: each promised read reads from the first store its thread made
   // afterwards to the location with the promised value; false if none did.
-  bool keep_promises(ExecutionGraph& g, const ExecutionSummary& s) {
-    (void)s;
+  bool keep_promises(ExecutionGraph& g) {
     for (uint32_t r = 0; r < g.size(); r++) {
       GraphEvent& e = g.at(r);
       if (!e.promise) continue;
@@ -194,7 +193,8 @@ class GraphExplorer {
   // The plan that replays `order` (steps of g, kept in that order) and then,
   // if `last` is given, event `last` modified as `changed`.
   PlanItem plan_of(const ExecutionGraph& g, const std::vector<uint8_t>& added_max, const std::vector<uint32_t>& order,
-                   const GraphEvent* changed, uint32_t changed_step, bool changed_max = false) {
+                   const GraphEvent* changed, uint32_t changed_step, bool changed_max = false,
+                   uint32_t changed_mo_before = kNone) {
     PlanItem p;
     std::vector<uint32_t> renumber(g.size(), kNone);
     std::vector<uint32_t> all = order;
@@ -212,8 +212,8 @@ class GraphExplorer {
       std::vector<uint32_t>::iterator at = ord.end();
       if (changed->kind == GraphKind::Rmw && changed->rf != kNone)
         at = changed->rf == kInit ? ord.begin() : std::find(ord.begin(), ord.end(), changed->rf) + 1;
-      else if (changed_mo_before_ != kNone)
-        at = std::find(ord.begin(), ord.end(), changed_mo_before_);
+      else if (changed_mo_before != kNone)
+        at = std::find(ord.begin(), ord.end(), changed_mo_before);
       ord.insert(std::min(at, ord.end()), changed_step);
     }
     for (uint32_t k = 0; k < all.size(); k++) {
@@ -306,7 +306,6 @@ class GraphExplorer {
       ExecutionGraph cand = before;
       if (!with_event(cand, alt, kNone)) continue;
       if (!extension_consistent(cand)) continue;
-      changed_mo_before_ = kNone;
       PlanItem p = plan_of(g, added_max, first_steps(i), &alt, i);
       p.last_is_new_write = alt.is_write();
       push(std::move(p));
@@ -323,9 +322,7 @@ class GraphExplorer {
       ExecutionGraph cand = before;
       if (!with_event(cand, e, s)) continue;
       if (!extension_consistent(cand)) continue;
-      changed_mo_before_ = s;
-      PlanItem p = plan_of(g, added_max, first_steps(i), &e, i);
-      changed_mo_before_ = kNone;
+      PlanItem p = plan_of(g, added_max, first_steps(i), &e, i, false, s);
       p.last_is_new_write = true;
       push(std::move(p));
     }
@@ -488,7 +485,6 @@ class GraphExplorer {
     GraphEvent moved = reading(base, r, i);
     ExecutionGraph cand = subgraph(base, order, &moved, r);
     if (!consistent(cand, model_)) return;
-    changed_mo_before_ = kNone;
     // As GenMC does: a revisited read was added maximally when the store it
     // now reads is mo-last in the new graph (its own write aside).
     bool max = true;
@@ -577,7 +573,6 @@ class GraphExplorer {
   bool incremental_ = true;  // hb_ holds for every prefix of it
   std::vector<Strategy::ModelBug> bugs_;
   uint64_t inline_atomic_ = 0;  // plain accesses taken for inline atomics
-  uint32_t changed_mo_before_ = kNone;
 };
 
 GraphStrategy::GraphStrategy(shm::MemoryModel model) : explorer_(std::make_unique<GraphExplorer>(model)) {}
