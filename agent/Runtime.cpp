@@ -70,20 +70,17 @@ inline void clear_scratch_registers() {
         "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "cc");
 }
 
-int* tid_word(int offset) { return reinterpret_cast<int*>(reinterpret_cast<char*>(pthread_self()) + offset); }
+int* own_tid_word(int offset) { return reinterpret_cast<int*>(reinterpret_cast<char*>(pthread_self()) + offset); }
 
 }  // namespace
 
 void Runtime::find_tid_word() {
-  // glibc's struct pthread is at least this big; the tid is an aligned int.
-  constexpr int kScan = 0x600;
-  pid_t me = gettid_raw();
-  for (int off = 0; off < kScan; off += 4) {
-    if (*tid_word(off) == me) {
-      tid_offset_ = off;
-      return;
-    }
-  }
+  tid_candidates_ = tid_word::find(reinterpret_cast<const char*>(pthread_self()), int(gettid_raw()));
+  tid_offset_ = tid_candidates_.count > 0 ? tid_candidates_.offset[0] : -1;
+}
+
+void Runtime::confirm_tid_word(const char* const* pds, const int* tids, int n) {
+  tid_offset_ = tid_word::confirm(tid_candidates_, pds, tids, n);
 }
 
 void Runtime::publish(uint32_t t) {
@@ -121,12 +118,12 @@ void Runtime::first_turn(uint32_t me) {
   // A slot's thread: the kernel wrote its tid where libc keeps it when it
   // was created in this process (ThreadPool.h).
   bool slot = tid_offset_ >= 0 && thread_pool::my_slot() != thread_pool::kNoSlot;
-  pid_t tid = slot ? pid_t(*tid_word(tid_offset_)) : gettid_raw();
+  pid_t tid = slot ? pid_t(*own_tid_word(tid_offset_)) : gettid_raw();
   publish_tid(me, tid);
   live_checkpoint::thread_started(me, prepare_thread_signals(me));
   wait_turn(me);
   // The offset found in the main thread must hold in every thread.
-  if (tid_offset_ >= 0 && *tid_word(tid_offset_) != tid) tid_offset_ = -1;
+  if (tid_offset_ >= 0 && *own_tid_word(tid_offset_) != tid) tid_offset_ = -1;
   log(me, OpKind::ThreadStart, 0, model.thread(me).pending.site);
 }
 
@@ -254,7 +251,8 @@ void Runtime::ask(uint32_t me, uint64_t mask) {
     framing::write_all(control_fd, paused_frame_, paused_len_);
     // A shared futex: the controller wakes it through its own mapping.
     auto* word = reinterpret_cast<uint32_t*>(&h->reply);
-    while (h->reply.load(std::memory_order_acquire) == seen) sys(SYS_futex, word, FUTEX_WAIT, seen, nullptr, nullptr, 0);
+    while (h->reply.load(std::memory_order_acquire) == seen)
+      sys(SYS_futex, word, FUTEX_WAIT, seen, nullptr, nullptr, 0);
     if (h->command == shm::StepCommand::Finish) {
       stepping_ = false;
       return;
@@ -320,8 +318,8 @@ void Runtime::wait_turn(uint32_t me) {
   }
 }
 
-void Runtime::log(uint32_t me, OpKind kind, uint64_t addr, uint64_t site, uint64_t read, uint64_t written,
-                  uint64_t aux, uint32_t size, MemOrder order, RmwOp rmw, uint8_t flags) {
+void Runtime::log(uint32_t me, OpKind kind, uint64_t addr, uint64_t site, uint64_t read, uint64_t written, uint64_t aux,
+                  uint32_t size, MemOrder order, RmwOp rmw, uint8_t flags) {
   if (!active || ended) return;
   if (me < shm::kMaxThreads) {
     uint64_t bit = uint64_t(1) << me;
@@ -424,8 +422,7 @@ void Runtime::note_memory(uint32_t me, const shm::Event& e) {
       // depends on the interleaving, and waking a spinner costs only a
       // re-read. Other threads cannot see a buffered store: its flush wakes
       // them; its own thread sees it at once.
-      model.memory_written(e.addr, e.size, (e.flags & shm::kUnchanged) ? kNoThread : me,
-                           !(e.flags & shm::kBuffered));
+      model.memory_written(e.addr, e.size, (e.flags & shm::kUnchanged) ? kNoThread : me, !(e.flags & shm::kBuffered));
       break;
     case OpKind::Flush:
       model.memory_written(e.addr, e.size, kNoThread);
@@ -460,7 +457,7 @@ bool Runtime::thread_exit(uint32_t me, uint64_t site, void (*finish)()) {
     ended = true;
     return true;
   }
-  if (!finish && tid_offset_ >= 0) exiting_tid_ = tid_word(tid_offset_);
+  if (!finish && tid_offset_ >= 0) exiting_tid_ = own_tid_word(tid_offset_);
   hand_to(next);
   return false;
 }
@@ -528,8 +525,8 @@ void Runtime::end_execution(shm::Outcome outcome, uint32_t thread, uint64_t site
   for (uint32_t t = 0; t < model.thread_count(); ++t) publish(t);
   h->attention.store(1, std::memory_order_release);
   ended = true;
-  bool quiet = outcome == shm::Outcome::SleepBlocked || outcome == shm::Outcome::StepBound ||
-               outcome == shm::Outcome::Diverged;
+  bool quiet =
+      outcome == shm::Outcome::SleepBlocked || outcome == shm::Outcome::StepBound || outcome == shm::Outcome::Diverged;
   if (active && quiet && roll_back_after_attention(t_me)) {
     // This thread is not the runner's main thread: that one rolls back.
     if (thread_pool::my_slot() != thread_pool::kNoSlot) thread_pool::park_for_rollback(thread_pool::my_slot());

@@ -26,6 +26,7 @@
 #include "SharedRegion.h"
 #include "StoreBuffers.h"
 #include "TailChooser.h"
+#include "TidWord.h"
 
 namespace ctrl::agent {
 
@@ -73,8 +74,12 @@ class Runtime {
   // the last thread (the execution is complete).
   bool thread_exit(uint32_t me, uint64_t site, void (*finish)() = nullptr);
   // Finds where libc keeps a thread's tid in its descriptor (the word the
-  // kernel clears at thread exit); called in the main thread at start-up.
+  // kernel clears at thread exit, TidWord.h); called in the main thread at
+  // start-up. The offset is provisional until confirm_tid_word.
   static void find_tid_word();
+  // Keeps the offset at which each of `n` other threads' descriptors (`pds`)
+  // holds its tid; -1 when none does.
+  static void confirm_tid_word(const char* const* pds, const int* tids, int n);
   // The process is about to exit with `status` (after the step is performed).
   void process_exit(uint32_t me, int status, uint64_t site);
   // The first thread creation: becomes the fork server; returns in a forked
@@ -227,9 +232,9 @@ class Runtime {
   // enabled set and every logged step; the tail chooses among the threads
   // it allows.
   FairYields fair_;
-  bool finished_ = false;      // execution_finished told the controller
-  bool in_place_ = false;      // a runner: executions are rolled back (Rollback.h)
-  pid_t fork_server_ = 0;      // the execution's parent
+  bool finished_ = false;  // execution_finished told the controller
+  bool in_place_ = false;  // a runner: executions are rolled back (Rollback.h)
+  pid_t fork_server_ = 0;  // the execution's parent
   // Header::checkpoint_at of the plan: take a live checkpoint there.
   uint64_t checkpoint_at_ = UINT64_MAX;
   // The tid word of a thread that handed the token on as it exited; the
@@ -237,6 +242,7 @@ class Runtime {
   int* exiting_tid_ = nullptr;
   // Offset of the tid in libc's thread descriptor, -1 when unknown.
   static inline int tid_offset_ = -1;
+  static inline tid_word::Candidates tid_candidates_{};
 };
 
 extern Runtime rt;

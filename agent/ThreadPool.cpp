@@ -51,6 +51,7 @@ struct Private {
     std::atomic<uint32_t> watched{0};
     void* robust_head = nullptr;
     size_t robust_len = 0;
+    int tid = 0;  // of the thread made in the fork server (confirms the tid word)
     alignas(16) uint8_t stack[kParkStack];
   } slots[kSlots];
 };
@@ -133,6 +134,7 @@ void* slot_main(void* arg) {
   block_signals();
   Private::Slot& p = priv->slots[k];
   raw_syscall(SYS_get_robust_list, 0, reinterpret_cast<long>(&p.robust_head), reinterpret_cast<long>(&p.robust_len));
+  p.tid = int(raw_syscall(SYS_gettid));
   idle_wait(k);
   Slot& s = slots[k];
   set_state(k, State::Running);
@@ -269,6 +271,17 @@ bool reserve() {
     for (uint32_t st; (st = slot.state.load(std::memory_order_acquire)) != uint32_t(State::Idle);)
       futex(&slot.state, FUTEX_WAIT_PRIVATE, st);
   }
+  // The main thread's tid may also match another word of its descriptor
+  // (TidWord.h); the offset recreate() gives the kernel must be the one
+  // every thread's descriptor agrees on.
+  const char* pds[kSlots];
+  int tids[kSlots];
+  for (uint32_t k = 0; k < kSlots; ++k) {
+    pds[k] = reinterpret_cast<const char*>(slots[k].handle);
+    tids[k] = priv->slots[k].tid;
+  }
+  Runtime::confirm_tid_word(pds, tids, int(kSlots));
+  if (Runtime::tid_offset() < 0) return false;
   stacks_ready = true;
   return true;
 }
