@@ -11,7 +11,9 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <x86intrin.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -41,8 +43,19 @@ thread_local uint32_t t_me = kNoThread;
 // sleeping thread costs tens of microseconds in a VM, and spinning with pause
 // only delays the thread it handed over to when both share a CPU (measured
 // with bench/run.sh: 27 us per switch with 1000 pauses, about 2 us now).
+// A runner (one CPU) sets spin_yield to 0: there a yield mostly runs another
+// waiting thread, which only sleeps in turn (a context switch more than the
+// hand-off). It still yields once when only two threads are enabled, the
+// one handing over and the one taking over: the only thread a yield can run
+// is then the one just handed to, and its next hand-off can only be back,
+// to a thread that has not slept (no futex wake, no futex wait).
 int spin_pause = 0;
 int spin_yield = 20;
+// A pair hand-off's yield that takes longer than this (about 20 us at this
+// project's machines' 2-3 GHz) ran something besides the other thread's step.
+constexpr uint64_t kQuickYieldCycles = 50000;
+constexpr uint32_t kPairYieldBackoff = 64;
+constexpr uint32_t kPairYieldBackoffMax = 1 << 16;
 thread_local bool t_in_agent = false;
 // Constructed before agent_init (a plain constructor function) runs.
 Runtime rt __attribute__((init_priority(101)));
@@ -110,7 +123,7 @@ void Runtime::begin(uint32_t me, const PendingOp& op) {
   publish(me);
   if (buffering) buffers.switch_out(me);
   hand_to(next);
-  wait_turn(me);
+  wait_turn(me, last_enabled_ == ((uint64_t(1) << me) | (uint64_t(1) << next)));
   if (buffering) buffers.switch_in(me);
 }
 
@@ -283,13 +296,30 @@ void Runtime::start_deferred(uint32_t t) {
   thread_pool::wake(unstarted_slot_[t]);
 }
 
-void Runtime::wait_turn(uint32_t me) {
+void Runtime::wait_turn(uint32_t me, bool pair) {
   std::atomic<uint32_t>& go = park_[me].go;
   for (int i = 0; i < spin_pause; ++i) {
     if (go.load(std::memory_order_acquire) == kGo) break;
     __builtin_ia32_pause();
   }
-  for (int i = 0; i < spin_yield && go.load(std::memory_order_acquire) != kGo; ++i) real.sched_yield();
+  int yields = spin_yield;
+  uint64_t yield_start = 0;
+  if (yields == 0 && pair) {
+    if (pair_yield_skip_ > 0) {
+      --pair_yield_skip_;
+    } else {
+      yields = 1;
+      yield_start = __rdtsc();
+    }
+  }
+  for (int i = 0; i < yields && go.load(std::memory_order_acquire) != kGo; ++i) real.sched_yield();
+  if (yield_start) {
+    if (go.load(std::memory_order_acquire) == kGo && __rdtsc() - yield_start < kQuickYieldCycles)
+      pair_yield_backoff_ /= 2;
+    else
+      pair_yield_backoff_ = std::min(std::max(pair_yield_backoff_ * 2, kPairYieldBackoff), kPairYieldBackoffMax);
+    pair_yield_skip_ = pair_yield_backoff_;
+  }
   uint32_t expected = kWaiting;
   if (go.compare_exchange_strong(expected, kSleeping, std::memory_order_acq_rel)) {
     // A live checkpoint recreates a thread from where it sleeps here.

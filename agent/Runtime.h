@@ -159,7 +159,9 @@ class Runtime {
   // the next decision, or stepping is over (Finish).
   void ask(uint32_t me, uint64_t mask);
   void hand_to(uint32_t next);
-  void wait_turn(uint32_t me);
+  // `pair`: `me` just handed over to the only other enabled thread, which
+  // can hand back to no one but `me` (see spin_yield).
+  void wait_turn(uint32_t me, bool pair = false);
   // `resumed`: in a runner rolled back after an execution (Rollback.h), whose
   // kernel state the previous start set already and the rollback kept.
   void start_execution(pid_t fork_server, bool resumed = false);
@@ -213,6 +215,14 @@ class Runtime {
   // race with it get new priorities.
   void pos_after(const shm::Event& e);
   uint64_t last_enabled_ = 0;  // enabled set of the latest decision, logged with its event
+  // The runner's one yield at a pair hand-off (spin_yield) pays only while
+  // the turn comes back within it, quickly: on a busy machine the yield
+  // gives the CPU to another process's task for its whole time slice, where
+  // a thread woken from sleep would have run first. After a yield that did
+  // not pay, the next pair hand-offs sleep at once: 64 of them, twice as
+  // many after each further one, half as many after one that paid.
+  uint32_t pair_yield_skip_ = 0;
+  uint32_t pair_yield_backoff_ = 0;
   uint64_t sleep_ = 0;         // DPOR sleep set (see Header::sleep_mask)
   uint8_t flush_owner_ = 0;    // the owner logged with a flush event
   // Threads whose latest step began a timed wait (a real one sleeps until
