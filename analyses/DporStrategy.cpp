@@ -14,16 +14,7 @@ using namespace dpor;
 namespace {
 
 // A store or read-modify-write (what a buffer may hold).
-bool is_write_kind(const shm::Event& e) {
-  switch (OpKind(e.kind)) {
-    case OpKind::Store:
-    case OpKind::AtomicStore:
-    case OpKind::Rmw:
-      return true;
-    default:
-      return false;
-  }
-}
+bool is_write_kind(const shm::Event& e) { return op_may_buffer(OpKind(e.kind)); }
 
 // The stores in each thread's buffers along an execution (TSO/PSO), as its
 // events show them: a buffered store enters, its flush (aux = the store)
@@ -86,20 +77,8 @@ enum class ObjectRole {
 // The role of event `e` on its first (which == 0) or second object.
 ObjectRole object_role(const shm::Event& e, int which) {
   bool failed = e.flags & shm::kFailed;
+  if (op_acquires(OpKind(e.kind))) return failed ? ObjectRole::Plain : ObjectRole::Acquire;
   switch (OpKind(e.kind)) {
-    case OpKind::MutexLock:
-    case OpKind::MutexTryLock:
-    case OpKind::MutexTimedLock:
-    case OpKind::RwReadLock:
-    case OpKind::RwWriteLock:
-    case OpKind::RwTryReadLock:
-    case OpKind::RwTryWriteLock:
-    case OpKind::RwTimedReadLock:
-    case OpKind::RwTimedWriteLock:
-    case OpKind::SemWait:
-    case OpKind::SemTryWait:
-    case OpKind::SemTimedWait:
-      return failed ? ObjectRole::Plain : ObjectRole::Acquire;
     case OpKind::CondReacquire:  // the condition (0) woke it; the mutex (1) it takes
       return which == 0 ? ObjectRole::EnabledBy : ObjectRole::Acquire;
     case OpKind::ThreadJoin:
