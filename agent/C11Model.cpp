@@ -25,7 +25,7 @@ MemoryModel::CasResult cas_of(const shm::Choice& c, uint64_t memory, uint64_t ex
 
 class C11Model final : public MemoryModel {
  public:
-  explicit C11Model(shm::MemoryModel id) : MemoryModel(id, kChoices) {}
+  constexpr explicit C11Model(shm::MemoryModel id) : MemoryModel(id, kChoices) {}
 
   uint64_t atomic_read(const shm::Choice& c, uint32_t size, uint64_t memory) const override {
     switch (size) {
@@ -59,8 +59,8 @@ class C11Model final : public MemoryModel {
   }
 };
 
-C11Model c11_instance __attribute__((init_priority(101))){shm::MemoryModel::C11};
-C11Model rc11_instance __attribute__((init_priority(101))){shm::MemoryModel::RC11};
+constinit C11Model c11_instance{shm::MemoryModel::C11};
+constinit C11Model rc11_instance{shm::MemoryModel::RC11};
 
 }  // namespace
 

@@ -9,9 +9,9 @@ namespace ctrl::agent {
 namespace {
 class PsoModel final : public StoreBufferModel {
  public:
-  PsoModel() : StoreBufferModel(shm::MemoryModel::PSO, StoreBuffers::Mode::PSO) {}
+  constexpr PsoModel() : StoreBufferModel(shm::MemoryModel::PSO, StoreBuffers::Mode::PSO) {}
 };
-PsoModel pso __attribute__((init_priority(101)));
+constinit PsoModel pso;
 }  // namespace
 
 MemoryModel& pso_model() { return pso; }

@@ -11,7 +11,7 @@ class ScModel final : public MemoryModel {
  public:
   constexpr ScModel() : MemoryModel(shm::MemoryModel::SC, 0) {}
 };
-ScModel sc __attribute__((init_priority(101)));
+constinit ScModel sc;
 }  // namespace
 
 MemoryModel& sc_model() { return sc; }

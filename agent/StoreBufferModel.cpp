@@ -1,20 +1,20 @@
 #include "StoreBufferModel.h"
 
 #include <cstring>
+#include <new>
+
+#include "StoreBufferAnalysis.h"
 
 namespace ctrl::agent {
 
 namespace {
 // One set of buffers for both models (an execution has one model), built
-// with the agent like every model object.
-StoreBuffers buffers __attribute__((init_priority(101)));
+// when the agent is loaded, before the program (its deques allocate), and
+// never destroyed (no exit handler, as MemoryModel.h says).
+alignas(StoreBuffers) unsigned char storage[sizeof(StoreBuffers)];
+StoreBuffers& buffers = *reinterpret_cast<StoreBuffers*>(storage);
+__attribute__((constructor(101))) void build_buffers() { new (storage) StoreBuffers(); }
 }  // namespace
-
-StoreBufferModel::StoreBufferModel(shm::MemoryModel id, StoreBuffers::Mode mode)
-    : MemoryModel(id, kStoreBuffers, shm::kFlushActorBase,
-                  "the program has more than 32 threads that are running, detached or not joined by their "
-                  "creator, the most --model tso and pso support"),
-      mode_(mode) {}
 
 void StoreBufferModel::reset() { buffers.reset(mode_); }
 
@@ -57,12 +57,13 @@ MemoryModel::ActorStep StoreBufferModel::step_actor(uint32_t actor, uint32_t run
   return s;
 }
 
-// A flush commutes with its own thread's next step, and with a load
-// forwarded whole from the sleeper's buffer (as DporStrategy::completed
-// keeps sleepers).
+// The controller's rule (analyses/StoreBufferAnalysis.h), with what this
+// buffer forwards.
 bool StoreBufferModel::actor_keeps_asleep(const shm::Event& e, uint32_t t, const Access& next) const {
-  return OpKind(e.kind) == OpKind::Flush &&
-         (e.owner == t || (only_reads(next) && buffers.forwards_whole(t, next.read_addr, uint32_t(next.read_size))));
+  auto ask = [](const void* b, uint32_t thread, const Access& a) {
+    return static_cast<const StoreBuffers*>(b)->forwards_whole(thread, a.read_addr, uint32_t(a.read_size));
+  };
+  return StoreBufferAnalysis::flush_keeps_asleep(e, t, next, ModelAnalysis::ForwardsWhole{&buffers, ask});
 }
 
 uint32_t StoreBufferModel::buffered_stores(shm::BufferedStore* out, uint32_t max) const {

@@ -15,7 +15,11 @@ namespace ctrl::agent {
 
 class StoreBufferModel : public MemoryModel {
  public:
-  StoreBufferModel(shm::MemoryModel id, StoreBuffers::Mode mode);
+  constexpr StoreBufferModel(shm::MemoryModel id, StoreBuffers::Mode mode)
+      : MemoryModel(id, kStoreBuffers, shm::kFlushActorBase,
+                    "the program has more than 32 threads that are running, detached or not joined by their "
+                    "creator, the most --model tso and pso support"),
+        mode_(mode) {}
   void reset() override;
   bool buffer_store(uint32_t t, uint64_t addr, uint32_t size, uint64_t step) override;
   const char* no_buffer_left() const override { return StoreBuffers::kTooManyLocations; }
@@ -30,6 +34,9 @@ class StoreBufferModel : public MemoryModel {
   uint64_t actors(ExecutionModel& threads) const override;
   bool actor_keeps_asleep(const shm::Event& e, uint32_t t, const Access& next) const override;
   uint32_t buffered_stores(shm::BufferedStore* out, uint32_t max) const override;
+
+ protected:
+  ~StoreBufferModel() = default;
 
  private:
   StoreBuffers::Mode mode_;

@@ -7,9 +7,9 @@ namespace ctrl::agent {
 namespace {
 class TsoModel final : public StoreBufferModel {
  public:
-  TsoModel() : StoreBufferModel(shm::MemoryModel::TSO, StoreBuffers::Mode::TSO) {}
+  constexpr TsoModel() : StoreBufferModel(shm::MemoryModel::TSO, StoreBuffers::Mode::TSO) {}
 };
-TsoModel tso __attribute__((init_priority(101)));
+constinit TsoModel tso;
 }  // namespace
 
 MemoryModel& tso_model() { return tso; }
