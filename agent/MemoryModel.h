@@ -21,10 +21,11 @@
 //    an SC event costs a test of one word per entry point, as the flags
 //    it replaces did; TSO/PSO and c11 pay one virtual call where the store
 //    buffers or the Choice logic were called before. Nothing allocates.
-//  * The objects are built when the agent is loaded, before the program
-//    (what they allocate is in every execution's starting heap), and keep
-//    their state in agent memory, which a live checkpoint or a rollback
-//    carries along.
+//  * The objects are constant-initialised and never destroyed; what they
+//    allocate (the store buffers) is allocated when the agent is loaded,
+//    before the program, so it is in every execution's starting heap. Their
+//    state is agent memory, which a live checkpoint or a rollback carries
+//    along.
 //  * Called only by the thread holding the token (no locking).
 #pragma once
 
