@@ -133,7 +133,9 @@ void Runtime::first_turn(uint32_t me) {
 uint32_t Runtime::decide(uint32_t me) {
   for (;;) {
     uint32_t next = choose(me);
-    if (next == kNoThread || next < shm::kFlushActorBase) return next;
+    // A program thread (under SC up to 64; a model with extra actors numbers
+    // them from shm::kFlushActorBase and supports fewer threads).
+    if (next == kNoThread || next < memory->max_threads()) return next;
     actor_step(me, next - shm::kFlushActorBase);
   }
 }
