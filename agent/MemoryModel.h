@@ -119,8 +119,7 @@ class MemoryModel {
     uint64_t read, written;
     bool write;
   };
-  virtual RmwResult atomic_rmw(const shm::Choice& c, uint32_t size, uint64_t memory, RmwOp op,
-                               uint64_t operand) const;
+  virtual RmwResult atomic_rmw(const shm::Choice& c, uint32_t size, uint64_t memory, RmwOp op, uint64_t operand) const;
   struct CasResult {
     uint64_t read;
     bool ok, write;
