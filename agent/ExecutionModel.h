@@ -103,9 +103,7 @@ struct ThreadModel {
 };
 
 // Whether a pending operation of this kind is a probed kernel wait.
-inline bool is_kernel_wait(OpKind k) {
-  return k == OpKind::FdWait || k == OpKind::SignalWait || k == OpKind::ChildWait;
-}
+inline bool is_kernel_wait(OpKind k) { return op_is_kernel_wait(k); }
 
 class ExecutionModel {
  public:

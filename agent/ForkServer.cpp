@@ -95,9 +95,8 @@ void Runtime::start_execution(pid_t fork_server, bool resumed) {
   yielding_ = 0;
   unstarted_ = 0;
   fair_.reset();
-  buffering = h->model == shm::MemoryModel::TSO || h->model == shm::MemoryModel::PSO;
-  c11 = shm::is_c11_family(h->model);
-  buffers.reset(h->model == shm::MemoryModel::PSO ? StoreBuffers::Mode::PSO : StoreBuffers::Mode::TSO);
+  memory = &memory_model_for(h->model);
+  memory->reset();
   for (auto& p : park_) p.go.store(kWaiting, std::memory_order_relaxed);
   for (uint32_t t = 0; t < model.thread_count(); ++t) publish(t);
   // (The main thread of a runner is the process.)

@@ -18,7 +18,7 @@
 #include "LoopState.h"
 #include "Runtime.h"
 #include "SiteMath.h"
-#include "StoreBuffers.h"
+#include "MemoryModel.h"
 
 namespace ctrl::agent {
 
@@ -377,25 +377,27 @@ void visible_site(const InstructionSites::Entry& e, ucontext_t* uc, const void* 
     ea = effective_address(s, *uc, e.address + s.length, fs, gs);
   }
   bool locked = s.flags & kSiteLocked;
-  // x86-TSO: plain stores (and the store half of an unlocked read-modify-
-  // write) go into the buffer; locked instructions and mfence drain it;
-  // string operations and bigger stores run directly on a drained buffer.
-  bool writes = kind == OpKind::Store || kind == OpKind::Rmw;
-  bool bufferable = writes && !locked && s.kind != SiteKind::StringOp && ea >= 4096 && rt.buffers.bufferable(ea, size);
+  // A plain store (the store half of an unlocked read-modify-write too) is
+  // the memory model's to place (MemoryModel.h: under TSO/PSO a store
+  // buffer holds it); locked instructions and mfence drain; string
+  // operations run directly, drained.
+  bool writes = op_writes_memory(kind);
+  MemoryModel& memory = *rt.memory;
+  MemoryModel::StorePlan store;
+  if (writes && !locked && s.kind != SiteKind::StringOp && ea >= 4096) store = memory.plan_store(me, ea, size);
   PendingOp op = memory_op(kind, ea, size, e.address, aux);
   // What a read repeats is judged on the thread's state (spin detection).
-  if (kind == OpKind::Load || kind == OpKind::Rmw) op.state = loop_state(*uc, xsave, s.dead);
-  op.drains = locked || s.op == SiteOp::Mfence || (writes && !bufferable) ||
-              (rt.buffering && bufferable && rt.buffers.full(me));
+  if (op_reads_memory(kind)) op.state = loop_state(*uc, xsave, s.dead);
+  op.drains = locked || s.op == SiteOp::Mfence || (writes && store.drains);
   rt.begin(me, op);
-  if (rt.buffering && s.op == SiteOp::Sfence) rt.buffers.fence(me);
+  if (s.op == SiteOp::Sfence) memory.store_fence(me);
   // Memory as this instruction will find it, now that it is this thread's turn.
   uint64_t old = 0;
   if (kind != OpKind::Fence && ea >= 4096 && s.kind != SiteKind::StringOp)
     memcpy(&old, reinterpret_cast<const void*>(ea), size < 8 ? size : 8);
   bool failed = false;
   uint64_t written = 0;
-  if (kind == OpKind::Store || kind == OpKind::Rmw) written = value_to_write(s, *uc, old, failed);
+  if (writes) written = value_to_write(s, *uc, old, failed);
   uint8_t flags = shm::kInstruction | (locked ? shm::kLocked : 0) | (failed ? shm::kFailed : 0);
   if (op.state && rt.model.same_state_repeat(me)) flags |= shm::kSameState;
   // A plain store of what its bytes already hold (as this thread sees them)
@@ -405,11 +407,10 @@ void visible_site(const InstructionSites::Entry& e, ucontext_t* uc, const void* 
   if (kind == OpKind::Store && s.kind == SiteKind::Store && s.op == SiteOp::Mov && !(s.flags & kSiteVector) &&
       size <= 8 && ea >= 4096 && memcmp(&old, &written, size) == 0)
     flags |= shm::kUnchanged;
-  if (rt.buffering && (kind == OpKind::Load || kind == OpKind::Rmw) && rt.buffers.overlaps(me, ea, size))
-    flags |= shm::kForwarded;
-  if (rt.buffering && bufferable && !failed) {
-    if (!rt.buffers.record(me, ea, size, rt.step()))
-      rt.end_execution(shm::Outcome::Unsupported, me, e.address, StoreBuffers::kTooManyLocations);
+  if (op_reads_memory(kind) && memory.forwarded(me, ea, size)) flags |= shm::kForwarded;
+  if (store.buffered && !failed) {
+    if (!memory.buffer_store(me, ea, size, rt.step()))
+      rt.end_execution(shm::Outcome::Unsupported, me, e.address, memory.no_buffer_left());
     flags |= shm::kBuffered;
   }
   // sfence orders stores (a release fence for the analyses), lfence loads.

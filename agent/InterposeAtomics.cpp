@@ -9,11 +9,11 @@
 // this file), so 16-byte and odd-sized operations are done by hand: with
 // cmpxchg16b, or under a lock when the thread is not serialised by ctrl.
 //
-// Under --model c11/rc11 (rt.c11) an operation of 1, 2, 4 or 8 bytes follows
-// its step's Choice (AtomicChoice.h): what its read returns, whether its
-// write reaches memory; a store logs in Event::aux what memory held before
-// it. Other sizes end the execution as Unsupported. Under the other models
-// that costs one predictable branch per operation.
+// What a load returns and what a store does is the memory model's
+// (MemoryModel.h): under --model c11/rc11 an operation of 1, 2, 4 or 8 bytes
+// follows its step's Choice (AtomicChoice.h), and a store logs in Event::aux
+// what memory held before it; other sizes end the execution as Unsupported.
+// Under the other models that costs one predictable branch per operation.
 //
 // Each exported symbol is a few instructions of assembly (CTRL_CALL_STUB)
 // that record the caller's callee-saved registers and stack pointer, then
@@ -26,6 +26,7 @@
 #include "AtomicChoice.h"
 #include "InitialisedMemory.h"
 #include "LoopState.h"
+#include "MemoryModel.h"
 #include "Runtime.h"
 
 using namespace ctrl;
@@ -135,57 +136,62 @@ T apply(RmwOp op, T old, T operand) {
 
 MemOrder order_of(int model) { return model >= 0 && model <= 5 ? MemOrder(model) : MemOrder::SeqCst; }
 
-// ---- --model c11/rc11 (rt.c11), called by a controlled thread holding the
-// token, after rt.begin: the Choice read is that of its step. Serialised,
-// it may read then write memory: no controlled thread runs meanwhile. ----
+// ---- Models that follow Choices (c11/rc11: MemoryModel::follows_choices),
+// called by a controlled thread holding the token, after rt.begin: the
+// Choice read is that of its step. Serialised, it may read then write
+// memory: no controlled thread runs meanwhile. ----
 
-constexpr const char* kC11Size =
-    "an atomic operation of a size other than 1, 2, 4 or 8 bytes: --model c11/rc11 cannot follow it (use --model sc)";
-
-[[noreturn]] void c11_unsupported_size(uint32_t me, uint64_t site) {
-  rt.end_execution(shm::Outcome::Unsupported, me, site, kC11Size);
+[[noreturn]] void unsupported_size(uint32_t me, uint64_t site) {
+  rt.end_execution(shm::Outcome::Unsupported, me, site, rt.memory->refuses_atomic_size());
 }
 
 template <class T>
-T c11_read(uint32_t me, uint64_t site, T memory) {
+T from_bits(uint64_t v) {
+  T r;
+  memcpy(&r, &v, sizeof(T));
+  return r;
+}
+
+template <class T>
+T chosen_read(uint32_t me, uint64_t site, T memory) {
   if constexpr (sizeof(T) > 8)
-    c11_unsupported_size(me, site);
+    unsupported_size(me, site);
   else
-    return c11::read_value(rt.choice(), memory);
+    return from_bits<T>(rt.memory->atomic_read(rt.choice(), sizeof(T), low_bits(memory)));
 }
 
-// True when the store becomes mo-last (memory takes it); `before`: what
-// memory held.
+// True when the store reaches memory; `before`: what memory held.
 template <class T>
-bool c11_store(uint32_t me, uint64_t site, T* p, uint64_t& before) {
+bool chosen_store(uint32_t me, uint64_t site, T* p, uint64_t& before) {
   if constexpr (sizeof(T) > 8) {
-    c11_unsupported_size(me, site);
+    unsupported_size(me, site);
   } else {
     before = low_bits(hw_load(p));
-    return c11::becomes_mo_last(rt.choice());
+    return rt.memory->atomic_writes(rt.choice());
   }
 }
 
 template <class T>
-void c11_rmw(uint32_t me, uint64_t site, T* p, T operand, RmwOp op, T& old, T& now) {
+void chosen_rmw(uint32_t me, uint64_t site, T* p, T operand, RmwOp op, T& old, T& now) {
   if constexpr (sizeof(T) > 8) {
-    c11_unsupported_size(me, site);
+    unsupported_size(me, site);
   } else {
-    c11::Rmw<T> r = c11::rmw(rt.choice(), hw_load(p), op, operand);
-    if (r.write) __atomic_store_n(p, r.written, __ATOMIC_SEQ_CST);
-    old = r.read;
-    now = r.written;
+    MemoryModel::RmwResult r =
+        rt.memory->atomic_rmw(rt.choice(), sizeof(T), low_bits(hw_load(p)), op, low_bits(operand));
+    old = from_bits<T>(r.read);
+    now = from_bits<T>(r.written);
+    if (r.write) __atomic_store_n(p, now, __ATOMIC_SEQ_CST);
   }
 }
 
 template <class T>
-bool c11_cas(uint32_t me, uint64_t site, T* p, T expected, T desired, T& read) {
+bool chosen_cas(uint32_t me, uint64_t site, T* p, T expected, T desired, T& read) {
   if constexpr (sizeof(T) > 8) {
-    c11_unsupported_size(me, site);
+    unsupported_size(me, site);
   } else {
-    c11::Cas<T> r = c11::cas(rt.choice(), hw_load(p), expected);
+    MemoryModel::CasResult r = rt.memory->atomic_cas(rt.choice(), sizeof(T), low_bits(hw_load(p)), low_bits(expected));
     if (r.write) __atomic_store_n(p, desired, __ATOMIC_SEQ_CST);
-    read = r.read;
+    read = from_bits<T>(r.read);
     return r.ok;
   }
 }
@@ -199,10 +205,10 @@ T atomic_load(T* p, int order, uint64_t site) {
   pending.state = take_caller_state();
   rt.begin(me, pending);
   T v = hw_load(p);
-  if (rt.c11) [[unlikely]]
-    v = c11_read(me, site, v);
-  bool forwarded = rt.buffering && rt.buffers.overlaps(me, a, sizeof(T));
-  uint8_t flags = forwarded ? uint8_t(shm::kForwarded) : 0;
+  MemoryModel& memory = *rt.memory;
+  if (memory.follows_choices()) [[unlikely]]
+    v = chosen_read(me, site, v);
+  uint8_t flags = memory.forwarded(me, a, sizeof(T)) ? uint8_t(shm::kForwarded) : 0;
   if (pending.state && rt.model.same_state_repeat(me)) flags |= shm::kSameState;
   rt.log(me, OpKind::AtomicLoad, a, site, low_bits(v), 0, 0, sizeof(T), order_of(order), RmwOp::None, flags);
   return v;
@@ -223,16 +229,17 @@ T atomic_rmw(T* p, T operand, RmwOp op, int order, uint64_t site, bool return_ne
   pending.state = take_caller_state();
   rt.begin(me, pending);
   T old, now;
-  if (rt.c11) [[unlikely]] {
-    c11_rmw(me, site, p, operand, op, old, now);
+  const bool choices = rt.memory->follows_choices();
+  if (choices) [[unlikely]] {
+    chosen_rmw(me, site, p, operand, op, old, now);
   } else {
     old = hw_rmw(p, [&](T o) { return apply(op, o, operand); });
     now = apply(op, old, operand);
   }
   uint8_t flags = pending.state && rt.model.same_state_repeat(me) ? uint8_t(shm::kSameState) : 0;
-  // c11/rc11: aux is the operand (the controller recomputes the new value
-  // when the read would read another store).
-  rt.log(me, OpKind::AtomicRmw, a, site, low_bits(old), low_bits(now), rt.c11 ? low_bits(operand) : 0, sizeof(T),
+  // Following Choices: aux is the operand (the controller recomputes the
+  // new value when the read would read another store).
+  rt.log(me, OpKind::AtomicRmw, a, site, low_bits(old), low_bits(now), choices ? low_bits(operand) : 0, sizeof(T),
          order_of(order), op, flags);
   return return_new ? now : old;
 }
@@ -247,22 +254,24 @@ void atomic_store(T* p, T v, int order, uint64_t site) {
   }
   uint32_t me = t_me;
   uint64_t a = reinterpret_cast<uint64_t>(p);
-  // x86: a seq_cst store is a locked xchg (it drains the buffer); weaker
-  // stores are plain movs, which a store buffer holds.
+  // x86: a seq_cst store is a locked xchg (it drains); weaker stores are
+  // plain movs, which the memory model places (a store buffer may hold them).
+  MemoryModel& memory = *rt.memory;
   bool seq_cst = order_of(order) == MemOrder::SeqCst;
-  bool bufferable = !seq_cst && rt.buffers.bufferable(a, sizeof(T));
+  MemoryModel::StorePlan store;
+  if (!seq_cst) store = memory.plan_store(me, a, sizeof(T));
   PendingOp op = memory_op(OpKind::AtomicStore, a, sizeof(T), site);
-  op.drains = !bufferable || (rt.buffering && rt.buffers.full(me));
+  op.drains = store.drains;
   rt.begin(me, op);
-  bool buffered = rt.buffering && bufferable;
-  if (buffered && !rt.buffers.record(me, a, sizeof(T), rt.step()))
-    rt.end_execution(shm::Outcome::Unsupported, me, site, StoreBuffers::kTooManyLocations);
-  // c11/rc11: what memory held before (the controller learns a location's
-  // initial value from it), and whether the store becomes mo-last.
+  bool buffered = store.buffered;
+  if (buffered && !memory.buffer_store(me, a, sizeof(T), rt.step()))
+    rt.end_execution(shm::Outcome::Unsupported, me, site, memory.no_buffer_left());
+  // Following Choices: what memory held before (the controller learns a
+  // location's initial value from it), and whether the store becomes mo-last.
   uint64_t before = 0;
   bool write = true;
-  if (rt.c11) [[unlikely]]
-    write = c11_store(me, site, p, before);
+  if (memory.follows_choices()) [[unlikely]]
+    write = chosen_store(me, site, p, before);
   if (write) {
     if constexpr (sizeof(T) == 16)
       hw_rmw(p, [&](T) { return v; });
@@ -287,17 +296,19 @@ bool atomic_cas(T* p, T* expected, T desired, int success, int failure, uint64_t
   T read = *expected;
   const T wanted = *expected;
   bool ok;
-  if (rt.c11) [[unlikely]]
-    ok = c11_cas(me, site, p, *expected, desired, read);
+  const bool choices = rt.memory->follows_choices();
+  if (choices) [[unlikely]]
+    ok = chosen_cas(me, site, p, *expected, desired, read);
   else
     ok = hw_cas(p, read, desired);  // on success `read` keeps *expected: what memory held
   if (!ok) *expected = read;
   uint8_t flags = (ok ? 0 : uint8_t(shm::kFailed)) |
                   (op.state && rt.model.same_state_repeat(me) ? uint8_t(shm::kSameState) : 0);
-  // c11/rc11: a failed one logs the value it would have written, and aux the
-  // value it expected (the controller decides success for another read).
-  rt.log(me, OpKind::AtomicCas, a, site, low_bits(read), ok || rt.c11 ? low_bits(desired) : 0,
-         rt.c11 ? low_bits(wanted) : 0, sizeof(T), order_of(ok ? success : failure), RmwOp::None, flags);
+  // Following Choices: a failed one logs the value it would have written,
+  // and aux the value it expected (the controller decides success for
+  // another read).
+  rt.log(me, OpKind::AtomicCas, a, site, low_bits(read), ok || choices ? low_bits(desired) : 0,
+         choices ? low_bits(wanted) : 0, sizeof(T), order_of(ok ? success : failure), RmwOp::None, flags);
   return ok;
 }
 
@@ -315,12 +326,13 @@ struct OddGuard {
   }
 };
 
-// c11/rc11: an odd size ends the execution (Unsupported) before it runs.
-void odd_c11(OpKind kind, void* p, size_t n, uint64_t site) {
-  if (!rt.c11 || !rt.controlled()) return;
+// A model that cannot follow odd sizes (c11/rc11) ends the execution
+// (Unsupported) before the operation runs.
+void odd_refused(OpKind kind, void* p, size_t n, uint64_t site) {
+  if (!rt.controlled() || !rt.memory->refuses_atomic_size()) return;
   uint32_t me = t_me;
   rt.begin(me, memory_op(kind, reinterpret_cast<uint64_t>(p), uint32_t(n), site));
-  c11_unsupported_size(me, site);
+  unsupported_size(me, site);
 }
 
 void odd_event(OpKind kind, void* p, size_t n, int order, uint64_t site, bool failed = false) {
@@ -397,7 +409,7 @@ void ctrl_load_any(size_t n, void* p, void* ret, int o) {
       return;
     }
   }
-  odd_c11(OpKind::AtomicLoad, p, n, site);
+  odd_refused(OpKind::AtomicLoad, p, n, site);
   odd_event(OpKind::AtomicLoad, p, n, o, site);
   OddGuard g;
   memcpy(ret, p, n);
@@ -419,7 +431,7 @@ void ctrl_store_any(size_t n, void* p, void* val, int o) {
       return;
     }
   }
-  odd_c11(OpKind::AtomicStore, p, n, site);
+  odd_refused(OpKind::AtomicStore, p, n, site);
   odd_event(OpKind::AtomicStore, p, n, o, site);
   OddGuard g;
   memcpy(p, val, n);
@@ -445,7 +457,7 @@ void ctrl_exchange_any(size_t n, void* p, void* val, void* ret, int o) {
     CTRL_XCHG_CASE(16, u128)
   }
 #undef CTRL_XCHG_CASE
-  odd_c11(OpKind::AtomicRmw, p, n, site);
+  odd_refused(OpKind::AtomicRmw, p, n, site);
   odd_event(OpKind::AtomicRmw, p, n, o, site);
   OddGuard g;
   memcpy(ret, p, n);
@@ -470,7 +482,7 @@ bool ctrl_cas_any(size_t n, void* p, void* e, void* d, int s, int f) {
     CTRL_CAS_CASE(16, u128)
   }
 #undef CTRL_CAS_CASE
-  odd_c11(OpKind::AtomicCas, p, n, site);
+  odd_refused(OpKind::AtomicCas, p, n, site);
   bool ok;
   {
     OddGuard g;

@@ -186,10 +186,8 @@ int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*fn)(vo
     rt.end_execution(shm::Outcome::Unsupported, me, site,
                      "the program has more than 64 threads that are running, detached or not joined by their "
                      "creator");
-  if (rt.buffering && child >= shm::kFlushActorBase)
-    rt.end_execution(shm::Outcome::Unsupported, me, site,
-                     "the program has more than 32 threads that are running, detached or not joined by their "
-                     "creator, the most --model tso and pso support");
+  if (child != kNoThread && child >= rt.memory->max_threads())
+    rt.end_execution(shm::Outcome::Unsupported, me, site, rt.memory->too_many_threads());
   rt.model.thread(child).pending.site = reinterpret_cast<uint64_t>(fn);
   rt.region.header->threads[child].start_routine = reinterpret_cast<uint64_t>(fn);
   StartInfo start_info{fn, arg, child, signal_mask()};

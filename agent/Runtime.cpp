@@ -121,10 +121,10 @@ void Runtime::begin(uint32_t me, const PendingOp& op) {
   uint32_t next = decide(me);
   if (next == me) return;
   publish(me);
-  if (buffering) buffers.switch_out(me);
+  memory->switched_out(me);
   hand_to(next);
   wait_turn(me, last_enabled_ == ((uint64_t(1) << me) | (uint64_t(1) << next)));
-  if (buffering) buffers.switch_in(me);
+  memory->switched_in(me);
 }
 
 void Runtime::first_turn(uint32_t me) {
@@ -143,18 +143,17 @@ void Runtime::first_turn(uint32_t me) {
 uint32_t Runtime::decide(uint32_t me) {
   for (;;) {
     uint32_t next = choose(me);
-    if (!buffering || next == kNoThread || next < shm::kFlushActorBase) return next;
-    flush_step(me, next - shm::kFlushActorBase);
+    // A program thread (under SC up to 64; a model with extra actors numbers
+    // them from shm::kFlushActorBase and supports fewer threads).
+    if (next == kNoThread || next < memory->max_threads()) return next;
+    actor_step(me, next - shm::kFlushActorBase);
   }
 }
 
-void Runtime::flush_step(uint32_t me, uint32_t actor) {
-  uint32_t owner = 0;
-  StoreBuffers::Entry e = buffers.flush(actor, me, owner);
-  uint64_t value = 0;
-  memcpy(&value, e.written, e.size < 8 ? e.size : 8);
-  flush_owner_ = uint8_t(owner);
-  log(shm::kFlushActorBase + actor, OpKind::Flush, e.addr, 0, 0, value, e.step, e.size);
+void Runtime::actor_step(uint32_t me, uint32_t actor) {
+  MemoryModel::ActorStep s = memory->step_actor(actor, me);
+  flush_owner_ = s.owner;
+  log(shm::kFlushActorBase + actor, s.kind, s.addr, 0, 0, s.written, s.aux, s.size);
   flush_owner_ = 0;
 }
 
@@ -165,11 +164,10 @@ uint32_t Runtime::choose(uint32_t me) {
     record_pending(kNoThread);
     end_execution(shm::Outcome::StepBound, me, model.thread(me).pending.site, "");
   }
-  uint64_t flushers = buffering ? buffers.flushable_actors() : 0;
-  model.set_buffered(buffering ? buffers.nonempty_threads() : 0);
+  uint64_t actors = memory->ready_actors(model);
   probe_kernel_waits();
-  uint64_t mask = model.enabled_mask() | (flushers << shm::kFlushActorBase);
-  if (c11 && step_ < h->prefix_len) [[unlikely]] {
+  uint64_t mask = model.enabled_mask() | (actors << shm::kFlushActorBase);
+  if (memory->follows_choices() && step_ < h->prefix_len) [[unlikely]] {
     // c11/rc11: a thread that seems to spin on memory nobody writes may be
     // given another store's value by the plan's Choice: the plan decides.
     uint32_t planned = region.prefix[step_];
@@ -258,7 +256,7 @@ void Runtime::ask(uint32_t me, uint64_t mask) {
     h->current = me;
     h->ask_step = step_;
     h->ask_enabled = mask;
-    h->nbuffered = buffering ? buffers.snapshot(h->buffered, shm::kMaxShownStores) : 0;
+    h->nbuffered = memory->shown_stores(h->buffered, shm::kMaxShownStores);
     uint32_t seen = h->reply.load(std::memory_order_acquire);
     h->asking.fetch_add(1, std::memory_order_release);
     framing::write_all(control_fd, paused_frame_, paused_len_);
@@ -412,12 +410,8 @@ void Runtime::wake_sleepers(const shm::Event& e) {
   for (uint64_t m = sleep_; m; m &= m - 1) {
     uint32_t t = uint32_t(__builtin_ctzll(m));
     Access next = from_record(region.header->sleepers[t]);
-    // A flush commutes with its own thread's next step, and with a load
-    // forwarded whole from the sleeper's buffer (as DporStrategy::completed
-    // keeps sleepers).
-    if (OpKind(e.kind) == OpKind::Flush &&
-        (e.owner == t || (only_reads(next) && buffers.forwards_whole(t, next.read_addr, uint32_t(next.read_size)))))
-      continue;
+    // The model's own exceptions (a flush and its thread's sleeper).
+    if (memory->keeps_asleep(e, t, next)) continue;
     if (conflicts(done, next)) sleep_ &= ~(uint64_t(1) << t);
   }
 }
@@ -425,40 +419,28 @@ void Runtime::wake_sleepers(const shm::Event& e) {
 void Runtime::note_memory(uint32_t me, const shm::Event& e) {
   auto kind = OpKind(e.kind);
   bool failed = e.flags & shm::kFailed;
-  switch (kind) {
-    case OpKind::Load:
-    case OpKind::AtomicLoad:
+  if (op_only_reads(kind)) {
+    model.memory_loaded(me, e.site, e.addr, e.size);
+    model.check_probe(me);
+  } else if (op_is_rmw(kind)) {
+    // A read-modify-write that leaves memory as it was (a failed compare-
+    // exchange, a test-and-set of a held lock) is, for spinning, a re-read.
+    // (Only where the written value is known: rmw says which operation.)
+    if (failed || (e.rmw != uint8_t(RmwOp::None) && e.value_written == e.value_read)) {
       model.memory_loaded(me, e.site, e.addr, e.size);
       model.check_probe(me);
-      break;
-    case OpKind::AtomicCas:
-    case OpKind::Rmw:
-    case OpKind::AtomicRmw:
-      // A read-modify-write that leaves memory as it was (a failed compare-
-      // exchange, a test-and-set of a held lock) is, for spinning, a re-read.
-      // (Only where the written value is known: rmw says which operation.)
-      if (failed || (e.rmw != uint8_t(RmwOp::None) && e.value_written == e.value_read)) {
-        model.memory_loaded(me, e.site, e.addr, e.size);
-        model.check_probe(me);
-      } else
-        model.memory_written(e.addr, e.size, me);
-      break;
-    case OpKind::Store:
-      // A string move writes `size` bytes at addr.
-    case OpKind::AtomicStore:
-      // A store of what memory already held is no progress of its thread
-      // (a loop storing the same value and re-reading can still be a
-      // spin), but it wakes the others: whether a store changes memory
-      // depends on the interleaving, and waking a spinner costs only a
-      // re-read. Other threads cannot see a buffered store: its flush wakes
-      // them; its own thread sees it at once.
-      model.memory_written(e.addr, e.size, (e.flags & shm::kUnchanged) ? kNoThread : me, !(e.flags & shm::kBuffered));
-      break;
-    case OpKind::Flush:
-      model.memory_written(e.addr, e.size, kNoThread);
-      break;
-    default:
-      break;
+    } else
+      model.memory_written(e.addr, e.size, me);
+  } else if (op_only_writes(kind)) {
+    // A store (a string move writes `size` bytes at addr) of what memory
+    // already held is no progress of its thread (a loop storing the same
+    // value and re-reading can still be a spin), but it wakes the others:
+    // whether a store changes memory depends on the interleaving, and
+    // waking a spinner costs only a re-read. Other threads cannot see a
+    // buffered store: its flush wakes them; its own thread sees it at once.
+    model.memory_written(e.addr, e.size, (e.flags & shm::kUnchanged) ? kNoThread : me, !(e.flags & shm::kBuffered));
+  } else if (kind == OpKind::Flush) {
+    model.memory_written(e.addr, e.size, kNoThread);
   }
 }
 

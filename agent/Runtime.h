@@ -22,9 +22,9 @@
 
 #include "ExecutionModel.h"
 #include "FairYields.h"
+#include "MemoryModel.h"
 #include "ParkContext.h"
 #include "SharedRegion.h"
-#include "StoreBuffers.h"
 #include "TailChooser.h"
 #include "TidWord.h"
 
@@ -92,12 +92,10 @@ class Runtime {
   // Records the outcome and stops the thread for the controller. Never returns.
   // Async-signal-safe (no allocation): crash handlers call it.
   [[noreturn]] void end_execution(shm::Outcome outcome, uint32_t thread, uint64_t site, const char* message);
-  // --model tso and pso: store buffers; `buffering` set per execution.
-  StoreBuffers buffers;
-  bool buffering = false;
-  // --model c11/rc11 (set per execution): libatomic operations follow their
-  // step's Choice (AtomicChoice.h); everything else runs as under SC.
-  bool c11 = false;
+  // The execution's memory model (MemoryModel.h), taken from the plan at
+  // its start: what loads return, what stores do, what drains, the extra
+  // actors. SC until the first execution.
+  MemoryModel* memory = &memory_model_for(shm::MemoryModel::SC);
   // The Choice of the step about to be logged: the plan's within its prefix,
   // Default after it.
   shm::Choice choice() const { return step_ < region.header->prefix_len ? region.choices[step_] : shm::Choice{}; }
@@ -143,10 +141,11 @@ class Runtime {
   static int tid_offset() { return tid_offset_; }
 
  private:
-  // Picks who performs the next step; flush steps it performs itself (TSO).
+  // Picks who performs the next step; the memory model's extra actors'
+  // steps (store-buffer flushes) it performs itself.
   uint32_t decide(uint32_t me);
   uint32_t choose(uint32_t me);
-  void flush_step(uint32_t me, uint32_t actor);
+  void actor_step(uint32_t me, uint32_t actor);
   // DPOR: sleepers whose pending operation conflicts with `e` wake up.
   void wake_sleepers(const shm::Event& e);
   // The execution ends with threads that never ran their pending operation
@@ -224,7 +223,7 @@ class Runtime {
   uint32_t pair_yield_skip_ = 0;
   uint32_t pair_yield_backoff_ = 0;
   uint64_t sleep_ = 0;         // DPOR sleep set (see Header::sleep_mask)
-  uint8_t flush_owner_ = 0;    // the owner logged with a flush event
+  uint8_t flush_owner_ = 0;    // the owner logged with an extra actor's event
   // Threads whose latest step began a timed wait (a real one sleeps until
   // its deadline, the others running meanwhile) or timed out. Under the
   // sticky tail policy they give the turn to another awake thread: ctrl

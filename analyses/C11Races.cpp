@@ -16,13 +16,11 @@ struct Access {
 // What a memory event of the execution does to its bytes (nothing for
 // synchronisation calls, fences and events without memory).
 bool access_of(const GraphEvent& e, uint32_t step, Access* out) {
+  if (op_is_atomic(e.op)) {
+    *out = {step, e.is_read(), e.is_write(), e.atomic()};
+    return e.size > 0;
+  }
   switch (e.op) {
-    case OpKind::AtomicLoad:
-    case OpKind::AtomicStore:
-    case OpKind::AtomicRmw:
-    case OpKind::AtomicCas:
-      *out = {step, e.is_read(), e.is_write(), e.atomic()};
-      return e.size > 0;
     case OpKind::Load:
       *out = {step, true, false, false};
       return e.size > 0;

@@ -68,50 +68,30 @@ inline bool ranges_overlap(uint64_t a, uint64_t as, uint64_t b, uint64_t bs) {
 inline Access access_of(OpKind kind, uint64_t addr, uint32_t size, uint64_t aux, bool failed, uint32_t target,
                         bool instruction) {
   Access a;
-  switch (kind) {
-    case OpKind::Load:
-    case OpKind::AtomicLoad:
+  if (op_reads_memory(kind) || op_writes_memory(kind)) {
+    if (op_reads_memory(kind)) {
       a.read_addr = addr;
       a.read_size = size;
-      break;
-    case OpKind::Store:
-    case OpKind::AtomicStore:
+    }
+    if (op_only_writes(kind) || (op_is_rmw(kind) && !failed)) {
       a.write_addr = addr;
       a.write_size = size;
-      if (instruction && aux) {  // string move: also reads its source
-        a.read2_addr = aux;
-        a.read2_size = size;
-      }
-      break;
-    case OpKind::Rmw:
-    case OpKind::AtomicRmw:
-    case OpKind::AtomicCas:
-      a.read_addr = addr;
-      a.read_size = size;
-      if (!failed) {
-        a.write_addr = addr;
-        a.write_size = size;
-      }
-      break;
-    case OpKind::MutexLock:
-    case OpKind::MutexTryLock:
-    case OpKind::MutexTimedLock:
-    case OpKind::MutexUnlock:
-    case OpKind::CondSignal:
-    case OpKind::CondBroadcast:
-    case OpKind::RwReadLock:
-    case OpKind::RwWriteLock:
-    case OpKind::RwTryReadLock:
-    case OpKind::RwTryWriteLock:
-    case OpKind::RwTimedReadLock:
-    case OpKind::RwTimedWriteLock:
-    case OpKind::RwUnlock:
-    case OpKind::SemWait:
-    case OpKind::SemTryWait:
-    case OpKind::SemTimedWait:
-    case OpKind::SemPost:
-      a.object = addr;
-      break;
+    }
+    if (op_only_writes(kind) && instruction && aux) {  // string move: also reads its source
+      a.read2_addr = aux;
+      a.read2_size = size;
+    }
+    return a;
+  }
+  if (op_on_object(kind)) {  // mutexes, condition signals, rwlocks, semaphores
+    a.object = addr;
+    return a;
+  }
+  if (op_is_kernel_wait(kind)) {  // aux: the pseudo-object below
+    a.object = aux;
+    return a;
+  }
+  switch (kind) {
     case OpKind::CondWait:
     case OpKind::CondTimedWait:
     case OpKind::CondReacquire:
@@ -133,11 +113,6 @@ inline Access access_of(OpKind kind, uint64_t addr, uint32_t size, uint64_t aux,
     case OpKind::FutexRequeue:
       a.object = addr;
       a.object2 = aux;
-      break;
-    case OpKind::FdWait:
-    case OpKind::SignalWait:
-    case OpKind::ChildWait:
-      a.object = aux;
       break;
     case OpKind::SignalSend:
       a.object = kSignalObject;

@@ -16,21 +16,11 @@ inline uint64_t bit(uint32_t t) { return uint64_t(1) << t; }
 
 // Whether an event had to wait for its thread's store buffer to drain.
 inline bool drains(const shm::Event& e) {
-  switch (OpKind(e.kind)) {
-    case OpKind::Load:
-    case OpKind::AtomicLoad:
-    case OpKind::Yield:
-    case OpKind::ThreadStart:
-      return false;
-    case OpKind::Store:
-    case OpKind::AtomicStore:
-    case OpKind::Rmw:
-      return !(e.flags & shm::kBuffered);
-    case OpKind::Fence:
-      return MemOrder(e.order) == MemOrder::SeqCst;
-    default:
-      return true;
-  }
+  auto k = OpKind(e.kind);
+  if (op_only_reads(k) || k == OpKind::Yield || k == OpKind::ThreadStart) return false;
+  if (op_may_buffer(k)) return !(e.flags & shm::kBuffered);
+  if (k == OpKind::Fence) return MemOrder(e.order) == MemOrder::SeqCst;
+  return true;
 }
 
 inline uint64_t mix(uint64_t h, uint64_t v) {
@@ -48,10 +38,7 @@ inline uint64_t size_mask(uint32_t size) {
   }
 }
 
-inline bool is_rmw(const shm::Event& e) {
-  auto k = OpKind(e.kind);
-  return k == OpKind::Rmw || k == OpKind::AtomicRmw || k == OpKind::AtomicCas;
-}
+inline bool is_rmw(const shm::Event& e) { return op_is_rmw(OpKind(e.kind)); }
 
 // Whether the event is a read-modify-write whose nature (Dependence.h: a
 // read when it leaves memory as it was) depends on the value it finds.
@@ -76,18 +63,9 @@ inline bool nature_varies(const shm::Event& e) {
 inline std::optional<uint64_t> value_found(const shm::Event& e) {
   uint64_t mask = size_mask(e.size);
   if (!mask || (e.flags & (shm::kBuffered | shm::kForwarded))) return std::nullopt;
-  switch (OpKind(e.kind)) {
-    case OpKind::Load:
-      if (e.aux) return std::nullopt;
-      [[fallthrough]];
-    case OpKind::AtomicLoad:
-    case OpKind::Rmw:
-    case OpKind::AtomicRmw:
-    case OpKind::AtomicCas:
-      return e.value_read & mask;
-    default:
-      return std::nullopt;
-  }
+  auto k = OpKind(e.kind);
+  if (!op_reads_memory(k) || (k == OpKind::Load && e.aux)) return std::nullopt;
+  return e.value_read & mask;
 }
 
 // The access of read-modify-write `e` when it does (or does not) write.

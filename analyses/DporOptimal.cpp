@@ -196,16 +196,7 @@ DporStrategy::Move DporStrategy::movable(const shm::Event* events, uint64_t n, u
   // thread could run otherwise (probe).
   const shm::Event& ej = events[j];
   if (!(ej.flags & shm::kSameState)) return Move::Yes;
-  switch (OpKind(ej.kind)) {
-    case OpKind::Load:
-    case OpKind::AtomicLoad:
-    case OpKind::Rmw:
-    case OpKind::AtomicRmw:
-    case OpKind::AtomicCas:
-      break;
-    default:
-      return Move::Yes;
-  }
+  if (!op_reads_memory(OpKind(ej.kind))) return Move::Yes;
   // The thread's latest reads (a read-modify-write that left memory as it
   // was counts as one), newest first, back to its latest write.
   constexpr size_t kWindow = 8;  // agent's ThreadModel::kWindow

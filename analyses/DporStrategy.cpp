@@ -14,16 +14,7 @@ using namespace dpor;
 namespace {
 
 // A store or read-modify-write (what a buffer may hold).
-bool is_write_kind(const shm::Event& e) {
-  switch (OpKind(e.kind)) {
-    case OpKind::Store:
-    case OpKind::AtomicStore:
-    case OpKind::Rmw:
-      return true;
-    default:
-      return false;
-  }
-}
+bool is_write_kind(const shm::Event& e) { return op_may_buffer(OpKind(e.kind)); }
 
 // The stores in each thread's buffers along an execution (TSO/PSO), as its
 // events show them: a buffered store enters, its flush (aux = the store)
@@ -86,20 +77,8 @@ enum class ObjectRole {
 // The role of event `e` on its first (which == 0) or second object.
 ObjectRole object_role(const shm::Event& e, int which) {
   bool failed = e.flags & shm::kFailed;
+  if (op_acquires(OpKind(e.kind))) return failed ? ObjectRole::Plain : ObjectRole::Acquire;
   switch (OpKind(e.kind)) {
-    case OpKind::MutexLock:
-    case OpKind::MutexTryLock:
-    case OpKind::MutexTimedLock:
-    case OpKind::RwReadLock:
-    case OpKind::RwWriteLock:
-    case OpKind::RwTryReadLock:
-    case OpKind::RwTryWriteLock:
-    case OpKind::RwTimedReadLock:
-    case OpKind::RwTimedWriteLock:
-    case OpKind::SemWait:
-    case OpKind::SemTryWait:
-    case OpKind::SemTimedWait:
-      return failed ? ObjectRole::Plain : ObjectRole::Acquire;
     case OpKind::CondReacquire:  // the condition (0) woke it; the mutex (1) it takes
       return which == 0 ? ObjectRole::EnabledBy : ObjectRole::Acquire;
     case OpKind::ThreadJoin:
@@ -214,11 +193,16 @@ void DporStrategy::completed(const ExecutionSummary& summary) {
     }
     stack_.resize(from + 1);
   }
+  const bool buffers = model_.store_buffers();
   BufferedStores buffered;
-  for (uint64_t k = 0; k + 1 < stack_.size() && k < n; ++k) buffered.note(events[k], int64_t(k));
+  const ModelAnalysis::ForwardsWhole whole{&buffered, [](const void* b, uint32_t t, const Access& next) {
+                                             return forwarded_sleeper(*static_cast<const BufferedStores*>(b), t, next);
+                                           }};
+  if (buffers)
+    for (uint64_t k = 0; k + 1 < stack_.size() && k < n; ++k) buffered.note(events[k], int64_t(k));
   for (uint64_t k = stack_.size(); k < n; ++k) {
     if (stop_requested()) return;
-    if (k > 0) buffered.note(events[k - 1], int64_t(k - 1));
+    if (k > 0 && buffers) buffered.note(events[k - 1], int64_t(k - 1));
     Position pos;
     pos.event = events[k];
     pos.enabled = events[k].enabled;
@@ -229,16 +213,12 @@ void DporStrategy::completed(const ExecutionSummary& summary) {
       // tried there before) whose next step commutes with step k-1.
       const Position& prev = stack_[k - 1];
       Access ran = access_of(events[k - 1]);
-      // A thread's own flush commutes with whatever it does next (its loads
-      // read its own bytes before and after it; a step waiting for the
-      // drain was not enabled when it was put to sleep), and other threads'
-      // flushes with a load forwarded whole from its buffer. (The agent's
-      // Runtime::wake_sleepers applies the same rules.)
-      bool flush = OpKind(events[k - 1].kind) == OpKind::Flush;
+      // The model's exceptions (under TSO/PSO a flush and its own
+      // thread's sleeper, or one whose load its buffer forwards whole; the
+      // agent's Runtime::wake_sleepers applies the same rule).
       auto keep = [&](const Sleeper& s) {
         if (s.thread == events[k - 1].thread) return;
-        if ((flush && (events[k - 1].owner == s.thread || forwarded_sleeper(buffered, s.thread, s.next))) ||
-            !conflicts(s.next, ran))
+        if (!conflicts(s.next, ran) || (buffers && model_.keeps_asleep(events[k - 1], s.thread, s.next, whole)))
           pos.sleep.push_back(s);
       };
       for (const auto& s : prev.sleep) keep(s);
@@ -396,6 +376,7 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, 
   // Chronological traces (Abdulla et al., TSO/PSO): each thread's buffered
   // stores not yet flushed, and the loads forwarded wholly from each store,
   // which only its flush exposes to later writes.
+  const bool buffers = model_.store_buffers();
   BufferedStores buffered;
   std::unordered_map<int64_t, std::vector<int64_t>> exposed_by_flush;
 
@@ -476,7 +457,7 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, 
     // exposes it (below). And a thread's read never races with its own
     // flushes: before or after one, it reads the same bytes (its own).
     bool real = p < shm::kFlushActorBase;
-    if (real && (e.flags & shm::kForwarded) && only_reads(a)) {
+    if (buffers && real && (e.flags & shm::kForwarded) && only_reads(a)) {
       int64_t store = buffered.forwarding_store(p, a.read_addr, a.read_size);
       if (store >= 0) {
         exposed_by_flush[store].push_back(int64_t(k));
@@ -492,10 +473,10 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, 
     // loads and buffered stores) comes after the last flush of each of its
     // thread's buffers.
     size_t buffered_from = hb_only.size();
-    if (OpKind(e.kind) == OpKind::Flush) {
+    if (buffers && OpKind(e.kind) == OpKind::Flush) {
       if (e.aux < k) {
         hb_only.push_back(int64_t(e.aux));
-        int64_t bound = sfence_before_[e.aux];
+        int64_t bound = model_.sfence_orders_flushes() ? sfence_before_[e.aux] : -1;
         for (uint32_t f = shm::kFlushActorBase; f < shm::kMaxThreads && bound >= 0; ++f) {
           if (f == p || owner_[f] != e.owner) continue;
           for (auto it = flushes[f].rbegin(); it != flushes[f].rend(); ++it)
@@ -507,11 +488,11 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, 
       }
       owner_[p] = e.owner;
       flushes[p].emplace_back(int64_t(k), int64_t(e.aux));
-    } else if (p < shm::kFlushActorBase && drains(e)) {
+    } else if (buffers && p < shm::kFlushActorBase && drains(e)) {
       for (uint32_t f = shm::kFlushActorBase; f < shm::kMaxThreads; ++f)
         if (owner_[f] == p && last_of_thread[f] >= 0) hb_only.push_back(last_of_thread[f]);
     }
-    if (p < shm::kFlushActorBase) {
+    if (buffers && p < shm::kFlushActorBase) {
       sfence_before_[k] = last_sfence[p];
       if (store_fence(e)) last_sfence[p] = int64_t(k);
     }
@@ -611,7 +592,7 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, 
     };
     each_byte(a.read_addr, a.read_size, note_read);
     each_byte(a.read2_addr, a.read2_size, note_read);
-    buffered.note(e, int64_t(k));
+    if (buffers) buffered.note(e, int64_t(k));
     if (flush) {
       // The loads forwarded from the store now read memory as this flush
       // left it: later writes there conflict with them.

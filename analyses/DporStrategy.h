@@ -62,6 +62,7 @@
 #include <vector>
 
 #include "Dependence.h"
+#include "ModelAnalysis.h"
 #include "Strategy.h"
 
 namespace ctrl {
@@ -70,7 +71,10 @@ class DporStrategy final : public Strategy {
  public:
   // `optimal`: Optimal-DPOR (wakeup trees instead of backtrack sets): never
   // starts a redundant execution, so no execution ends blocked.
-  explicit DporStrategy(bool optimal = false) : optimal_(optimal) {}
+  // `model`: the memory model whose dependence it explores (ModelAnalysis.h;
+  // SC, TSO or PSO).
+  explicit DporStrategy(bool optimal = false, const ModelAnalysis& model = model_analysis(shm::MemoryModel::SC))
+      : optimal_(optimal), model_(model) {}
   std::string name() const override { return optimal_ ? "dpor-optimal" : "dpor"; }
   std::optional<ExecutionPlan> next() override;
   void completed(const ExecutionSummary& summary) override;
@@ -206,6 +210,7 @@ class DporStrategy final : public Strategy {
   void remember_natures(const shm::Event* events, uint64_t n);
 
   bool optimal_;
+  const ModelAnalysis& model_;
   Node chosen_;  // optimal mode: the branch the planned execution follows
   std::vector<Position> stack_;
   std::vector<Pending> pending_;

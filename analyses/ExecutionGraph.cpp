@@ -33,45 +33,14 @@ GraphKind graph_kind_of(const shm::Event& e) {
 
 namespace {
 
-bool is_mutex_op(OpKind k) {
-  return k == OpKind::MutexLock || k == OpKind::MutexTryLock || k == OpKind::MutexTimedLock ||
-         k == OpKind::MutexUnlock || k == OpKind::CondWait || k == OpKind::CondTimedWait || k == OpKind::CondReacquire;
-}
-
 // Synchronisation the memory model does not see as memory: the object whose
 // events keep the order they ran in (0: none).
 uint64_t chained_object(const shm::Event& e) {
-  switch (OpKind(e.kind)) {
-    case OpKind::CondWait:
-    case OpKind::CondTimedWait:
-    case OpKind::CondReacquire:  // after the signal that woke it
-    case OpKind::CondSignal:
-    case OpKind::CondBroadcast:
-    case OpKind::RwReadLock:
-    case OpKind::RwWriteLock:
-    case OpKind::RwTryReadLock:
-    case OpKind::RwTryWriteLock:
-    case OpKind::RwTimedReadLock:
-    case OpKind::RwTimedWriteLock:
-    case OpKind::RwUnlock:
-    case OpKind::BarrierWait:
-    case OpKind::BarrierLeave:
-    case OpKind::SemWait:
-    case OpKind::SemTryWait:
-    case OpKind::SemTimedWait:
-    case OpKind::SemPost:
-    case OpKind::FutexWait:
-    case OpKind::FutexWake:
-    case OpKind::FutexWoken:
-    case OpKind::FutexRequeue:
-    case OpKind::SignalSend:
-    case OpKind::SignalWait:
-    case OpKind::FdWait:
-    case OpKind::ChildWait:
-      return e.addr ? e.addr : 1;
-    default:
-      return 0;
-  }
+  auto k = OpKind(e.kind);
+  // Every synchronisation operation but a mutex's own (a condition wait
+  // also chains on its condition).
+  if (op_is_sync(k) && (!op_on_mutex(k) || op_on_condition(k))) return e.addr ? e.addr : 1;
+  return 0;
 }
 
 }  // namespace
@@ -102,7 +71,7 @@ ExecutionGraph ExecutionGraph::build(const shm::Event* events, uint64_t n, const
     e.size = ev.size;
     e.locked = ev.flags & shm::kLocked;
     e.same_state = ev.flags & shm::kSameState;
-    if (is_mutex_op(e.op)) {
+    if (op_on_mutex(e.op)) {
       // A lock acquires, an unlock releases; a condition wait releases the
       // mutex (aux) and the reacquisition takes it again.
       e.order = e.kind == GraphKind::Write ? MemOrder::Release : MemOrder::Acquire;

@@ -5,6 +5,7 @@
 
 #include "C11Consistency.h"
 #include "C11Races.h"
+#include "ModelAnalysis.h"
 #include "ExecutionGraph.h"
 
 namespace ctrl {
@@ -87,7 +88,7 @@ uint64_t operand_of(const shm::Event& e) {
 
 class GraphExplorer {
  public:
-  explicit GraphExplorer(shm::MemoryModel model) : model_(model) { stack_.push_back(PlanItem{}); }
+  explicit GraphExplorer(const ModelAnalysis& model) : model_(model) { stack_.push_back(PlanItem{}); }
 
   std::optional<ExecutionPlan> next() {
     if (stack_.empty()) return std::nullopt;
@@ -109,7 +110,7 @@ class GraphExplorer {
     for (uint64_t i = 0; i < s.steps; i++) operands_[i] = operand_of(s.events[i]);
     bool promised = false;
     for (const GraphEvent& e : g.events()) promised = promised || e.promise;
-    if (!keep_promises(g) || !consistent(g, model_)) {
+    if (!keep_promises(g) || !model_.consistent(g)) {
       feasible_ = false;
       counts_.infeasible++;
       // A promise's execution may fail only because of how the tail placed
@@ -330,7 +331,7 @@ class GraphExplorer {
 
   // cand: the graph of the execution's first events, consistent, plus one.
   bool extension_consistent(const ExecutionGraph& cand) const {
-    return incremental_ ? consistent_last(cand, hb_, model_) : consistent(cand, model_);
+    return incremental_ ? model_.consistent_last(cand, hb_) : model_.consistent(cand);
   }
 
   // Appends event e to `g` (its write placed right after its rf for a RMW,
@@ -400,7 +401,7 @@ class GraphExplorer {
     ExecutionGraph upto = g.prefix(i + 1);
     std::vector<bool> pre = upto.porf_prefix(i);
     HappensBefore hb;
-    bool have_hb = model_ == shm::MemoryModel::C11 && hb.compute(upto);
+    bool have_hb = model_.reads_from_later_stores() && hb.compute(upto);
     for (uint32_t r = 0; r < i; r++) {
       const GraphEvent& e = g.at(r);
       if (!e.is_read() || e.loc != w.loc || e.rf == i || e.promise) continue;
@@ -478,13 +479,13 @@ class GraphExplorer {
       // A lock reading w waits for it: it is left out, the tail takes it.
       PlanItem p = plan_of(base, marks, order, nullptr, 0);
       ExecutionGraph cand = subgraph(base, order, nullptr, 0);
-      if (!consistent(cand, model_)) return;
+      if (!model_.consistent(cand)) return;
       push(std::move(p));
       return;
     }
     GraphEvent moved = reading(base, r, i);
     ExecutionGraph cand = subgraph(base, order, &moved, r);
-    if (!consistent(cand, model_)) return;
+    if (!model_.consistent(cand)) return;
     // As GenMC does: a revisited read was added maximally when the store it
     // now reads is mo-last in the new graph (its own write aside).
     bool max = true;
@@ -561,7 +562,7 @@ class GraphExplorer {
     return out;
   }
 
-  shm::MemoryModel model_;
+  const ModelAnalysis& model_;
   std::vector<PlanItem> stack_;
   PlanItem current_;
   std::vector<uint64_t> operands_;
@@ -575,7 +576,7 @@ class GraphExplorer {
   uint64_t inline_atomic_ = 0;  // plain accesses taken for inline atomics
 };
 
-GraphStrategy::GraphStrategy(shm::MemoryModel model) : explorer_(std::make_unique<GraphExplorer>(model)) {}
+GraphStrategy::GraphStrategy(const ModelAnalysis& model) : explorer_(std::make_unique<GraphExplorer>(model)) {}
 GraphStrategy::~GraphStrategy() = default;
 std::optional<ExecutionPlan> GraphStrategy::next() { return explorer_->next(); }
 void GraphStrategy::completed(const ExecutionSummary& s) { explorer_->completed(s); }

@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "ModelAnalysis.h"
 #include "SharedRegion.h"
 #include "Strategy.h"
 
@@ -42,7 +43,9 @@ class GraphExplorer;
 
 class GraphStrategy final : public Strategy {
  public:
-  explicit GraphStrategy(shm::MemoryModel model);
+  // `model`: a model explored as graphs (ModelAnalysis.h; c11, rc11).
+  explicit GraphStrategy(const ModelAnalysis& model);
+  explicit GraphStrategy(shm::MemoryModel model) : GraphStrategy(model_analysis(model)) {}
   ~GraphStrategy() override;
 
   std::string name() const override { return "dpor"; }

@@ -2,6 +2,7 @@
 
 #include "DporStrategy.h"
 #include "GraphStrategy.h"
+#include "ModelAnalysis.h"
 #include "PctStrategy.h"
 #include "PreemptionBoundedStrategy.h"
 #include "RandomStrategy.h"
@@ -12,11 +13,12 @@ namespace ctrl {
 
 std::unique_ptr<Strategy> make_strategy(const std::string& name, uint64_t seed, int preemption_bound,
                                         uint32_t pct_depth, shm::MemoryModel model) {
-  if (shm::is_c11_family(model)) {
+  const ModelAnalysis& analysis = model_analysis(model);
+  if (analysis.exploration() == ModelAnalysis::Exploration::Graphs) {
     if (name != "dpor" || preemption_bound >= 0)
       throw std::invalid_argument("--model c11 and rc11 explore with --strategy dpor only (not " + name +
                                   (preemption_bound >= 0 ? " with --preemption-bound" : "") + ")");
-    return std::make_unique<GraphStrategy>(model);
+    return std::make_unique<GraphStrategy>(analysis);
   }
   if (preemption_bound >= 0) {
     if (name.rfind("dpor", 0) != 0)
@@ -27,8 +29,8 @@ std::unique_ptr<Strategy> make_strategy(const std::string& name, uint64_t seed, 
   if (name == "pos") return std::make_unique<RandomStrategy>(seed, shm::TailPolicy::Pos);
   if (name == "pct") return std::make_unique<PctStrategy>(seed, pct_depth);
   if (name == "round-robin") return std::make_unique<RoundRobinStrategy>();
-  if (name == "dpor") return std::make_unique<DporStrategy>();
-  if (name == "dpor-optimal") return std::make_unique<DporStrategy>(true);
+  if (name == "dpor") return std::make_unique<DporStrategy>(false, analysis);
+  if (name == "dpor-optimal") return std::make_unique<DporStrategy>(true, analysis);
   throw std::invalid_argument("unknown strategy '" + name + "' (known: dpor, dpor-optimal, pct, pos, random, round-robin)");
 }
 

@@ -1,6 +1,8 @@
 // Visible operations: the points at which a target thread stops and lets the
-// scheduler choose who runs next. The numeric values are stored in trace
-// files, so they never change; new kinds are appended.
+// scheduler choose who runs next. The kinds, their numeric values (stored in
+// trace files: they never change, new kinds are appended), their names and
+// their properties are listed once, in OpKinds.def; the enum, op_name() and
+// the property predicates below are generated from it.
 #pragma once
 
 #include <cstdint>
@@ -8,66 +10,74 @@
 namespace ctrl {
 
 enum class OpKind : uint16_t {
-  None = 0,
-  ThreadStart = 1,  // first step of a new thread, before any of its own code
-  ThreadCreate = 2,
-  ThreadJoin = 3,
-  ThreadExit = 4,
-  ThreadDetach = 5,
-  MutexLock = 6,
-  MutexTryLock = 7,
-  MutexTimedLock = 8,
-  MutexUnlock = 9,
-  CondWait = 10,       // releases the mutex and starts waiting
-  CondTimedWait = 11,  // same, may time out
-  CondReacquire = 12,  // after a signal (or time-out): takes the mutex back
-  CondSignal = 13,
-  CondBroadcast = 14,
-  RwReadLock = 15,
-  RwWriteLock = 16,
-  RwTryReadLock = 17,
-  RwTryWriteLock = 18,
-  RwTimedReadLock = 19,
-  RwTimedWriteLock = 20,
-  RwUnlock = 21,
-  BarrierWait = 22,   // arrives at the barrier
-  BarrierLeave = 23,  // leaves once the barrier opened
-  SemWait = 24,
-  SemTryWait = 25,
-  SemTimedWait = 26,
-  SemPost = 27,
-  Yield = 28,  // sched_yield and sleeps
-  AtomicLoad = 29,
-  AtomicStore = 30,
-  AtomicRmw = 31,  // exchange and fetch-op
-  AtomicCas = 32,
-  Fence = 33,
-  ProcessExit = 34,
-  // Instructions of instrumented code (trapped sites).
-  Load = 35,   // reads memory (string compares and scans too)
-  Store = 36,  // writes memory (string moves: aux is the source)
-  Rmw = 37,    // reads and writes; EventFlag kLocked when atomic
-  // TSO/PSO: a buffered store reaches memory. Its thread is a flush actor
-  // (>= shm::kFlushActorBase: under TSO the base + the storing thread, under
-  // PSO one per thread and location in order of first use); Event::owner is
-  // the storing thread, aux the step of the store.
-  Flush = 38,
-  // Kernel waits (agent/KernelWaits.h). A futex wait compares the word with
-  // the expected value (a read of addr): unequal, it fails (kFailed, EAGAIN);
-  // equal, the thread becomes a waiter and its next step is FutexWoken.
-  FutexWait = 39,
-  FutexWake = 40,    // aux: how many waiters it woke
-  FutexWoken = 41,   // the waiter leaves (kTimedOut: nobody woke it)
-  FutexRequeue = 42, // wakes some waiters of addr, moves others to aux
-  // Blocking calls whose enabledness is a readiness probe (KernelWaits.h).
-  // addr: the descriptor (FdWait) or 0; value_written: the system call
-  // number; value_read: its result; aux: the object (Dependence.h).
-  FdWait = 43,      // read/write/recv/send/accept on a pipe or socket, poll, select, epoll_wait
-  SignalWait = 44,  // sigwait, sigwaitinfo, sigtimedwait, sigsuspend, pause
-  ChildWait = 45,   // wait4, waitpid, waitid
-  SignalSend = 46,  // kill, tgkill, tkill, pthread_kill, raise (addr: the signal)
+#define CTRL_OP(name, value, text, props) name = value,
+#include "OpKinds.def"
+#undef CTRL_OP
   Count
 };
+
+// What an operation kind does (OpKinds.def says what each property means).
+namespace op_props {
+enum : uint16_t {
+  Reads = 1 << 0,
+  Writes = 1 << 1,
+  Atomic = 1 << 2,
+  Instr = 1 << 3,
+  Buffered = 1 << 4,
+  Object = 1 << 5,
+  Sync = 1 << 6,
+  Mutex = 1 << 7,
+  Cond = 1 << 8,
+  Acquires = 1 << 9,
+  KWait = 1 << 10,
+};
+
+inline constexpr uint16_t kTable[] = {
+#define CTRL_OP(name, value, text, props) uint16_t(props),
+#include "OpKinds.def"
+#undef CTRL_OP
+};
+
+// The values are the table's positions: appended in order, none skipped.
+constexpr bool values_are_positions() {
+  uint16_t i = 0;
+#define CTRL_OP(name, value, text, props) \
+  if (uint16_t(OpKind::name) != i++) return false;
+#include "OpKinds.def"
+#undef CTRL_OP
+  return i == uint16_t(OpKind::Count);
+}
+static_assert(values_are_positions(), "OpKinds.def: values must be 0, 1, 2 ... in table order (append only)");
+
+constexpr uint16_t of(OpKind k) { return uint16_t(k) < uint16_t(OpKind::Count) ? kTable[uint16_t(k)] : 0; }
+}  // namespace op_props
+
+// Reads memory at the event's address (loads, read-modify-writes).
+constexpr bool op_reads_memory(OpKind k) { return op_props::of(k) & op_props::Reads; }
+// Writes memory at the event's address (stores, read-modify-writes).
+constexpr bool op_writes_memory(OpKind k) { return op_props::of(k) & op_props::Writes; }
+// A load or store alone (not a read-modify-write).
+constexpr bool op_only_reads(OpKind k) { return op_reads_memory(k) && !op_writes_memory(k); }
+constexpr bool op_only_writes(OpKind k) { return op_writes_memory(k) && !op_reads_memory(k); }
+// A read-modify-write (an instruction, or a libatomic exchange, fetch-op, compare-exchange).
+constexpr bool op_is_rmw(OpKind k) { return op_reads_memory(k) && op_writes_memory(k); }
+// A libatomic call.
+constexpr bool op_is_atomic(OpKind k) { return op_props::of(k) & op_props::Atomic; }
+// A trapped instruction.
+constexpr bool op_is_instruction(OpKind k) { return op_props::of(k) & op_props::Instr; }
+// A store buffer may hold its write (TSO/PSO).
+constexpr bool op_may_buffer(OpKind k) { return op_props::of(k) & op_props::Buffered; }
+// Acts on the synchronisation object at its address and nothing else.
+constexpr bool op_on_object(OpKind k) { return op_props::of(k) & op_props::Object; }
+// Acts on a synchronisation object of the program or the kernel.
+constexpr bool op_is_sync(OpKind k) { return op_props::of(k) & op_props::Sync; }
+// Acts on a mutex (a lock, an unlock, a condition wait's mutex).
+constexpr bool op_on_mutex(OpKind k) { return op_props::of(k) & op_props::Mutex; }
+constexpr bool op_on_condition(OpKind k) { return op_props::of(k) & op_props::Cond; }
+// Takes a resource that another operation releases (enabled by it).
+constexpr bool op_acquires(OpKind k) { return op_props::of(k) & op_props::Acquires; }
+// A probed kernel wait.
+constexpr bool op_is_kernel_wait(OpKind k) { return op_props::of(k) & op_props::KWait; }
 
 // Read-modify-write operators of AtomicRmw events.
 enum class RmwOp : uint8_t { None = 0, Xchg, Add, Sub, And, Or, Xor, Nand };
@@ -78,6 +88,5 @@ enum class MemOrder : uint8_t { Relaxed = 0, Consume, Acquire, Release, AcqRel, 
 const char* op_name(OpKind k);
 const char* rmw_name(RmwOp op);
 const char* order_name(MemOrder o);
-
 
 }  // namespace ctrl

@@ -1,0 +1,73 @@
+#include "StoreBufferModel.h"
+
+#include <cstring>
+#include <new>
+
+#include "StoreBufferAnalysis.h"
+
+namespace ctrl::agent {
+
+namespace {
+// One set of buffers for both models (an execution has one model), built
+// when the agent is loaded, before the program (its deques allocate), and
+// never destroyed (no exit handler, as MemoryModel.h says).
+alignas(StoreBuffers) unsigned char storage[sizeof(StoreBuffers)];
+StoreBuffers& buffers = *reinterpret_cast<StoreBuffers*>(storage);
+__attribute__((constructor(101))) void build_buffers() { new (storage) StoreBuffers(); }
+}  // namespace
+
+void StoreBufferModel::reset() { buffers.reset(mode_); }
+
+MemoryModel::StorePlan StoreBufferModel::plan_buffered_store(uint32_t t, uint64_t addr, uint32_t size) const {
+  // Too big, or across a word under PSO: it runs directly on a drained
+  // buffer. A full buffer drains first, then takes it.
+  if (!buffers.bufferable(addr, size)) return StorePlan{false, true};
+  return StorePlan{true, buffers.full(t)};
+}
+
+bool StoreBufferModel::buffer_store(uint32_t t, uint64_t addr, uint32_t size, uint64_t step) {
+  return buffers.record(t, addr, size, step);
+}
+
+void StoreBufferModel::fenced(uint32_t t) { buffers.fence(t); }
+
+bool StoreBufferModel::overlaps_buffer(uint32_t t, uint64_t addr, uint32_t size) const {
+  return buffers.overlaps(t, addr, size);
+}
+
+void StoreBufferModel::switch_out(uint32_t t) { buffers.switch_out(t); }
+void StoreBufferModel::switch_in(uint32_t t) { buffers.switch_in(t); }
+
+uint64_t StoreBufferModel::actors(ExecutionModel& threads) const {
+  uint64_t flushers = buffers.flushable_actors();
+  threads.set_buffered(buffers.nonempty_threads());
+  return flushers;
+}
+
+MemoryModel::ActorStep StoreBufferModel::step_actor(uint32_t actor, uint32_t running) {
+  uint32_t owner = 0;
+  StoreBuffers::Entry e = buffers.flush(actor, running, owner);
+  ActorStep s;
+  s.kind = OpKind::Flush;
+  s.addr = e.addr;
+  memcpy(&s.written, e.written, e.size < 8 ? e.size : 8);
+  s.aux = e.step;
+  s.size = e.size;
+  s.owner = uint8_t(owner);
+  return s;
+}
+
+// The controller's rule (analyses/StoreBufferAnalysis.h), with what this
+// buffer forwards.
+bool StoreBufferModel::actor_keeps_asleep(const shm::Event& e, uint32_t t, const Access& next) const {
+  auto ask = [](const void* b, uint32_t thread, const Access& a) {
+    return static_cast<const StoreBuffers*>(b)->forwards_whole(thread, a.read_addr, uint32_t(a.read_size));
+  };
+  return StoreBufferAnalysis::flush_keeps_asleep(e, t, next, ModelAnalysis::ForwardsWhole{&buffers, ask});
+}
+
+uint32_t StoreBufferModel::buffered_stores(shm::BufferedStore* out, uint32_t max) const {
+  return buffers.snapshot(out, max);
+}
+
+}  // namespace ctrl::agent
