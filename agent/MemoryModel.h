@@ -9,7 +9,7 @@
 // Implementations, one file each: ScModel.cpp (memory as it is),
 // TsoModel.cpp and PsoModel.cpp (store buffers, StoreBufferModel.h over
 // StoreBuffers.h), C11Model.cpp (c11 and rc11: libatomic operations follow
-// their step's Choice, AtomicChoice.h). memory_model_for (MemoryModels.cpp)
+// their step's Choice, AtomicChoice.h). memory_model_for (MemoryModel.cpp)
 // is the one place that maps shm::MemoryModel to them; Runtime takes the
 // plan's model from there at the start of each execution.
 //
@@ -209,7 +209,7 @@ class MemoryModel {
   const char* too_many_threads_;
 };
 
-// The model object of `model` (MemoryModels.cpp: the one place a model is
+// The model object of `model` (MemoryModel.cpp: the one place a model is
 // added). Lives as long as the agent.
 MemoryModel& memory_model_for(shm::MemoryModel model);
 
