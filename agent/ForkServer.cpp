@@ -94,7 +94,7 @@ void Runtime::start_execution(pid_t fork_server, bool resumed) {
   last_enabled_ = 0;
   yielding_ = 0;
   unstarted_ = 0;
-  fair_.reset();
+  fair_.reset(pct_.writes_only);  // PCT's write points: the weaker yield rule
   buffering = h->model == shm::MemoryModel::TSO || h->model == shm::MemoryModel::PSO;
   c11 = shm::is_c11_family(h->model);
   buffers.reset(h->model == shm::MemoryModel::PSO ? StoreBuffers::Mode::PSO : StoreBuffers::Mode::TSO);
