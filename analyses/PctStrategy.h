@@ -14,16 +14,17 @@
 //    thread could run; a bug of depth d whose d-1 preemptions each come
 //    just before a write (a lost update, an atomicity violation: read,
 //    preempted, write) is found with probability at least 1/(n w^(d-1)),
-//    w the write steps with a choice; a bug that needs a thread preempted
+//    w the write steps of an execution; a bug that needs a thread preempted
 //    just before a read gets no bound. These executions also use the
 //    weaker yield rule (FairYields.h, `progress`): a thread that spins on
 //    a yield polls between the steps of the threads that make progress.
 //  * Both (the default): even executions Steps, odd ones Writes; each
 //    bound holds for half of the executions.
+// With yields, the fair rule is part of the scheduler: a bug's depth is
+// counted among the schedules that rule lets run, and the rule decides
+// which of two bugs is the shallower (docs/PERFORMANCE.md, issue 13).
 // The write steps are few where most steps are reads and polls (a
-// work-stealing deque with spinning thieves: 474 steps, 32 write steps with
-// a choice), and the fair rule decides which of two bugs is shallower
-// (docs/PERFORMANCE.md, issue 13).
+// work-stealing deque with spinning thieves: 474 steps, 33 write steps).
 //
 // k and w are estimated as the paper does, from the executions seen: the
 // most any earlier execution took (kDefaultSteps before the first). Plans
