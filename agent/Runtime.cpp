@@ -224,7 +224,14 @@ uint32_t Runtime::choose(uint32_t me) {
         (awake & yielding_) && (awake & ~yielding_))
       awake &= ~yielding_;
     shm::TailPolicy policy = h->policy == shm::TailPolicy::Ask ? shm::TailPolicy::Sticky : h->policy;
-    next = policy == shm::TailPolicy::Pct   ? pct_.choose(awake, step_, rng_)
+    // PCT's write points: the threads whose next operation writes.
+    uint64_t writing = 0;
+    if (policy == shm::TailPolicy::Pct && pct_.writes_only)
+      for (uint64_t m = awake; m; m &= m - 1) {
+        uint32_t t = uint32_t(__builtin_ctzll(m));
+        if (t >= model.thread_count() || pct_write_step(model.thread(t).pending.kind)) writing |= uint64_t(1) << t;
+      }
+    next = policy == shm::TailPolicy::Pct   ? pct_.choose(awake, step_, rng_, writing)
            : policy == shm::TailPolicy::Pos ? pos_.choose(awake)
                                             : choose_tail(policy, awake, me, last_, rng_);
   }

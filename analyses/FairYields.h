@@ -18,6 +18,15 @@
 // a thread it gave way to stays enabled and idle; those executions are not
 // explored, and a search that needed one says so (DporStrategy counts them).
 //
+// PCT's write points use a weaker rule, `progress`: a step of a thread that
+// has never yielded also ends every hold (and a yield after such a step
+// adds none), so a spinning thread of high priority polls between the
+// steps of the threads that make progress instead of waiting for every
+// enabled thread, down to the lowest priority, to run first. It adds no
+// endless execution the full rule prevents: in one, from some step on,
+// either a thread that never yields runs forever (no yield rule can hold
+// it back) or no such thread runs, and the rule is then the full one.
+//
 // Pure and allocation-free: the agent applies it on the hot path at every
 // decision, and DporStrategy replays it over a logged execution to know
 // which threads it could run at each state. Both call, for each step k,
@@ -39,7 +48,11 @@ inline constexpr char kFairBlocked[] = "fair yields";
 
 class FairYields {
  public:
-  void reset() { *this = FairYields{}; }
+  // `progress`: the weaker rule above (PCT's write points only).
+  void reset(bool progress = false) {
+    *this = FairYields{};
+    progress_ = progress;
+  }
 
   // The threads of `enabled` (the enabled set at this decision) the rule
   // lets run. Never empty when `enabled` is not.
@@ -62,6 +75,11 @@ class FairYields {
     if (t >= shm::kMaxThreads) return;
     ++now_;
     ran_at_[t] = now_;
+    if (progress_ && !yielded && !(yielded_ & bit(t))) {
+      for (uint64_t g = givers_; g; g &= g - 1) below_[__builtin_ctzll(g)] = 0;
+      givers_ = 0;
+      progress_at_ = now_;
+    }
     // Whoever gave way to t has seen it run.
     for (uint64_t g = givers_ & ~bit(t); g; g &= g - 1) {
       uint32_t x = uint32_t(__builtin_ctzll(g));
@@ -69,7 +87,7 @@ class FairYields {
       if (!below_[x]) givers_ &= ~bit(x);
     }
     if (!yielded) return;
-    if (yielded_ & bit(t)) {
+    if ((yielded_ & bit(t)) && !(progress_ && progress_at_ > yield_at_[t])) {
       // The threads enabled at t's previous yield or disabled since, that
       // have not run since.
       uint64_t h = window_[t];
@@ -91,6 +109,8 @@ class FairYields {
  private:
   static constexpr uint64_t bit(uint32_t t) { return uint64_t(1) << t; }
 
+  bool progress_ = false;                                 // the weaker rule (reset)
+  uint64_t progress_at_ = 0;                              // stamp of the latest step of a never-yielder
   uint64_t now_ = 0;                                      // steps taken (a step's stamp is now_ after it)
   uint64_t seen_enabled_ = 0;                             // the enabled set of the latest decision
   uint64_t yielded_ = 0;                                  // threads that yielded at least once

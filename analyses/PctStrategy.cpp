@@ -7,9 +7,13 @@
 
 namespace ctrl {
 
-PctStrategy::PctStrategy(uint64_t seed, uint32_t depth) : seed_(seed), depth_(depth) {
+PctStrategy::PctStrategy(uint64_t seed, uint32_t depth, Points points) : seed_(seed), depth_(depth), points_(points) {
   if (depth < 1 || depth > shm::kMaxPctDepth)
     throw std::invalid_argument("--pct-depth must be from 1 to " + std::to_string(shm::kMaxPctDepth));
+}
+
+bool PctStrategy::counts_writes(uint64_t index) const {
+  return points_ == Points::Writes || (points_ == Points::Both && index % 2 == 1);
 }
 
 ExecutionPlan PctStrategy::plan(uint64_t index) const {
@@ -19,15 +23,20 @@ ExecutionPlan PctStrategy::plan(uint64_t index) const {
   p.pct_depth = depth_;
   // The change points come from a generator of their own (the agent's,
   // seeded with p.seed, draws the priorities): uniform over the steps
-  // after the fixed prefix, distinct. A range too short for d-1 distinct
-  // steps gets as many as it has.
+  // after the fixed prefix (write steps count from its end), distinct. A
+  // range too short for d-1 distinct points gets as many as it has.
   uint64_t rng = p.seed ^ 0x5043545f43484e47ULL;  // "PCT_CHNG"
   uint64_t from = fixed_steps();
   uint64_t range = steps_ > from ? steps_ - from : 0;
+  if (counts_writes(index)) {
+    p.pct_depth |= kPctWritePoints;
+    from = 0;
+    range = writes_;
+  }
   uint32_t count = uint32_t(std::min<uint64_t>(depth_ - 1, range));
   while (p.pct_change.size() < count) {
-    uint64_t step = from + next_random(rng) % range;
-    if (std::find(p.pct_change.begin(), p.pct_change.end(), step) == p.pct_change.end()) p.pct_change.push_back(step);
+    uint64_t point = from + next_random(rng) % range;
+    if (std::find(p.pct_change.begin(), p.pct_change.end(), point) == p.pct_change.end()) p.pct_change.push_back(point);
   }
   return p;
 }
@@ -35,8 +44,21 @@ ExecutionPlan PctStrategy::plan(uint64_t index) const {
 std::optional<ExecutionPlan> PctStrategy::next() { return plan(index_++); }
 
 void PctStrategy::completed(const ExecutionSummary& s) {
-  // The first execution replaces the default; later ones can only lengthen it.
+  // The write steps after the prefix: PctChooser counts those of them
+  // taken with a choice, never more. Not only those taken with a choice:
+  // that count depends on the schedule, and the change points themselves
+  // shorten it (a reader preempting a writer early ends the choices), so
+  // the most seen could stay below what a later schedule needs. Without
+  // events, every step.
+  uint64_t writes = s.steps;
+  if (s.events) {
+    writes = 0;
+    for (uint64_t i = std::min<uint64_t>(fixed_steps(), s.steps); i < s.steps; ++i)
+      writes += pct_write_step(OpKind(s.events[i].kind));
+  }
+  // The first execution replaces the defaults; later ones can only lengthen them.
   steps_ = seen_ ? std::max(steps_, s.steps) : std::max<uint64_t>(s.steps, 1);
+  writes_ = seen_ ? std::max(writes_, writes) : std::max<uint64_t>(writes, 1);
   seen_ = true;
 }
 

@@ -1,17 +1,35 @@
 // PCT, probabilistic concurrency testing (Burckhardt, Kothari, Musuvathi,
 // Nagarakatte, ASPLOS 2010). Every execution gets random distinct thread
 // priorities and d-1 priority-change points drawn uniformly and distinct
-// over the execution's estimated length k; the agent then always runs the
+// over the execution's estimated length; the agent then always runs the
 // enabled thread of highest priority, and at the i-th change point drops the
 // thread about to run to priority i, below every initial priority
-// (TailChooser.h's PctChooser). A bug of depth d (d ordering constraints
-// between steps) among n threads is then found by each execution with
-// probability at least 1/(n k^(d-1)).
+// (TailChooser.h's PctChooser).
 //
-// k is estimated as the paper does, from the executions seen: the most
-// steps any earlier execution took (kDefaultSteps before the first). Plans
-// depend on (--seed, execution index) and that estimate only, so an
-// execution re-runs alone given the same estimate, and its trace replays.
+// What a change point counts (Points):
+//  * Steps, the paper's: every step. A bug of depth d (d ordering
+//    constraints between steps) among n threads in k steps is found by each
+//    execution with probability at least 1/(n k^(d-1)).
+//  * Writes: only the write steps (pct_write_step) taken where another
+//    thread could run; a bug of depth d whose d-1 preemptions each come
+//    just before a write (a lost update, an atomicity violation: read,
+//    preempted, write) is found with probability at least 1/(n w^(d-1)),
+//    w the write steps of an execution; a bug that needs a thread preempted
+//    just before a read gets no bound. These executions also use the
+//    weaker yield rule (FairYields.h, `progress`): a thread that spins on
+//    a yield polls between the steps of the threads that make progress.
+//  * Both (the default): even executions Steps, odd ones Writes; each
+//    bound holds for half of the executions.
+// With yields, the fair rule is part of the scheduler: a bug's depth is
+// counted among the schedules that rule lets run, and the rule decides
+// which of two bugs is the shallower (docs/PERFORMANCE.md, issue 13).
+// The write steps are few where most steps are reads and polls (a
+// work-stealing deque with spinning thieves: 474 steps, 33 write steps).
+//
+// k and w are estimated as the paper does, from the executions seen: the
+// most any earlier execution took (kDefaultSteps before the first). Plans
+// depend on (--seed, execution index) and those estimates only, so an
+// execution re-runs alone given the same estimates, and its trace replays.
 // With a fixed prefix (the debugger's explore) the change points fall after
 // it. Never exhaustive.
 #pragma once
@@ -24,26 +42,32 @@ class PctStrategy final : public Strategy {
  public:
   // The length assumed before any execution finished.
   static constexpr uint64_t kDefaultSteps = 1000;
+  enum class Points { Steps, Writes, Both };
 
   // 1 <= depth <= shm::kMaxPctDepth (else std::invalid_argument).
-  PctStrategy(uint64_t seed, uint32_t depth);
+  PctStrategy(uint64_t seed, uint32_t depth, Points points = Points::Both);
   std::string name() const override { return "pct"; }
   std::optional<ExecutionPlan> next() override;
   void completed(const ExecutionSummary& s) override;
-  // The next indices' plans under the current length estimate: exact
-  // unless an execution still to finish is longer than every one before.
+  // The next indices' plans under the current estimates: exact unless an
+  // execution still to finish is longer than every one before.
   std::vector<ExecutionPlan> predict(size_t n) const override;
 
   uint32_t depth() const { return depth_; }
-  // The length the next plan's change points are drawn over.
+  // What execution `index`'s change points count.
+  bool counts_writes(uint64_t index) const;
+  // The range the next plans' change points are drawn over.
   uint64_t estimated_steps() const { return steps_; }
+  uint64_t estimated_writes() const { return writes_; }
 
  private:
   uint64_t seed_;
   uint32_t depth_;
+  Points points_;
   uint64_t index_ = 0;
   uint64_t steps_ = kDefaultSteps;
-  bool seen_ = false;  // an execution finished: steps_ is the longest seen
+  uint64_t writes_ = kDefaultSteps;
+  bool seen_ = false;  // an execution finished: steps_ and writes_ are the most seen
   ExecutionPlan plan(uint64_t index) const;
 };
 

@@ -50,6 +50,32 @@ inline uint32_t choose_tail(shm::TailPolicy policy, uint64_t enabled, uint32_t c
   return uint32_t(__builtin_ctzll(enabled));
 }
 
+// PCT's write steps: operations that change what another thread can see
+// (stores, read-modify-writes and compare-exchanges, flushes, locks and
+// unlocks, signals, posts, thread creation and exit, system calls).
+// Loads, fences, yields, joins and a thread's start only read: preempting a
+// thread just before one of them is what the write points of PCT give up.
+// Counting a read as a write only adds change points; never the reverse.
+inline bool pct_write_step(OpKind kind) {
+  switch (kind) {
+    case OpKind::None:
+    case OpKind::ThreadStart:
+    case OpKind::ThreadJoin:
+    case OpKind::Yield:
+    case OpKind::AtomicLoad:
+    case OpKind::Fence:
+    case OpKind::Load:
+      return false;
+    default:
+      return true;
+  }
+}
+
+// ExecutionPlan::pct_depth (shm::Header::pct_depth) holds PCT's depth d in
+// its low byte, and this bit for an execution whose change points count
+// write steps (PctChooser::writes_only).
+inline constexpr uint32_t kPctWritePoints = 0x100;
+
 // PCT, probabilistic concurrency testing (Burckhardt, Kothari, Musuvathi,
 // Nagarakatte, ASPLOS 2010), for one execution of depth d:
 //  * every thread (and TSO/PSO flush actor) gets an initial priority when
@@ -57,27 +83,41 @@ inline uint32_t choose_tail(shm::TailPolicy policy, uint64_t enabled, uint32_t c
 //    among the initial priorities handed out so far (lowered threads keep
 //    their rank there), so the n initial priorities d .. d+n-1 are a
 //    uniformly random permutation, as the paper's;
-//  * at step change[i] (i = 0 .. d-2) the thread that would run drops to
-//    priority i + 1, below every initial priority;
+//  * at change point change[i] (i = 0 .. d-2) the thread that would run
+//    drops to priority i + 1, below every initial priority;
 //  * every step runs the enabled thread of highest priority.
-// So a bug of depth d among n threads in k steps is found with probability
-// at least 1 / (n k^(d-1)) when the change points are drawn uniformly and
-// distinct over the k steps (the controller draws them: PctStrategy).
+// A change point is a step number (the paper's), or, with writes_only, the
+// index of a write step (pct_write_step) taken where another thread could
+// have run instead, counted from the end of the plan's prefix: the step
+// where the thread about to write is the c-th such one drops it.
+// So a bug of depth d among n threads is found with probability at least
+// 1 / (n k^(d-1)) when the change points are drawn uniformly and distinct
+// over the k steps (the controller draws them: PctStrategy); with
+// writes_only, a bug whose d-1 preemptions each come just before a write,
+// with k the write steps of the execution (those with a choice, which this
+// counts, are fewer).
 // Invariants: every thread in `seen` has a distinct initial priority in
-// [depth, depth + assigned); lowered[t] is 0 or its change point's i + 1.
+// [depth, depth + assigned); lowered[t] is 0 or its change point's i + 1;
+// `writes` is the number of write steps with a choice chosen so far.
 struct PctChooser {
   uint32_t depth = 1;
   uint32_t assigned = 0;
   uint64_t seen = 0;
+  bool writes_only = false;
+  uint64_t writes = 0;
   uint32_t initial[shm::kMaxThreads] = {};
   uint32_t lowered[shm::kMaxThreads] = {};
   uint64_t change[shm::kMaxPctDepth - 1] = {};
 
-  // A new execution: `changes` holds depth - 1 steps (UINT64_MAX: unused).
+  // A new execution: `changes` holds depth - 1 change points (UINT64_MAX:
+  // unused); `d` is a plan's pct_depth (kPctWritePoints included).
   void reset(uint32_t d, const uint64_t* changes) {
+    writes_only = (d & kPctWritePoints) != 0;
+    d &= 0xff;
     depth = d < 1 ? 1 : d > shm::kMaxPctDepth ? shm::kMaxPctDepth : d;
     assigned = 0;
     seen = 0;
+    writes = 0;
     for (uint32_t t = 0; t < shm::kMaxThreads; ++t) initial[t] = lowered[t] = 0;
     for (uint32_t i = 0; i + 1 < shm::kMaxPctDepth; ++i) change[i] = i + 1 < depth ? changes[i] : UINT64_MAX;
   }
@@ -94,8 +134,10 @@ struct PctChooser {
     return best;
   }
 
-  // The decision for step `step`; `enabled` must not be empty.
-  uint32_t choose(uint64_t enabled, uint64_t step, uint64_t& rng) {
+  // The decision for step `step`; `enabled` must not be empty. `writing`:
+  // the threads whose next operation is a write step (read only with
+  // writes_only).
+  uint32_t choose(uint64_t enabled, uint64_t step, uint64_t& rng, uint64_t writing = ~uint64_t(0)) {
     for (uint64_t fresh = enabled & ~seen; fresh; fresh &= fresh - 1) {
       uint32_t t = uint32_t(__builtin_ctzll(fresh));
       uint32_t rank = uint32_t(next_random(rng) % (assigned + 1));
@@ -108,12 +150,22 @@ struct PctChooser {
       seen |= uint64_t(1) << t;
     }
     uint32_t next = highest(enabled);
+    if (writes_only) {
+      // A change point only where the thread about to run writes and
+      // another could run instead (preempting a thread where nobody else
+      // can run delays nothing); counted as they are taken.
+      bool choice = (enabled & (enabled - 1)) != 0;
+      if (!choice || !(writing >> next & 1)) return next;
+      step = writes;
+    }
     for (uint32_t i = 0; i + 1 < depth; ++i)
       if (change[i] == step) {
+        change[i] = UINT64_MAX;  // once: a write point's count can repeat
         lowered[next] = i + 1;
         next = highest(enabled);
         break;
       }
+    if (writes_only && (writing >> next & 1)) ++writes;
     return next;
   }
 };

@@ -1,7 +1,10 @@
 # PCT's probability bound (Burckhardt et al., ASPLOS 2010) on a program whose
 # bug depth is known: each execution of `--strategy pct --pct-depth D` finds
 # a bug of depth D among N threads in at most K steps with probability at
-# least 1/(N K^(D-1)).
+# least 1/(N K^(D-1)). (Half of them draw their change points over steps,
+# the paper's bound; the others over the W <= K write steps, which bounds
+# them by 1/(N W^(D-1)) when every preemption the bug needs comes just
+# before a write: PROGRAM's bug must be such a bug.)
 #
 #   cmake -DCTRL=<ctrl> -DWORKDIR=<fresh directory> -DPROGRAM=<program>
 #         -DDEPTH=D -DTHREADS=N -DMAX_STEPS=K -DEXECUTIONS=E [-DSEED=S]

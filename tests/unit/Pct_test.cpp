@@ -1,12 +1,14 @@
 // PCT (probabilistic concurrency testing): the in-agent chooser's
-// priorities and change points, the strategy's plans, and the paper's
-// probability bound on simulated programs whose bug depth is known.
+// priorities and change points (over steps, or over write steps), the
+// strategy's plans, the weaker yield rule of its write points, and the
+// probability bounds on simulated programs whose bug depth is known.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <map>
 #include <set>
 
+#include "FairYields.h"
 #include "PctStrategy.h"
 #include "SimulatedProgram.h"
 #include "TailChooser.h"
@@ -188,7 +190,7 @@ TEST(PctStrategy, PredictionIsExactWhileTheLengthHolds) {
 }
 
 TEST(PctStrategy, ChangePointsComeAfterAFixedPrefix) {
-  PctStrategy s(3, 4);
+  PctStrategy s(3, 4, PctStrategy::Points::Steps);
   s.set_fixed_prefix({0, 0, 1, 1, 0});
   ExecutionSummary e;
   e.steps = 12;
@@ -205,19 +207,129 @@ TEST(PctStrategy, ChangePointsComeAfterAFixedPrefix) {
   }
 }
 
-// The paper's guarantee on simulated programs: T0 stores 1..10 to x, T1
-// reads x. Each bug is a set of values T1 must read; its depth is the
-// number of ordering constraints between T0's stores and T1's reads.
-// n = 2 threads, k = 11 or 12 steps. Returns the fraction of buggy
-// executions (the first one, planned before any length is known, left out).
+TEST(PctChooser, WritePointsCountOnlyWriteStepsWithAChoice) {
+  // Change point 1 at the write step with a choice numbered 2 (from 0).
+  PctChooser p = chooser(2 | kPctWritePoints, {2});
+  ASSERT_TRUE(p.writes_only);
+  EXPECT_EQ(p.depth, 2u);
+  uint64_t rng = 9;
+  const uint64_t both = 0b11;
+  uint32_t top = p.choose(both, 0, rng, both);  // write 0
+  uint32_t other = 1 - top;
+  uint64_t top_bit = uint64_t(1) << top;
+  EXPECT_EQ(p.writes, 1u);
+  EXPECT_EQ(p.choose(both, 1, rng, 0), top) << "a read: not counted";
+  EXPECT_EQ(p.choose(top_bit, 2, rng, top_bit), top) << "no choice: not counted";
+  EXPECT_EQ(p.writes, 1u);
+  EXPECT_EQ(p.choose(both, 3, rng, both), top);  // write 1
+  EXPECT_EQ(p.choose(both, 4, rng, top_bit), other) << "write 2: the change point drops the writer";
+  EXPECT_EQ(p.priority(top), 1u);
+  EXPECT_EQ(p.writes, 2u) << "the read that ran instead is not counted";
+  EXPECT_EQ(p.choose(both, 5, rng, both), other);
+  EXPECT_EQ(p.writes, 3u);
+  // The plain chooser counts steps: the same depth without the bit.
+  PctChooser q = chooser(2, {2});
+  EXPECT_FALSE(q.writes_only);
+}
+
+TEST(PctStrategy, BothAlternatesStepsAndWrites) {
+  PctStrategy s(5, 3);
+  ExecutionSummary e;
+  e.steps = 400;
+  s.next();
+  s.completed(e);  // no events: every step may be a write step
+  EXPECT_EQ(s.estimated_writes(), 400u);
+  for (uint64_t i = 1; i < 200; ++i) {
+    ExecutionPlan p = *s.next();
+    EXPECT_EQ(s.counts_writes(i), i % 2 == 1);
+    EXPECT_EQ((p.pct_depth & kPctWritePoints) != 0, i % 2 == 1) << "execution " << i;
+    EXPECT_EQ(p.pct_depth & 0xff, 3u);
+    EXPECT_EQ(p.pct_change.size(), 2u);
+  }
+  PctStrategy steps(5, 3, PctStrategy::Points::Steps), writes(5, 3, PctStrategy::Points::Writes);
+  for (uint64_t i = 0; i < 10; ++i) {
+    EXPECT_EQ(steps.next()->pct_depth, 3u);
+    EXPECT_EQ(writes.next()->pct_depth, 3u | kPctWritePoints);
+  }
+}
+
+TEST(PctStrategy, WriteStepsAreCountedFromTheEvents) {
+  // Write steps after the prefix (PctChooser counts only those with a
+  // choice, a subset: the estimate is an upper bound of its count).
+  std::vector<shm::Event> ev(8);
+  const OpKind kinds[8] = {OpKind::ThreadCreate, OpKind::AtomicStore, OpKind::AtomicLoad,  OpKind::AtomicCas,
+                           OpKind::Yield,        OpKind::AtomicRmw,   OpKind::MutexUnlock, OpKind::ThreadExit};
+  const uint64_t enabled[8] = {0b1, 0b11, 0b11, 0b111, 0b11, 0b10, 0b11, 0b1};
+  for (int i = 0; i < 8; ++i) ev[size_t(i)].kind = uint16_t(kinds[i]), ev[size_t(i)].enabled = enabled[i];
+  PctStrategy s(1, 2, PctStrategy::Points::Writes);
+  ExecutionSummary e;
+  e.events = ev.data();
+  e.steps = ev.size();
+  s.next();
+  s.completed(e);
+  EXPECT_EQ(s.estimated_steps(), 8u);
+  EXPECT_EQ(s.estimated_writes(), 6u) << "all but the load and the yield";
+  for (int i = 0; i < 100; ++i) {
+    ExecutionPlan p = *s.next();
+    ASSERT_EQ(p.pct_change.size(), 1u);
+    EXPECT_LT(p.pct_change[0], 6u);
+  }
+  // After a fixed prefix, counted from its end (as the agent counts).
+  PctStrategy f(1, 2, PctStrategy::Points::Writes);
+  f.set_fixed_prefix({0, 0, 0, 0});
+  f.next();
+  f.completed(e);
+  EXPECT_EQ(f.estimated_writes(), 3u) << "the read-modify-write, the unlock and the exit after the prefix";
+}
+
+// The weaker yield rule of PCT's write points (FairYields.h, progress): a
+// step of a thread that never yielded ends the holds; the full rule keeps
+// the spinner waiting for every thread it saw enabled.
+TEST(PctYields, ProgressEndsTheHoldsTheFullRuleKeeps) {
+  const uint64_t all = 0b111;  // T0 spins with yields; T1 makes progress; T2 idles
+  for (bool progress : {false, true}) {
+    FairYields f;
+    f.reset(progress);
+    f.allowed(all);
+    f.ran(0, true, all);
+    f.allowed(all);
+    f.ran(0, true, all);  // T1 and T2 idle since the first yield: held
+    EXPECT_EQ(f.allowed(all), 0b110u);
+    f.ran(1, false, all);  // T1 makes progress
+    // The full rule still holds T0 for T2.
+    EXPECT_EQ(f.allowed(all), progress ? all : 0b110u) << (progress ? "progress" : "full rule");
+  }
+  // While no thread that never yielded runs, the rule is the full one.
+  FairYields f;
+  f.reset(true);
+  f.allowed(all);
+  f.ran(0, true, all);
+  f.allowed(all);
+  f.ran(1, true, all);
+  f.allowed(all);
+  f.ran(0, true, all);  // T1 ran (yielding), T2 idle: held on T2
+  EXPECT_EQ(f.allowed(all), 0b110u);
+  f.ran(1, true, all);  // T1 yields again, T2 still idle: held on T2 too
+  EXPECT_EQ(f.allowed(all), 0b100u);
+  f.ran(2, false, all);
+  EXPECT_EQ(f.allowed(all), all);
+}
+
+// The guarantees on simulated programs (the paper's, with change points
+// over steps, unless said): T0 stores 1..10 to x, T1 reads x. Each bug is
+// a set of values T1 must read; its depth is the number of ordering
+// constraints between T0's stores and T1's reads. n = 2 threads, k = 11 or
+// 12 steps. Returns the fraction of buggy executions (the first one,
+// planned before any length is known, left out).
 double bug_rate(uint32_t depth, int t1_reads, const std::function<bool(const std::vector<uint64_t>&)>& bug, int runs,
-                shm::TailPolicy policy = shm::TailPolicy::Pct) {
+                shm::TailPolicy policy = shm::TailPolicy::Pct,
+                PctStrategy::Points points = PctStrategy::Points::Steps) {
   sim::Program prog;
   prog.threads.resize(2);
   const uint64_t x = 0x1000;
   for (uint64_t v = 1; v <= 10; ++v) prog.threads[0].push_back({OpKind::AtomicStore, x, v});
   for (int i = 0; i < t1_reads; ++i) prog.threads[1].push_back({OpKind::AtomicLoad, x});
-  PctStrategy s(77, depth);
+  PctStrategy s(77, depth, points);
   int found = 0;
   for (int i = 0; i <= runs; ++i) {
     ExecutionPlan plan = *s.next();
@@ -225,6 +337,7 @@ double bug_rate(uint32_t depth, int t1_reads, const std::function<bool(const std
     sim::Outcome o = sim::simulate(prog, plan);
     ExecutionSummary e;
     e.steps = o.events.size();
+    e.events = o.events.data();
     s.completed(e);
     if (i > 0 && bug(o.reads)) ++found;
   }
@@ -269,6 +382,29 @@ TEST(PctBound, DepthThreeBugMeetsOneOverNKSquared) {
   EXPECT_EQ(bug_rate(
                 2, 2, [](const auto& r) { return r[0] == 3 && r[1] == 10; }, 20000),
             0.0);
+}
+
+// Write points: the depth-2 bug (T1 reads exactly 5) needs T0 preempted
+// just before its store 6, a write: T0 on top (1/2) and the change point on
+// that store among the w = 10 write steps with a choice (T1's read is no
+// write step): 1/20, the bound 1/(n w) with n = 2, w = 10.
+TEST(PctBound, WritePointsMeetOneOverNW) {
+  double rate = bug_rate(
+      2, 1, [](const auto& r) { return r[0] == 5; }, 200000, shm::TailPolicy::Pct, PctStrategy::Points::Writes);
+  EXPECT_GE(rate, 1.0 / 20 - 0.002);
+  EXPECT_NEAR(rate, 1.0 / 20, 0.002);
+}
+
+// What write points give up: the depth-3 bug (T1 reads 3, then 10) needs
+// T1 preempted just before its second read. No write step comes between
+// T1's reads, so write points never find it; the default alternation keeps
+// the paper's bound for its executions over steps, half of them.
+TEST(PctBound, WritePointsGiveUpPreemptionsBeforeReads) {
+  auto bug = [](const auto& r) { return r[0] == 3 && r[1] == 10; };
+  EXPECT_EQ(bug_rate(3, 2, bug, 20000, shm::TailPolicy::Pct, PctStrategy::Points::Writes), 0.0);
+  double both = bug_rate(3, 2, bug, 400000, shm::TailPolicy::Pct, PctStrategy::Points::Both);
+  EXPECT_GE(both, 1.0 / (2 * 2 * 12 * 12));
+  EXPECT_NEAR(both, 1.0 / 528, 0.0003);
 }
 
 }  // namespace

@@ -157,6 +157,7 @@ inline Outcome simulate(const Program& p, const ExecutionPlan& plan) {
     changes[i] = i < plan.pct_change.size() ? plan.pct_change[i] : UINT64_MAX;
   pct.reset(plan.pct_depth, changes);
   FairYields fair;
+  fair.reset(pct.writes_only);  // as the agent: PCT's write points take the weaker yield rule
   for (uint64_t step = 0;; ++step) {
     uint64_t mask = m.enabled_mask();
     if (!mask) break;
@@ -173,7 +174,10 @@ inline Outcome simulate(const Program& p, const ExecutionPlan& plan) {
         out.blocked = true;
         break;
       }
-      next = plan.policy == shm::TailPolicy::Pct ? pct.choose(awake & allowed, step, rng)
+      uint64_t writing = 0;  // as the agent: the threads whose next operation writes
+      for (uint32_t t = 0; t < p.threads.size(); ++t)
+        if (m.enabled(t) && pct_write_step(p.threads[t][m.pc[t]].kind)) writing |= uint64_t(1) << t;
+      next = plan.policy == shm::TailPolicy::Pct ? pct.choose(awake & allowed, step, rng, writing)
                                                  : choose_tail(plan.policy, awake & allowed, current, current, rng);
     }
     current = next;
