@@ -61,6 +61,34 @@ void* map(uint64_t size) {
   return p == MAP_FAILED ? nullptr : p;
 }
 
+// The copies live away from where the kernel places mappings (top-down
+// below the libraries): there, their sizes would move every later mapping,
+// the recycled threads' stacks included, and the size of a file a program
+// inherits open for writing (a test harness's log, still growing) is not
+// the same in a run and in its replay, which then diverged on the address
+// of a variable on a thread's stack.
+constexpr uint64_t kAsideBase = uint64_t(0x6000) << 32;
+uint64_t aside_next = kAsideBase;
+
+void* map_aside(uint64_t size) {
+  uint64_t len = (size + 4095) & ~uint64_t(4095);
+  for (int tries = 0; tries < 64; ++tries) {
+    void* want = reinterpret_cast<void*>(aside_next);
+    void* p = mmap(want, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    if (p == want) {
+      aside_next += len;
+      return p;
+    }
+    if (p != MAP_FAILED) {  // a kernel that took the address as a hint
+      munmap(p, len);
+      return nullptr;
+    }
+    if (errno != EEXIST) return nullptr;
+    aside_next += uint64_t(1) << 32;  // taken: 4 GiB further
+  }
+  return nullptr;
+}
+
 bool read_all_at(int fd, char* out, uint64_t size) {
   uint64_t done = 0;
   while (done < size) {
@@ -99,7 +127,7 @@ void record(int fd, uint64_t& copied_bytes) {
     }
   }
   uint64_t size = uint64_t(st.st_size);
-  char* copy = size == 0 ? nullptr : static_cast<char*>(copied_bytes + size <= kCopyLimit ? map(size) : nullptr);
+  char* copy = size == 0 ? nullptr : static_cast<char*>(copied_bytes + size <= kCopyLimit ? map_aside(size) : nullptr);
   char link[40];
   snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
   // A write-only descriptor cannot be read: the same file, opened again.
