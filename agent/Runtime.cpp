@@ -51,10 +51,12 @@ thread_local uint32_t t_me = kNoThread;
 // to a thread that has not slept (no futex wake, no futex wait).
 int spin_pause = 0;
 int spin_yield = 20;
-// A pair hand-off's yield that takes longer than this (about 20 us at this
-// project's machines' 2-3 GHz) ran something besides the other thread's step.
+// A pair hand-off's yields that take longer than this per step the other
+// thread made (about 20 us at this project's machines' 2-3 GHz) ran
+// something besides that thread.
 constexpr uint64_t kQuickYieldCycles = 50000;
 constexpr uint32_t kPairYieldBackoff = 64;
+constexpr int kPairYields = 8;
 constexpr uint32_t kPairYieldBackoffMax = 1 << 16;
 thread_local bool t_in_agent = false;
 // Constructed before agent_init (a plain constructor function) runs.
@@ -307,23 +309,25 @@ void Runtime::wait_turn(uint32_t me, bool pair) {
     if (go.load(std::memory_order_acquire) == kGo) break;
     __builtin_ia32_pause();
   }
-  int yields = spin_yield;
-  uint64_t yield_start = 0;
-  if (yields == 0 && pair) {
-    if (pair_yield_skip_ > 0) {
-      --pair_yield_skip_;
-    } else {
-      yields = 1;
-      yield_start = __rdtsc();
-    }
-  }
-  for (int i = 0; i < yields && go.load(std::memory_order_acquire) != kGo; ++i) real.sched_yield();
-  if (yield_start) {
-    if (go.load(std::memory_order_acquire) == kGo && __rdtsc() - yield_start < kQuickYieldCycles)
+  if (spin_yield > 0) {
+    for (int i = 0; i < spin_yield && go.load(std::memory_order_acquire) != kGo; ++i) real.sched_yield();
+  } else if (pair && pair_yield_skip_ > 0) {
+    --pair_yield_skip_;
+  } else if (pair) {
+    // Quick: no slower than kQuickYieldCycles per step the other thread
+    // made meanwhile (it may run several before it hands back).
+    uint64_t start = __rdtsc(), start_step = step_;
+    auto quick = [&] { return __rdtsc() - start < kQuickYieldCycles * (1 + step_ - start_step); };
+    // A yield may return before the other thread ran: the scheduler keeps
+    // the CPU for a thread that had less than its share (EEVDF), which the
+    // one handed to may not have had after several steps in a row.
+    for (int i = 0; i < kPairYields && go.load(std::memory_order_acquire) != kGo && quick(); ++i) real.sched_yield();
+    if (go.load(std::memory_order_acquire) == kGo && quick()) {
       pair_yield_backoff_ /= 2;
-    else
+    } else {
       pair_yield_backoff_ = std::min(std::max(pair_yield_backoff_ * 2, kPairYieldBackoff), kPairYieldBackoffMax);
-    pair_yield_skip_ = pair_yield_backoff_;
+      pair_yield_skip_ = pair_yield_backoff_;
+    }
   }
   uint32_t expected = kWaiting;
   if (go.compare_exchange_strong(expected, kSleeping, std::memory_order_acq_rel)) {

@@ -219,7 +219,7 @@ class Runtime {
   // gives the CPU to another process's task for its whole time slice, where
   // a thread woken from sleep would have run first. After a yield that did
   // not pay, the next pair hand-offs sleep at once: 64 of them, twice as
-  // many after each further one, half as many after one that paid.
+  // many after each further failure; a yield that paid halves that number.
   uint32_t pair_yield_skip_ = 0;
   uint32_t pair_yield_backoff_ = 0;
   uint64_t sleep_ = 0;         // DPOR sleep set (see Header::sleep_mask)
