@@ -43,6 +43,13 @@ class ModelAnalysis {
 
   virtual shm::MemoryModel id() const = 0;
   virtual Exploration exploration() const = 0;
+  // The decisions of its plans carry a shm::Choice (graphs: which store a
+  // read reads, whether a store becomes mo-last), which the agent follows
+  // for libatomic operations only, and the analysis gives the model's own
+  // bugs (data races, uninitialised loads). What matches or rebuilds plans
+  // by their threads alone (shrinking, live checkpoints, stepping, -j
+  // helper sessions) does not serve such a model.
+  bool plans_choices() const { return exploration() == Exploration::Graphs; }
 
   // ---- dependence (Exploration::Dependence) ----
   // Executions have store buffers: flush actors (threads from

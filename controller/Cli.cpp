@@ -19,10 +19,11 @@
 #include "DebugPrompt.h"
 #include "DebugSession.h"
 #include "ElfInspector.h"
-#include "GdbServer.h"
 #include "ExitStatus.h"
 #include "Explorer.h"
+#include "GdbServer.h"
 #include "Instrumentation.h"
+#include "ModelAnalysis.h"
 #include "Replayer.h"
 #include "Report.h"
 #include "Symbolizer.h"
@@ -218,7 +219,7 @@ int attach(AttachArgs a) {
   JsonReport json(a.json);  // refused now rather than after the exploration
   ProgramFacts facts = inspect_program(a.command.front());
   const shm::MemoryModel model = shm::memory_model_named(a.model);
-  if (shm::is_c11_family(model)) check_c11_run(a, facts.path);
+  if (model_analysis(model).plans_choices()) check_c11_run(a, facts.path);
   try {
     // Rejects bad combinations before anything runs.
     make_strategy(a.strategy, a.seed, a.preemption_bound, a.pct_depth, model);
@@ -279,7 +280,7 @@ int attach(AttachArgs a) {
   options.progress = isatty(2);
   // Helper sessions print nothing and read nothing: with the program's
   // output shown, the executions they ran would be missing from it.
-  options.jobs = a.show_output || shm::is_c11_family(model) ? 1 : a.jobs;
+  options.jobs = a.show_output || model_analysis(model).plans_choices() ? 1 : a.jobs;
 
   if (a.interactive || !a.batch.empty() || !a.gdb_port.empty()) {
     if (!a.jobs_text.empty() && a.jobs > 1)
@@ -330,7 +331,7 @@ int replay_command(const std::string& trace_path, const std::string& json_path, 
                                                                trace.execution() + 1);
   if (interactive || !batch.empty() || !gdb_port.empty()) {
     // The stepping session does not carry the decisions' Choices.
-    if (shm::is_c11_family(config.model))
+    if (model_analysis(config.model).plans_choices())
       throw UsageError(fmt::format("stepping (--interactive, --batch, --gdb) is not available with --model {} yet",
                                    trace.options().model()));
     fmt::print("ctrl: stepping through {} ({} steps, {}); help lists the commands\n", trace_path,

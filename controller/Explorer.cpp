@@ -12,12 +12,13 @@
 #include <fmt/format.h>
 
 #include "BackgroundMonitor.h"
-#include "ModelBugs.h"
 #include "ExitStatus.h"
 #include "FairYields.h"
+#include "ModelAnalysis.h"
+#include "ModelBugs.h"
 #include "Shrinker.h"
-#include "TsoSafety.h"
 #include "TraceFile.h"
+#include "TsoSafety.h"
 
 namespace ctrl {
 
@@ -108,7 +109,7 @@ bool Explorer::record_bug(ExplorationReport& report, ExecutionResult result) {
   found.preemptions = found.preemptions_found = count_preemptions(result.events);
   // Under c11/rc11 a schedule's Choices are tied to its steps: no shrinking.
   if (options_.shrink && !result.before_checkpoint && result.kind != "tso-unsafe" &&
-      !shm::is_c11_family(session_.config().model)) {
+      !model_analysis(session_.config().model).plans_choices()) {
     ShrinkStats st = shrink(session_, result, 64, options_.prefix.size());
     found.preemptions = st.after;
     // The shrinker's executions ran from the start.
@@ -257,7 +258,7 @@ ExplorationReport Explorer::run() {
 
   // Live checkpoints match plans by their threads only, not their Choices
   // (c11/rc11): not used there.
-  if (options_.checkpoints && !shm::is_c11_family(model))
+  if (options_.checkpoints && !model_analysis(model).plans_choices())
     checkpointed_ = std::make_unique<CheckpointedSearch>(session_, options_.checkpoint_min_steps);
 
   // --monitor sober: each execution is checked while the next one runs.

@@ -5,6 +5,7 @@
 #include "C11Races.h"
 #include "ElfInspector.h"
 #include "ExitStatus.h"
+#include "ModelAnalysis.h"
 #include "ModelBugs.h"
 #include "Report.h"
 #include "Symbolizer.h"
@@ -78,7 +79,7 @@ ReplayOutcome replay(Session& session, const proto::Trace& trace) {
     check_tso_safety(r, session.symbolizer());
   // A data race or an uninitialised load is the model's verdict on the
   // replayed execution, as in the exploration.
-  if (shm::is_c11_family(session.config().model) && may_have_model_bug(r))
+  if (model_analysis(session.config().model).plans_choices() && may_have_model_bug(r))
     adopt_model_bug(r, model_bugs_of(r.events.data(), r.events.size(), trace_choices(trace)), session.symbolizer(),
                     [&](uint64_t a) { return session.initialised_at_checkpoint(a); });
   size_t steps = r.events.size();

@@ -47,7 +47,6 @@ inline MemoryModel memory_model_named(const std::string& name) {
   if (name == "rc11") return MemoryModel::RC11;
   return MemoryModel::SC;
 }
-inline bool is_c11_family(MemoryModel m) { return m == MemoryModel::C11 || m == MemoryModel::RC11; }
 
 // What a decision does besides choosing the thread, under C11/RC11, for the
 // atomic operation (AtomicLoad, AtomicStore, AtomicRmw, AtomicCas) the chosen
