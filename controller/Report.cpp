@@ -192,8 +192,8 @@ void print_summary(std::FILE* out, const ExplorationReport& report) {
   if (systematic && !report.exhaustive && at_limit && report.bugs.empty())
     fmt::print(stderr,
                "ctrl: DPOR did not cover every schedule within the limits; on a program this large, --strategy pos "
-               "(partial order sampling) or --strategy pct samples schedules: each pct execution finds a bug of "
-               "depth d among n threads in k steps with probability at least 1/(n k^(d-1))\n");
+               "(partial order sampling) or --strategy pct samples schedules: every other pct execution finds a bug "
+               "of depth d among n threads in k steps with probability at least 1/(n k^(d-1))\n");
   if (report.restored)
     fmt::print(stderr, "ctrl: {} executions started from a live checkpoint ({} steps not re-run)\n", report.restored,
                report.steps_saved);
