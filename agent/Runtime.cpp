@@ -45,7 +45,7 @@ thread_local uint32_t t_me = kNoThread;
 // with bench/run.sh: 27 us per switch with 1000 pauses, about 2 us now).
 // A runner (one CPU) sets spin_yield to 0: there a yield mostly runs another
 // waiting thread, which only sleeps in turn (a context switch more than the
-// hand-off). It still yields once when only two threads are enabled, the
+// hand-off). It still yields (a few times) when only two threads are enabled, the
 // one handing over and the one taking over: the only thread a yield can run
 // is then the one just handed to, and its next hand-off can only be back,
 // to a thread that has not slept (no futex wake, no futex wait).

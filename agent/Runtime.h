@@ -214,12 +214,13 @@ class Runtime {
   // race with it get new priorities.
   void pos_after(const shm::Event& e);
   uint64_t last_enabled_ = 0;  // enabled set of the latest decision, logged with its event
-  // The runner's one yield at a pair hand-off (spin_yield) pays only while
+  // The runner's yields at a pair hand-off (spin_yield) pay only while
   // the turn comes back within it, quickly: on a busy machine the yield
   // gives the CPU to another process's task for its whole time slice, where
   // a thread woken from sleep would have run first. After a yield that did
   // not pay, the next pair hand-offs sleep at once: 64 of them, twice as
   // many after each further failure; a yield that paid halves that number.
+  // (Runtime is program memory: each execution starts from none.)
   uint32_t pair_yield_skip_ = 0;
   uint32_t pair_yield_backoff_ = 0;
   uint64_t sleep_ = 0;         // DPOR sleep set (see Header::sleep_mask)
