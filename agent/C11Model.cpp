@@ -3,8 +3,8 @@
 // a read returns, whether a write reaches memory (which so always holds the
 // location's modification-order-last store). Everything else (instruction
 // sites, pthread calls) runs as under SC, without store buffers. The two
-// models differ only in what the controller explores (analyses/C11Model.h,
-// RC11Model.h), not in what the agent does.
+// models differ only in what the controller explores (analyses/C11Analysis.cpp,
+// RC11Analysis.cpp), not in what the agent does.
 #include "MemoryModel.h"
 
 namespace ctrl::agent {
