@@ -270,6 +270,7 @@ void Runtime::checkpoint(uint64_t site) {
           // waiting one: each hand-off is one sleep and one wake-up (and,
           // a batch task, the woken thread does not preempt its waker).
           spin_yield = 0;
+          if (m.run().spread()) rt.allow_spread();
           // (Any it could not recreate is recreated in the execution, which
           // then cannot be rolled back: ThreadPool.h.)
           thread_pool::start_runner();

@@ -5,13 +5,18 @@
 // project's machines. It also makes itself a batch task (SCHED_BATCH). The
 // program still sees, and may set, the affinity it had: its own calls are
 // answered from the mask saved before pinning and otherwise ignored; a
-// batch policy reads as the ordinary one.
+// batch policy reads as the ordinary one. A long execution unpins its
+// threads (spread_threads) and the rollback pins them back.
+#include <dirent.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/syscall.h>
 
 #include <cstring>
 
+#include "RawSyscall.h"
 #include "Rollback.h"
 #include "Runtime.h"
 
@@ -21,7 +26,29 @@ namespace {
 
 cpu_set_t program_mask;
 bool pinned = false;
+int pinned_cpu = -1;
 bool batch = false;
+
+// Sets the affinity of every thread of the process (/proc/self/task), with
+// system calls only: the rollback calls it on its own stack, without a heap.
+bool set_every_thread(const cpu_set_t& mask) {
+  long dir = raw_syscall(SYS_openat, AT_FDCWD, reinterpret_cast<long>("/proc/self/task"),
+                         O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return false;
+  alignas(8) char buf[4096];
+  for (long n; (n = raw_syscall(SYS_getdents64, dir, reinterpret_cast<long>(buf), sizeof buf)) > 0;) {
+    for (long at = 0; at < n;) {
+      const auto* d = reinterpret_cast<const dirent64*>(buf + at);
+      at += d->d_reclen;
+      long tid = 0;
+      for (const char* c = d->d_name; *c >= '0' && *c <= '9'; ++c) tid = tid * 10 + (*c - '0');
+      // (A thread that ended meanwhile: ESRCH.)
+      if (tid > 0) raw_syscall(SYS_sched_setaffinity, tid, sizeof mask, reinterpret_cast<long>(&mask));
+    }
+  }
+  raw_syscall(SYS_close, dir);
+  return true;
+}
 
 void copy_mask(size_t size, cpu_set_t* out) {
   memset(out, 0, size);
@@ -37,11 +64,28 @@ void pin_to_cpu(int cpu) {
   cpu_set_t one;
   CPU_ZERO(&one);
   CPU_SET(cpu, &one);
-  if (sched_setaffinity(0, sizeof one, &one) == 0) pinned = true;
+  if (sched_setaffinity(0, sizeof one, &one) == 0) {
+    pinned = true;
+    pinned_cpu = cpu;
+  }
   // A woken batch task does not preempt the one that woke it, which goes
   // to sleep at once (a hand-off): one context switch instead of two.
   sched_param none{};
   if (sched_setscheduler(0, SCHED_BATCH, &none) == 0) batch = true;
+}
+
+bool spread_threads() {
+  if (!pinned || CPU_COUNT(&program_mask) < 2) return false;
+  if (!set_every_thread(program_mask)) return false;
+  note_spread();
+  return true;
+}
+
+void gather_threads() {
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(pinned_cpu, &one);
+  set_every_thread(one);
 }
 
 }  // namespace ctrl::agent::rollback

@@ -54,6 +54,7 @@ struct State {
   uint64_t count = 0;
   const char* failure = nullptr;  // rolling back is impossible in this runner
   const char* taint = nullptr;    // ... after the current execution
+  bool spread = false;            // the execution unpinned its threads (spread_threads)
   uint64_t sig_changed = 0;       // bit sig-1
   KernelSigaction actions[64];
   uint64_t sigmask = 0;
@@ -179,6 +180,10 @@ const char* restore_process_state() {
   // (Cheaper than looking at "." first: about 0.5 us against 3.)
   if (raw_syscall(SYS_fchdir, g->cwd_fd) != 0) return "cannot go back to the working directory";
   raw_syscall(SYS_umask, g->umask);
+  if (g->spread) {
+    gather_threads();
+    g->spread = false;
+  }
   return nullptr;
 }
 
@@ -307,6 +312,10 @@ const char* refusal(bool any_thread) {
       return "the execution left a timer running";
   }
   return nullptr;
+}
+
+void note_spread() {
+  if (g) g->spread = true;
 }
 
 void taint(const char* why) {

@@ -64,6 +64,18 @@ void note_memory_change(uint64_t addr, uint64_t len, const char* what);
 // negative) and makes it a batch task; the program keeps seeing its own
 // affinity and policy (InterposeAffinity.cpp).
 void pin_to_cpu(int cpu);
+// A long execution may use every CPU the program may (Runtime::spread): its
+// waiting threads then spin on one CPU while the running one runs on
+// another, where pinned they would sleep and be woken at every hand-off.
+// Unpins every thread of the pinned runner and returns true; false when the
+// runner is not pinned or the program may use one CPU only. The next
+// rollback pins them all back (the runner's state remembers it), so every
+// execution starts on the runner's CPU.
+bool spread_threads();
+// (Between the two halves: spread_threads tells the runner's state, and
+// the rollback calls gather_threads, which pins every thread back.)
+void note_spread();
+void gather_threads();
 // Tests (CTRL_TEST_NO_UFFD): arming fails as on a kernel without what it needs.
 void pretend_unsupported();
 

@@ -96,6 +96,10 @@ class Runtime {
   // its start: what loads return, what stores do, what drains, the extra
   // actors. SC until the first execution.
   MemoryModel* memory = &memory_model_for(shm::MemoryModel::SC);
+  // A pinned runner's executions that reach kSpreadAfterSteps steps spread
+  // their threads over the program's CPUs (spread). Called once, before the
+  // checkpoint, when the controller allows it (RunExecution.spread).
+  void allow_spread();
   // The Choice of the step about to be logged: the plan's within its prefix,
   // Default after it.
   shm::Choice choice() const { return step_ < region.header->prefix_len ? region.choices[step_] : shm::Choice{}; }
@@ -158,6 +162,9 @@ class Runtime {
   // the next decision, or stepping is over (Finish).
   void ask(uint32_t me, uint64_t mask);
   void hand_to(uint32_t next);
+  // A long execution: its threads may use every CPU (rollback::spread_threads)
+  // and wait by yielding spin_yield times before they sleep.
+  void spread();
   // `pair`: `me` just handed over to the only other enabled thread, which
   // can hand back to no one but `me` (see spin_yield).
   void wait_turn(uint32_t me, bool pair = false);
@@ -214,6 +221,7 @@ class Runtime {
   // race with it get new priorities.
   void pos_after(const shm::Event& e);
   uint64_t last_enabled_ = 0;  // enabled set of the latest decision, logged with its event
+  uint64_t spread_at_ = UINT64_MAX;  // the step at which spread() runs (allow_spread)
   // The runner's yields at a pair hand-off (spin_yield) pay only while
   // the turn comes back within it, quickly: on a busy machine the yield
   // gives the CPU to another process's task for its whole time slice, where

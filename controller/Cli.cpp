@@ -281,6 +281,7 @@ int attach(AttachArgs a) {
   // Helper sessions print nothing and read nothing: with the program's
   // output shown, the executions they ran would be missing from it.
   options.jobs = a.show_output || model_analysis(model).plans_choices() ? 1 : a.jobs;
+  config.spread = options.jobs == 1;
 
   if (a.interactive || !a.batch.empty() || !a.gdb_port.empty()) {
     if (!a.jobs_text.empty() && a.jobs > 1)

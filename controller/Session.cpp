@@ -259,6 +259,7 @@ void Session::send_run(uint64_t index) {
   m.mutable_run()->set_ticket(ticket_);
   m.mutable_run()->set_in_place(config_.in_place);
   m.mutable_run()->set_cpu(config_.in_place ? runner_cpu_ : -1);
+  m.mutable_run()->set_spread(config_.in_place && config_.spread);
   if (!framing::send_message(control_fd_, m)) throw InternalError("the target's fork server is gone");
   ++runner_stats_.runners;
 }

@@ -41,6 +41,10 @@ struct SessionConfig {
   // The CPU of the runner and of the session's thread: -2 the one the
   // thread runs on when the checkpoint is reached, -1 none.
   int runner_cpu = -2;
+  // The runner's long executions may spread their threads over the
+  // program's CPUs (RunExecution.spread): no other session of this ctrl
+  // runs executions meanwhile (-j 1).
+  bool spread = true;
 };
 
 // How executions got their process (in place: agent/Rollback.h).
