@@ -32,8 +32,8 @@ bool batch = false;
 // Sets the affinity of every thread of the process (/proc/self/task), with
 // system calls only: the rollback calls it on its own stack, without a heap.
 bool set_every_thread(const cpu_set_t& mask) {
-  long dir = raw_syscall(SYS_openat, AT_FDCWD, reinterpret_cast<long>("/proc/self/task"),
-                         O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  long dir =
+      raw_syscall(SYS_openat, AT_FDCWD, reinterpret_cast<long>("/proc/self/task"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir < 0) return false;
   alignas(8) char buf[4096];
   for (long n; (n = raw_syscall(SYS_getdents64, dir, reinterpret_cast<long>(buf), sizeof buf)) > 0;) {
@@ -100,8 +100,7 @@ int sched_getaffinity(pid_t pid, size_t size, cpu_set_t* mask) {
 }
 
 int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t* mask) {
-  static auto* next =
-      reinterpret_cast<int (*)(pid_t, size_t, const cpu_set_t*)>(dlsym(RTLD_NEXT, "sched_setaffinity"));
+  static auto* next = reinterpret_cast<int (*)(pid_t, size_t, const cpu_set_t*)>(dlsym(RTLD_NEXT, "sched_setaffinity"));
   if (!pinned || !rt.active || (pid != 0 && pid != getpid())) return next(pid, size, mask);
   return 0;
 }

@@ -220,7 +220,7 @@ class Runtime {
   // TailPolicy::Pos: after `e`, its thread's next operation and those that
   // race with it get new priorities.
   void pos_after(const shm::Event& e);
-  uint64_t last_enabled_ = 0;  // enabled set of the latest decision, logged with its event
+  uint64_t last_enabled_ = 0;        // enabled set of the latest decision, logged with its event
   uint64_t spread_at_ = UINT64_MAX;  // the step at which spread() runs (allow_spread)
   // The runner's yields at a pair hand-off (spin_yield) pay only while
   // the turn comes back within it, quickly: on a busy machine the yield
