@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -264,9 +265,11 @@ const char* InstructionSites::patch() {
         uint8_t jmp[5] = {0xe9};
         memcpy(jmp + 1, &r32, 4);
         memcpy(code, jmp, 5);
-        // The rest of what the jmp covers is never executed; an int3 there
-        // would show a stray jump into it.
-        memset(code + 5, 0xcc, e.patch->length - 5);
+        // The rest of what the jmp covers keeps its bytes: code may read
+        // them as data (V8's builtins load constants from the immediates
+        // of earlier instructions, rip-relative), and a jump into them runs
+        // the original instructions (unseen by ctrl, but as the program
+        // would).
       } else {
         code[0] = 0xcc;
       }
@@ -286,6 +289,22 @@ uint64_t InstructionSites::original_address(uint64_t rip) const {
     if (rip >= e.relocated && rip < e.relocated + e.covered) return e.address + (rip - e.relocated);
   }
   return rip;
+}
+
+bool InstructionSites::copied_site(uint64_t at) const {
+  for (uint32_t m = 0; m < kMaxSiteModules; ++m)
+    if (ends_[m] && bases_[m] <= at && at < ends_[m]) return false;
+  // (Read through the kernel: the copy may end anywhere.)
+  constexpr size_t kCompared = 16;
+  uint8_t copy[kCompared];
+  iovec local{copy, kCompared}, remote{reinterpret_cast<void*>(at), kCompared};
+  if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != ssize_t(kCompared) || copy[0] != 0xcc) return false;
+  for (uint64_t i = 0; i < count_; ++i) {
+    const Entry& e = entries_[i];
+    if (e.jump || e.address + kCompared > ends_[e.site->module]) continue;
+    if (memcmp(reinterpret_cast<const void*>(e.address), copy, kCompared) == 0) return true;
+  }
+  return false;
 }
 
 const InstructionSites::Entry* InstructionSites::find(uint64_t address) const {

@@ -42,6 +42,12 @@ class InstructionSites {
   // The original code address an address inside a relocated copy stands
   // for (a fault there is a fault at the site); `rip` itself otherwise.
   uint64_t original_address(uint64_t rip) const;
+  // `at` holds an int3 outside every instrumented module, and the bytes after
+  // it are those after one of the int3 sites: the program copied
+  // instrumented code (a JIT moving its built-in code, as V8 does) and runs
+  // the copy, whose patches no trampoline stands behind. A scan: only on
+  // the way to ending the execution.
+  bool copied_site(uint64_t at) const;
 
  private:
   const char* resolve_modules();

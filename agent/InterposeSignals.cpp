@@ -49,6 +49,14 @@ void remove_managed(sigset_t& set) {
 
 void on_signal(int sig, siginfo_t* info, void* context) {
   if (sig == SIGTRAP && info->si_code == SI_KERNEL && handle_site_trap(static_cast<ucontext_t*>(context))) return;
+  if (sig == SIGTRAP && info->si_code == SI_KERNEL && rt.enabled && rt.active && !rt.ended) {
+    // Not a bug of the program: ctrl's own patch, run from where the program copied it.
+    uint64_t at = uint64_t(static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_RIP]) - 1;
+    if (sites.copied_site(at))
+      rt.end_execution(shm::Outcome::Unsupported, t_me, at,
+                       "the program runs a copy it made of instrumented code (a JIT moving its built-in code, as "
+                       "V8 does: run node with --no-short-builtin-calls), and ctrl cannot follow copied code");
+  }
   if (forward_to_program(sig, info, context)) return;
   const ProgramAction& p = program_actions[sig];
   bool sent = info->si_code <= 0;  // kill/raise rather than a fault
