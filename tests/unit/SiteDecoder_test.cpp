@@ -18,6 +18,8 @@
 #include <initializer_list>
 
 #include "ExitStatus.h"
+#include "RegisterLiveness.h"
+#include "SiteClassifier.h"
 
 namespace ctrl {
 namespace {

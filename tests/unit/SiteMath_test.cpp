@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "SiteDecoder.h"
+#include "SiteClassifier.h"
 
 namespace ctrl {
 namespace {
