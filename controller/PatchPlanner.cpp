@@ -14,7 +14,23 @@ namespace {
 // start, and the function has no indirect jump (a jump table could land on
 // any of them).
 void plan_patches(DecodedModule& result, const std::vector<InsnInfo>& insns, std::vector<uint64_t>& targets,
-                  const std::vector<uint64_t>& starts, const std::vector<uint64_t>& indirect_jumps) {
+                  const std::vector<uint64_t>& starts, const std::vector<uint64_t>& indirect_jumps,
+                  std::vector<std::pair<uint64_t, uint64_t>>& data_reads) {
+  // The bytes read as data, merged into disjoint ranges sorted by start (so
+  // by end too).
+  std::sort(data_reads.begin(), data_reads.end());
+  std::vector<std::pair<uint64_t, uint64_t>> data;
+  for (const auto& r : data_reads) {
+    if (!data.empty() && r.first <= data.back().second)
+      data.back().second = std::max(data.back().second, r.second);
+    else
+      data.push_back(r);
+  }
+  auto is_data = [&](uint64_t from, uint64_t to) {  // any byte of [from, to)
+    auto it = std::upper_bound(data.begin(), data.end(), from,
+                               [](uint64_t a, const std::pair<uint64_t, uint64_t>& r) { return a < r.second; });
+    return it != data.end() && it->first < to;
+  };
   std::sort(targets.begin(), targets.end());
   auto is_target = [&](uint64_t a) { return std::binary_search(targets.begin(), targets.end(), a); };
   auto function_of = [&](uint64_t a) -> uint64_t {
@@ -34,6 +50,8 @@ void plan_patches(DecodedModule& result, const std::vector<InsnInfo>& insns, std
     // The agent performs a system call site's call itself, in its SIGTRAP
     // handler: it never runs from a trampoline.
     if (site.kind == SiteKind::Syscall) continue;
+    // (Left out below when even its first byte is read as data.)
+    if (is_data(site.offset, site.offset + 5)) continue;
     if (site.length >= 5) {
       patch.length = site.length;
       ++result.jump_sites;
@@ -69,6 +87,19 @@ void plan_patches(DecodedModule& result, const std::vector<InsnInfo>& insns, std
     patch = p;
     ++result.jump_sites;
   }
+  // An int3 over data would change what the program reads.
+  size_t kept = 0;
+  for (size_t i = 0; i < result.sites.size(); ++i) {
+    if (is_data(result.sites[i].offset, result.sites[i].offset + 1)) {
+      ++result.sites_read_as_data;
+      continue;
+    }
+    result.sites[kept] = result.sites[i];
+    result.patches[kept] = result.patches[i];
+    ++kept;
+  }
+  result.sites.resize(kept);
+  result.patches.resize(kept);
 }
 
 }  // namespace
@@ -84,6 +115,10 @@ void PatchPlanner::add(uint64_t addr, const uint8_t* code, const cs_insn& insn, 
     if (op.type == X86_OP_MEM && op.mem.base == X86_REG_RIP) {
       if (x.encoding.disp_offset == 0 || x.encoding.disp_size != 4) movable = false;
       rip_disp = int8_t(x.encoding.disp_offset);
+      if (insn.id != X86_INS_LEA && op.size > 0) {
+        uint64_t at = addr + insn.size + uint64_t(op.mem.disp);
+        data_reads_.emplace_back(at, at + op.size);
+      }
     }
   }
   if ((insn.id == X86_INS_JMP || insn.id == X86_INS_LJMP) && x.op_count == 1 && x.operands[0].type != X86_OP_IMM)
@@ -93,7 +128,7 @@ void PatchPlanner::add(uint64_t addr, const uint8_t* code, const cs_insn& insn, 
 
 void PatchPlanner::plan(DecodedModule& result, const std::vector<uint64_t>& starts) {
   std::sort(insns_.begin(), insns_.end(), [](const InsnInfo& a, const InsnInfo& b) { return a.addr < b.addr; });
-  plan_patches(result, insns_, targets_, starts, indirect_jumps_);
+  plan_patches(result, insns_, targets_, starts, indirect_jumps_, data_reads_);
 }
 
 }  // namespace ctrl::decoding

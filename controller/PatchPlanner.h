@@ -8,6 +8,7 @@
 #include <capstone/capstone.h>
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "SiteDecoder.h"
@@ -41,11 +42,17 @@ class PatchPlanner {
   // known start, and the function (the code from the last known start) has
   // no indirect jump (a jump table could land on any of them). Syscall sites
   // always keep an int3 (length 0): the agent performs their call itself.
+  // Bytes that an instruction reads rip-relative (not `lea`) are data, even
+  // amid code (V8's builtins load constants from earlier instructions'
+  // immediates): a jmp never goes over them (the site takes an int3), and a
+  // site whose first byte is such data is left out (result.sites shrinks,
+  // counted in result.sites_read_as_data).
   void plan(DecodedModule& result, const std::vector<uint64_t>& starts);
 
  private:
   std::vector<InsnInfo> insns_;
   std::vector<uint64_t> targets_, indirect_jumps_;
+  std::vector<std::pair<uint64_t, uint64_t>> data_reads_;  // [start, end) read rip-relative
 };
 
 }  // namespace ctrl::decoding

@@ -41,6 +41,7 @@ struct DecodedModule {
   uint64_t bytes_decoded = 0;  // bytes covered by successfully decoded instructions
   uint64_t resyncs = 0;     // undecodable instructions or bytes skipped + restarts at a known boundary
   uint64_t sites_out_of_step = 0;  // would-be sites left out: decoded where decoding was not known to be in step
+  uint64_t sites_read_as_data = 0;  // would-be sites left out: their first byte is read as data (PatchPlanner.h)
 };
 
 // Decodes the executable segments of the ELF file at `path` (ET_EXEC or
