@@ -1,9 +1,10 @@
 // The session's side of live checkpoints (agent/LiveCheckpoint.h; the
 // search's bookkeeping is LiveCheckpoints.h). A checkpoint is a process the
-// agent forks from a paused execution, parked on its slot of the region's
-// table; the session commands it through the slot (a shared futex), never
-// through the control channel, and a restored process is then supervised
-// like any execution.
+// agent forks from an execution at a decision (a paused one, or at its
+// plan's checkpoint_at) that waits on its slot of the region's table; the
+// session commands it through the slot (a shared futex), never through the
+// control channel, and a restored process is then supervised like any
+// execution.
 #include <fmt/format.h>
 #include <linux/futex.h>
 #include <signal.h>
