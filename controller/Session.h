@@ -3,6 +3,10 @@
 // execution after another. The session supervises each execution: ptrace
 // stops, agent requests, hangs. It never sits on the target's hot path: the
 // agent schedules alone and the session only waits.
+// Its members are defined by concept: Session.cpp (its life, run, resume,
+// the channel), SessionStartup.cpp, ForkServerLifecycle.cpp,
+// RunnerPlacement.cpp, SessionCheckpoints.cpp, ExecutionSupervision.cpp
+// (with inspect) and ExecutionOutcomes.cpp.
 #pragma once
 
 #include <chrono>
@@ -139,40 +143,57 @@ class Session {
   std::string stop_reason() const;
 
  private:
+  // ---- start-up (SessionStartup.cpp) ----
   // Before the checkpoint the target is traced and its stops tell everything.
   ExecutionResult supervise_startup(bool& checkpointed);
+  void handle_startup_message(const proto::ControlMessage& m, bool& checkpointed);
+  // Before the checkpoint, when the traced process ends: another process
+  // of the program (forked before its first thread) becomes the one
+  // followed. False when none is left.
+  bool follow_forked_child();
+
+  // ---- the fork server (ForkServerLifecycle.cpp) ----
+  // The fork server is the process that said CheckpointReady.
+  void adopt_fork_server(pid_t pid);
+  void release_fork_server();
+  // Asks the fork server for a new runner of execution `index`.
+  void send_run(uint64_t index);
+  // At the end: lets the fork server finish the file journal, then exit.
+  void stop_fork_server();
+
+  // ---- CPU placement (RunnerPlacement.cpp) ----
+  void place_runner();
+
+  // ---- supervision (ExecutionSupervision.cpp) ----
   // Executions run untraced (a signal to a traced thread would cost a ptrace
   // stop, and instruction sites trap often): the agent reports over the
   // channel, the fork server reports the exit, and the session seizes the
   // execution's threads only to inspect a bug.
   ExecutionResult supervise_execution();
-  // Reads one message; returns it when there was one.
-  std::optional<proto::ControlMessage> read_message();
-  void release_fork_server();
-  // Before the checkpoint, when the traced process ends: another process
-  // of the program (forked before its first thread) becomes the one
-  // followed. False when none is left.
-  bool follow_forked_child();
-  // At the end: lets the fork server finish the file journal, then exit.
-  void stop_fork_server();
-  // The fork server is the process that said CheckpointReady.
-  void adopt_fork_server(pid_t pid);
-  void handle_startup_message(const proto::ControlMessage& m, bool& checkpointed);
+  void handle_ptrace_stop(const Stop& s);
+  void resume_other(const Stop& s);
   bool is_execution_thread(pid_t tid) const;
-  ExecutionResult finish_with_bug(ExecutionResult r, pid_t stopped_tid);
-  void collect_backtraces(ExecutionResult& r, pid_t stopped_tid);
-  void kill_execution();
   void seize_execution();
+  void kill_execution();
   // Detaches the threads inspect() seized (they go on waiting where they were).
   void release_inspection();
-  void resume_other(const Stop& s);
-  void handle_ptrace_stop(const Stop& s);
-  uint32_t thread_index(pid_t tid) const;
-  std::string thread_state(uint32_t t) const;
+
+  // ---- outcomes (ExecutionOutcomes.cpp) ----
   ExecutionResult outcome_from_agent(pid_t tid);
-  ExecutionResult interrupted_result();
+  ExecutionResult finish_with_bug(ExecutionResult r, pid_t stopped_tid);
   // A hang of `thread` (HangWatch's message), with every thread's backtrace.
   ExecutionResult hang_result(const std::string& message, uint32_t thread);
+  ExecutionResult interrupted_result();
+  void collect_backtraces(ExecutionResult& r, pid_t stopped_tid);
+  uint32_t thread_index(pid_t tid) const;
+  std::string thread_state(uint32_t t) const;
+  // The unfinished threads' pending operations, when the execution ended by
+  // a process exit or was cut.
+  static void take_pending(const shm::Header& h, ExecutionResult& r);
+
+  // ---- the control channel (Session.cpp) ----
+  // Reads one message; returns it when there was one.
+  std::optional<proto::ControlMessage> read_message();
 
   SessionConfig config_;
   Tracer tracer_;
@@ -183,8 +204,8 @@ class Session {
   pid_t template_pid_ = 0;  // the launched process, later the fork server
   pid_t current_pid_ = 0;   // the process of the running execution
   bool hello_ = false;
-  bool adopted_fork_server_ = false;
-  bool found_bug_ = false;  // the fork server puts the checkpoint's files back at the end  // the fork server is a child of the launched process
+  bool adopted_fork_server_ = false;  // the fork server is a child of the launched process
+  bool found_bug_ = false;  // the fork server puts the checkpoint's files back at the end
   bool traced_execution_ = false;  // current_pid_'s threads are seized (startup, or a bug)
   bool paused_ = false;            // current_pid_ waits at a decision (stepping)
   bool copy_paused_events_ = true;
@@ -205,8 +226,6 @@ class Session {
   // The CPU the runner and this thread share (-1: not pinned).
   int runner_cpu_ = -1;
   RunnerStats runner_stats_;
-  void send_run(uint64_t index);
-  void place_runner();
   std::optional<std::chrono::steady_clock::time_point> deadline_;
 };
 
