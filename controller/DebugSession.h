@@ -19,6 +19,12 @@
 //    assertion, deadlock, hang) the session stays at that end: inspection
 //    answers about the state at the bug while the process is kept, and
 //    go_to/back still work.
+//
+// Its members are defined by concept: DebugSession.cpp (the known path,
+// where an execution stopped, save and explore), DebugMoves.cpp (step,
+// continue, goto, back, restart) and DebugInspection.cpp (threads, memory,
+// registers, frames), over the state in DebugSessionImpl.h; breakpoints are
+// a BreakpointSet and checkpoints StepCheckpoints.
 #pragma once
 
 #include <sys/types.h>
@@ -31,9 +37,11 @@
 #include <string>
 #include <vector>
 
+#include "BreakpointSet.h"
 #include "ExecutionResult.h"
 #include "Explorer.h"
 #include "SharedRegion.h"
+#include "StepCheckpoints.h"
 #include "trace.pb.h"
 
 namespace ctrl {
@@ -78,30 +86,6 @@ struct StopInfo {
   uint32_t thread = UINT32_MAX;  // the thread at the breakpoint/watchpoint, or at the bug
   int breakpoint = -1;           // its number
   std::string message;           // one line for the user
-};
-
-struct Breakpoint {
-  int number = 0;
-  enum class Kind { Code, Watch } kind = Kind::Code;
-  std::string spec;  // as the user wrote it
-  // Code: matches an operation whose site is `address`, or lies in
-  // [function_start, function_end) and, when line > 0, on that line of `file`.
-  uint64_t address = 0;
-  uint64_t function_start = 0, function_end = 0;
-  std::string file;  // basename
-  int line = 0;
-  // An address breakpoint: every "file:line" starting at `address` (gdb
-  // puts a line's breakpoint where optimised code may start several).
-  std::vector<std::string> lines;
-  // Watch: [address, address + size).
-  uint64_t size = 0;
-  uint64_t hits = 0;
-};
-
-struct CheckpointInfo {
-  int id = 0;  // the user's number for restart (0: an automatic one)
-  uint64_t step = 0;
-  bool automatic = false;
 };
 
 class DebugSession {
