@@ -151,11 +151,6 @@ uint32_t DebugSession::Impl::default_thread() {
   return enabled ? uint32_t(__builtin_ctzll(enabled)) : 0;
 }
 
-std::string DebugSession::Impl::site_line(uint64_t site, OpKind kind) {
-  if (!site) return "";
-  return session.symbolizer().source_line(exact_site(kind) ? site : site - 1);
-}
-
 StopInfo DebugSession::step(std::optional<uint32_t> thread, uint64_t n,
                             const std::function<void(const std::string&)>& on_step) {
   Impl& s = *impl_;

@@ -96,7 +96,6 @@ struct DebugSession::Impl {
   // Performs one step by `thread` from the paused position.
   StopInfo perform(uint32_t thread);
   uint32_t default_thread();
-  std::string site_line(uint64_t site, OpKind kind);
 };
 
 }  // namespace ctrl

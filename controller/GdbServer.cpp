@@ -14,6 +14,7 @@
 #include "GdbMonitor.h"
 #include "GdbPackets.h"
 #include "Operation.h"
+#include "OperationSite.h"
 #include "Symbolizer.h"
 
 namespace ctrl {
@@ -40,17 +41,9 @@ std::string hex_byte(int value) {
   return buffer;
 }
 
-// Whether an operation's site is its own address (memory accesses, thread
-// starts and ends) rather than an interposed call's return address; as in
-// DebugSession.
-bool exact_site(OpKind kind) {
-  return kind == OpKind::Load || kind == OpKind::Store || kind == OpKind::Rmw || kind == OpKind::ThreadStart ||
-         kind == OpKind::ThreadExit || kind == OpKind::ProcessExit;
-}
-
 // Whether step event `e` performed an operation that breakpoint `b` stops
-// before: the match DebugSession applies to a pending operation (its
-// Impl::hit), applied to a past step. Keep the two alike.
+// before: the match DebugSession applies to a pending operation
+// (BreakpointSet::hit), applied to a past step. Keep the two alike.
 bool event_hits(const Breakpoint& b, const shm::Event& e, Symbolizer& symbolizer) {
   if (b.kind == Breakpoint::Kind::Watch) return e.addr && e.addr < b.address + b.size && b.address < e.addr + 8;
   if (!e.site) return false;

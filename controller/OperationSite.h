@@ -1,13 +1,10 @@
 // Where an operation logged or pending at a site is in the program's code,
-// for the stepping session's files (DebugSession*, BreakpointSet).
+// for the stepping session's files (DebugSession*, BreakpointSet, GdbServer).
 //
 // Invariant: instruction sites (loads, stores, read-modify-writes) and a
 // thread's start, exit and the process's exit are exact addresses; an
 // interposed call's site is the call's return address, whose line is the one
 // of the call itself at site - 1.
-//
-// Include it from .cpp files only: GdbServer.cpp has its own exact_site, and
-// a header reaching it through DebugSession.h would make calls ambiguous.
 #pragma once
 
 #include "Operation.h"
