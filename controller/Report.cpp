@@ -108,6 +108,50 @@ std::string describe_event(const shm::Event& e, Symbolizer& symbols) {
   return fmt::format("{:<4} {}{}", thread_name(thread), what, where.empty() ? "" : "   at " + where);
 }
 
+namespace {
+
+// A long interleaving (a real program's execution runs to millions of
+// steps) is shown by its shape: its first steps, each change of the running
+// thread (the step before it too), at most kSwitchesShown of them, the last
+// ones first, and the steps that led to the bug. The trace holds every step.
+void print_interleaving(std::FILE* out, const std::vector<shm::Event>& events, Symbolizer& symbols,
+                        const std::string& trace_path) {
+  constexpr size_t kAllUpTo = 400, kHead = 10, kTail = 60, kSwitchesShown = 150;
+  size_t n = events.size();
+  std::vector<bool> shown(n, n <= kAllUpTo);
+  if (n > kAllUpTo) {
+    for (size_t i = 0; i < kHead; ++i) shown[i] = true;
+    for (size_t i = n - kTail; i < n; ++i) shown[i] = true;
+    size_t switches = 0;
+    for (size_t i = n - kTail; i > kHead && switches < kSwitchesShown; --i)
+      if (events[i].thread != events[i - 1].thread) {
+        shown[i] = shown[i - 1] = true;
+        ++switches;
+      }
+  }
+  size_t hidden = 0, total_hidden = 0;
+  auto gap = [&] {
+    if (hidden) fmt::print(out, "         ... {} step{}\n", hidden, hidden == 1 ? "" : "s");
+    total_hidden += hidden;
+    hidden = 0;
+  };
+  for (size_t i = 0; i < n; ++i) {
+    if (!shown[i]) {
+      ++hidden;
+      continue;
+    }
+    gap();
+    fmt::print(out, "  {:>5}  {}\n", events[i].step + 1, describe_event(events[i], symbols));
+  }
+  gap();
+  if (total_hidden)
+    fmt::print(out, "  ({} of {} steps shown: the first, each change of thread, and the last; {} steps through all)\n",
+               n - total_hidden, n,
+               trace_path.empty() ? std::string("stepping") : fmt::format("`ctrl replay --interactive {}`", trace_path));
+}
+
+}  // namespace
+
 void print_bug(std::FILE* out, const FoundBug& bug, int number, Symbolizer& symbols) {
   const ExecutionResult& r = bug.result;
   fmt::print(out, "\n== bug {}: {} (execution {}{}) ==\n", number, r.kind, r.execution + 1,
@@ -124,7 +168,7 @@ void print_bug(std::FILE* out, const FoundBug& bug, int number, Symbolizer& symb
                bug.preemptions < bug.preemptions_found
                    ? fmt::format("; shrunk from {} in the execution that found it", bug.preemptions_found)
                    : "");
-    for (const auto& e : r.events) fmt::print(out, "  {:>5}  {}\n", e.step + 1, describe_event(e, symbols));
+    print_interleaving(out, r.events, symbols, bug.trace_path);
   }
   if (!r.backtraces.empty()) {
     fmt::print(out, "\nthreads at the bug:\n");
