@@ -61,13 +61,18 @@ StopInfo DebugSession::Impl::reach(uint64_t target) {
   return advance_to(target);
 }
 
-StopInfo DebugSession::Impl::restore_to(const LiveCheckpoints::Checkpoint& c, uint64_t at) {
+ExecutionPlan DebugSession::Impl::leave_for(uint64_t at) {
   if (live) session.abandon();
   live = false;
   ended = false;
   ExecutionPlan plan;
   plan.policy = shm::TailPolicy::Ask;
   plan.pause_at = at;
+  return plan;
+}
+
+StopInfo DebugSession::Impl::restore_to(const LiveCheckpoints::Checkpoint& c, uint64_t at) {
+  ExecutionPlan plan = leave_for(at);
   plan.prefix = decisions_to(at);
   ExecutionResult r = checkpoints.restore(c, std::move(plan), ++execution, events.data());
   StopInfo stop = absorb(std::move(r), at);
@@ -76,12 +81,7 @@ StopInfo DebugSession::Impl::restore_to(const LiveCheckpoints::Checkpoint& c, ui
 }
 
 StopInfo DebugSession::Impl::run_to(uint64_t target) {
-  if (live) session.abandon();
-  live = false;
-  ended = false;
-  ExecutionPlan plan;
-  plan.policy = shm::TailPolicy::Ask;
-  plan.pause_at = target;
+  ExecutionPlan plan = leave_for(target);
   std::vector<shm::Signature> expected;
   bool checked = true;
   for (uint64_t k = 0; k < target; ++k) {

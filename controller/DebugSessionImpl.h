@@ -84,6 +84,9 @@ struct DebugSession::Impl {
   // The execution at `target` of the known path: from the nearest live
   // checkpoint when there is one, else from the start.
   StopInfo reach(uint64_t target);
+  // Abandons the paused execution, if any, and returns the plan of a new
+  // one that pauses at `at` (its prefix still to fill).
+  ExecutionPlan leave_for(uint64_t at);
   // A restored checkpoint, paused at its own step. Its steps are the
   // path's (the schedule it was taken on): only later ones are checked.
   StopInfo restore_to(const LiveCheckpoints::Checkpoint& c, uint64_t at);
