@@ -24,7 +24,9 @@ uint32_t count_preemptions(const std::vector<shm::Event>& events) {
   return n;
 }
 
-ShrinkStats shrink(Session& session, ExecutionResult& bug, uint32_t budget, uint64_t fixed) {
+ShrinkStats shrink(Session& session, ExecutionResult& bug, uint32_t budget, uint64_t fixed,
+                   std::chrono::steady_clock::duration max_time) {
+  auto until = std::chrono::steady_clock::now() + max_time;
   ShrinkStats stats;
   stats.before = stats.after = count_preemptions(bug.events);
   bool improved = true;
@@ -32,6 +34,7 @@ ShrinkStats shrink(Session& session, ExecutionResult& bug, uint32_t budget, uint
     improved = false;
     for (size_t k = std::max<uint64_t>(1, fixed); k < bug.events.size() && stats.runs < budget; ++k) {
       if (!preempts(bug.events, k)) continue;
+      if (stats.runs > 0 && std::chrono::steady_clock::now() >= until) return stats;
       // Same decisions up to k, then stay with the preempted thread and let
       // the sticky policy go on from there.
       ExecutionPlan plan;

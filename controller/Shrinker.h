@@ -5,6 +5,7 @@
 // have gone on (it was enabled at that step).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 
 #include "ExecutionResult.h"
@@ -20,8 +21,11 @@ struct ShrinkStats {
 };
 
 // Replaces `bug` by a shorter-to-read equivalent when it finds one. At most
-// `budget` executions. The first `fixed` decisions (an exploration's fixed
-// prefix) are kept as they are.
-ShrinkStats shrink(Session& session, ExecutionResult& bug, uint32_t budget = 64, uint64_t fixed = 0);
+// `budget` executions, and none started after `max_time` (a real program's
+// execution can take minutes: 64 of them would delay the report by hours).
+// The first `fixed` decisions (an exploration's fixed prefix) are kept as
+// they are.
+ShrinkStats shrink(Session& session, ExecutionResult& bug, uint32_t budget = 64, uint64_t fixed = 0,
+                   std::chrono::steady_clock::duration max_time = std::chrono::seconds(10));
 
 }  // namespace ctrl
