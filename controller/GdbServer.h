@@ -1,7 +1,9 @@
 // gdb's remote serial protocol served on a DebugSession: what each request
 // means for a paused ctrl execution. Bytes and framing are GdbConnection's;
 // argument parsing and reply encoding are GdbPackets'; monitor commands are
-// GdbMonitor's.
+// GdbMonitor's. The members are defined by concern: serving and dispatching
+// packets in GdbServer.cpp, threads, registers and memory in
+// GdbThreadViews.cpp, moving and stop replies in GdbMotion.cpp.
 //
 // What gdb sees:
 //  - One process whose threads are ctrl's threads, T<i> as gdb thread i + 1,
@@ -101,6 +103,9 @@ class GdbServer {
   void serve_connection(GdbConnection& connection);
 
  private:
+  // The largest packet gdb is told it may send (qSupported), and the
+  // largest memory reply.
+  static constexpr uint64_t kPacketSize = 0x4000;
   // Handles one request; false when gdb ended the session.
   bool handle(const std::string& packet);
   void reply(const std::string& payload);
