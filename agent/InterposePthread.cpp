@@ -63,8 +63,31 @@ MutexType mutex_type(const pthread_mutex_t* m) {
 }
 
 // After the process decided to exit, threads are no longer scheduled; one
-// that would block on a parked thread would keep the process alive forever.
-[[noreturn]] void exit_instead_of_blocking() { real._exit(rt.region.header ? rt.region.header->exit_status : 0); }
+// that would block on a parked thread would keep the process alive forever
+// (a library's destructor that signals and joins its worker, as libuv's
+// does, runs after the agent's). The standard streams are flushed first, as
+// exit would have: the rest of exit (later destructors, other streams) is
+// what a native run would do after the worker ended, and is skipped. A
+// stream whose lock a parked thread holds is left as it is.
+[[noreturn]] void exit_instead_of_blocking() {
+  for (FILE* f : {stdout, stderr})
+    if (ftrylockfile(f) == 0) {
+      fflush_unlocked(f);
+      funlockfile(f);
+    }
+  real._exit(rt.region.header ? rt.region.header->exit_status : 0);
+}
+
+// The model signals its own waiters; a thread it does not know (one a
+// library's constructor started before the agent was initialised) waits on
+// the real condition variable, and must be woken too (for the threads the
+// model parks, this is a wake-up of nobody).
+void wake_unmodelled_waiters(pthread_cond_t* c, bool all) {
+  if (all)
+    real.pthread_cond_broadcast(c);
+  else
+    real.pthread_cond_signal(c);
+}
 
 using thread_pool::StartInfo;
 
@@ -220,7 +243,18 @@ int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*fn)(vo
 int pthread_join(pthread_t thread, void** result) {
   ensure_real();
   uint64_t site = SITE();
-  if (!rt.controlled()) return real.pthread_join(thread, result);
+  if (!rt.controlled()) {
+    // After the exit (a library's destructor joining its worker): a thread
+    // the model parked never ends by itself.
+    if (rt.ended && t_me != kNoThread && !t_in_agent) {
+      uint32_t target = rt.model.find_by_handle(uint64_t(thread));
+      uint32_t slot = thread_pool::slot_of(uint64_t(thread));
+      bool parked = target != kNoThread && (slot != thread_pool::kNoSlot ? !thread_pool::ended(slot)
+                                                                          : !rt.model.thread(target).finished);
+      if (parked) exit_instead_of_blocking();
+    }
+    return real.pthread_join(thread, result);
+  }
   uint32_t me = t_me;
   uint32_t target = rt.model.find_by_handle(uint64_t(thread));
   if (target == kNoThread) return real.pthread_join(thread, result);
@@ -377,6 +411,7 @@ int pthread_cond_signal(pthread_cond_t* c) {
   uint32_t me = t_me;
   rt.begin(me, PendingOp{OpKind::CondSignal, addr_of(c), 0, site});
   uint32_t woken = rt.model.cond_signal(addr_of(c));
+  wake_unmodelled_waiters(c, false);
   rt.log(me, OpKind::CondSignal, addr_of(c), site, 0, 0, woken);
   return 0;
 }
@@ -388,6 +423,7 @@ int pthread_cond_broadcast(pthread_cond_t* c) {
   uint32_t me = t_me;
   rt.begin(me, PendingOp{OpKind::CondBroadcast, addr_of(c), 0, site});
   uint32_t n = rt.model.cond_broadcast(addr_of(c));
+  wake_unmodelled_waiters(c, true);
   rt.log(me, OpKind::CondBroadcast, addr_of(c), site, 0, 0, n);
   return 0;
 }

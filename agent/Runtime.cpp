@@ -38,8 +38,20 @@ namespace ctrl::agent {
 
 thread_local uint32_t t_me = kNoThread;
 thread_local bool t_in_agent = false;
-// Constructed before agent_init (a plain constructor function) runs.
-Runtime rt __attribute__((init_priority(101)));
+namespace {
+// Constructed before agent_init (a plain constructor function) runs, and never
+// destroyed: the agent is finalised before every library loaded after it (each
+// one the program links), and their destructors still call the interposers
+// (a library that signals and joins its worker at exit, libGLX's clean-up under
+// `ffmpeg -version`): they must find the model as the execution left it.
+union RuntimeStorage {
+  Runtime runtime;
+  RuntimeStorage() : runtime() {}
+  ~RuntimeStorage() {}
+};
+RuntimeStorage runtime_storage __attribute__((init_priority(101)));
+}  // namespace
+Runtime& rt = runtime_storage.runtime;
 
 namespace {
 

@@ -263,7 +263,7 @@ class Runtime {
   static inline tid_word::Candidates tid_candidates_{};
 };
 
-extern Runtime rt;
+extern Runtime& rt;  // never destroyed (Runtime.cpp)
 
 // Scoped t_in_agent.
 struct AgentScope {
