@@ -21,6 +21,7 @@
 #include "RealFunctions.h"
 #include "Rollback.h"
 #include "Runtime.h"
+#include "SanitizerRuntime.h"
 #include "control.pb.h"
 
 using namespace ctrl;
@@ -81,6 +82,7 @@ __attribute__((constructor)) void agent_init() {
   unsetenv("CTRL_SITES_FD");
   if (const char* missing = resolve_real_functions()) fail(control, std::string("cannot resolve ") + missing);
   if (control < 0 || region_fd < 0) return;
+  sanitizer::init();
   own_pid_init();
 
 

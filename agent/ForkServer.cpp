@@ -29,6 +29,7 @@
 #include "RealFunctions.h"
 #include "Rollback.h"
 #include "Runtime.h"
+#include "SanitizerRuntime.h"
 #include "Signals.h"
 #include "ThreadPool.h"
 #include "control.pb.h"
@@ -104,6 +105,7 @@ void Runtime::start_execution(pid_t fork_server, bool resumed) {
   // The previous execution is over (released after it): put the files
   // back as they were at the checkpoint.
   file_state::start_execution();
+  sanitizer::start_execution();
   // A runner did it once, before its snapshot (the descriptors it keeps).
   if (!in_place_) discard_output();
   h->started.store(1, std::memory_order_release);

@@ -19,6 +19,7 @@
 #include "CheckpointClaim.h"
 #include "RealFunctions.h"
 #include "Runtime.h"
+#include "SanitizerRuntime.h"
 
 using namespace ctrl;
 using namespace ctrl::agent;
@@ -103,8 +104,13 @@ void __assert_fail(const char* assertion, const char* file, unsigned line, const
 
 void abort() {
   ensure_real();
-  if (rt.enabled && t_me != kNoThread && !t_in_agent && !rt.ended)
+  if (rt.enabled && t_me != kNoThread && !t_in_agent && !rt.ended) {
+    // A sanitizer aborts after its report (SanitizerRuntime.h): the report is the bug.
+    char report[shm::kMessageSize];
+    if (sanitizer::present() && sanitizer::report(report, sizeof report) > 0)
+      rt.end_execution(shm::Outcome::Sanitizer, t_me, SITE(), report);
     rt.end_execution(shm::Outcome::Abort, t_me, SITE(), "abort() called");
+  }
   real.abort();
 }
 

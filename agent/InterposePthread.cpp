@@ -15,6 +15,7 @@
 #include "LoopState.h"
 #include "RawSyscall.h"
 #include "RealFunctions.h"
+#include "SanitizerRuntime.h"
 #include "Runtime.h"
 #include "ThreadPool.h"
 
@@ -200,6 +201,8 @@ int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*fn)(vo
   ensure_real();
   uint64_t site = SITE();
   if (!rt.controlled()) return real.pthread_create(thread, attr, fn, arg);
+  // A sanitizer's own thread (TSan's background thread) is not the program's.
+  if (sanitizer::internal_thread(site)) return sanitizer::start_internal_thread(thread, attr, fn, arg);
   if (!rt.checkpointed) rt.checkpoint(site);
   if (!rt.enabled) return real.pthread_create(thread, attr, fn, arg);  // another process is the fork server
   uint32_t me = t_me;

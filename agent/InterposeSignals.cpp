@@ -9,6 +9,7 @@
 #include <ucontext.h>
 
 #include <cstring>
+#include <initializer_list>
 
 #include "AgentDescriptors.h"
 #include "InstructionSites.h"
@@ -153,7 +154,18 @@ void reserve_alternate_stacks() {
   if (p != MAP_FAILED) alt_stacks = static_cast<uint8_t*>(p);
 }
 
+void unblock_managed_signals() {
+  // The kernel's 8-byte sigset: bit sig-1.
+  uint64_t set = 0;
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGSYS, SIGTRAP, SIGABRT}) set |= uint64_t(1) << (sig - 1);
+  raw_syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, reinterpret_cast<long>(&set), 0, 8);
+}
+
 stack_t prepare_thread_signals(uint32_t index) {
+  // A thread may start with everything blocked: a sanitizer's runtime blocks
+  // every signal around its pthread_create (before the checkpoint, while the
+  // text is not patched yet), and its own sites then trap.
+  unblock_managed_signals();
   stack_t now{};
   void* stack = nullptr;
   if (alt_stacks && index < shm::kMaxThreads) {

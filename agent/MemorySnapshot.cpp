@@ -40,6 +40,15 @@ constexpr size_t kMaxRanges = 65536;
 constexpr size_t kMaxListed = 4096;
 constexpr size_t kMapsText = 1 << 20;
 constexpr size_t kVec = 4096;
+// The program's memory is never copied with libc's memcpy: a sanitizer's
+// runtime, preloaded before the agent, intercepts it and checks the bytes
+// against its shadow, and these copies cover the shadow itself and the
+// redzones it poisons.
+inline void copy_raw(void* dst, const void* src, size_t n) {
+  asm volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
+}
+inline void zero_raw(void* dst, size_t n) { asm volatile("rep stosb" : "+D"(dst), "+c"(n) : "a"(0) : "memory"); }
+
 constexpr uint64_t kZero = UINT64_MAX;
 
 // A piece of a writable private mapping and where its armed content is.
@@ -151,9 +160,9 @@ uint64_t fault_count() {
 
 void put_back(const SavedRange& r, const uint8_t* pages) {
   if (r.data == kZero)
-    memset(reinterpret_cast<void*>(r.start), 0, r.end - r.start);
+    zero_raw(reinterpret_cast<void*>(r.start), r.end - r.start);
   else
-    memcpy(reinterpret_cast<void*>(r.start), pages + r.data, r.end - r.start);
+    copy_raw(reinterpret_cast<void*>(r.start), pages + r.data, r.end - r.start);
 }
 
 void* map_private(size_t size) {
@@ -353,16 +362,18 @@ const char* MemorySnapshot::arm(const MemoryRange* exclude, size_t nexclude) {
     last = kind;
     return nullptr;
   };
-  auto enroll = [&](uint64_t from, uint64_t to, bool protect) -> bool {
-    uffdio_register reg{};
-    reg.range = {from, to - from};
-    reg.mode = UFFDIO_REGISTER_MODE_WP;
-    if (raw_syscall(SYS_ioctl, s->uffd, long(UFFDIO_REGISTER), reinterpret_cast<long>(&reg)) != 0) return false;
-    if (!protect) return true;
+  auto protect = [&](uint64_t from, uint64_t to) -> bool {
     uffdio_writeprotect wp{};
     wp.range = {from, to - from};
     wp.mode = UFFDIO_WRITEPROTECT_MODE_WP;
     return raw_syscall(SYS_ioctl, s->uffd, long(UFFDIO_WRITEPROTECT), reinterpret_cast<long>(&wp)) == 0;
+  };
+  auto enroll = [&](uint64_t from, uint64_t to, bool whole) -> bool {
+    uffdio_register reg{};
+    reg.range = {from, to - from};
+    reg.mode = UFFDIO_REGISTER_MODE_WP;
+    if (raw_syscall(SYS_ioctl, s->uffd, long(UFFDIO_REGISTER), reinterpret_cast<long>(&reg)) != 0) return false;
+    return !whole || protect(from, to);
   };
   while (parse_vma(p, end, v)) {
     // Read-only mappings are not registered (the program cannot write them
@@ -375,8 +386,18 @@ const char* MemorySnapshot::arm(const MemoryRange* exclude, size_t nexclude) {
         if (enroll(from, to, false)) return add_piece(from, to, Kind::Other);
         return nullptr;
       }
+      size_t first = s->nsaved;
       if (const char* err = save(from, to)) return err;
-      if (!enroll(from, to, true)) return "a private writable mapping cannot be write-protected";
+      // Of an anonymous mapping only the populated pages are write-protected:
+      // a page populated later is not protected, which PAGEMAP_SCAN counts as
+      // written, as it should. Protecting the empty rest would make the kernel
+      // walk it page by page (a sanitizer's shadow reserves terabytes: arming
+      // took minutes).
+      if (!enroll(from, to, v.file)) return "a private writable mapping cannot be write-protected";
+      if (!v.file)
+        for (size_t i = first; i < s->nsaved; ++i)
+          if (s->saved[i].data != kZero && !protect(s->saved[i].start, s->saved[i].end))
+            return "a private writable mapping cannot be write-protected";
       if (const char* err = add_piece(from, to, Kind::Hot)) return err;
       return nullptr;
     });
@@ -394,7 +415,7 @@ const char* MemorySnapshot::arm(const MemoryRange* exclude, size_t nexclude) {
   }
   for (size_t i = 0; i < s->nsaved; ++i)
     if (s->saved[i].data != kZero)
-      memcpy(s->pages + s->saved[i].data, reinterpret_cast<void*>(s->saved[i].start),
+      copy_raw(s->pages + s->saved[i].data, reinterpret_cast<void*>(s->saved[i].start),
              s->saved[i].end - s->saved[i].start);
   s->brk = uint64_t(raw_syscall(SYS_brk, 0));
   // Sorted by address (the maps are; the pieces of one mapping too).

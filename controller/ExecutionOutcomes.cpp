@@ -39,6 +39,10 @@ ExecutionResult Session::outcome_from_agent(pid_t tid) {
       r.kind = "crash";
       r.message = "SIGABRT: abort() called";
       return finish_with_bug(std::move(r), tid);
+    case shm::Outcome::Sanitizer:
+      // The report's first lines, as the sanitizer wrote them.
+      r.kind = "sanitizer";
+      return finish_with_bug(std::move(r), tid);
     case shm::Outcome::Crash: {
       r.kind = "crash";
       r.message = fault_description(h.signal, h.fault_addr);

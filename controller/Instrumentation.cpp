@@ -56,7 +56,7 @@ Instrumentation::Instrumentation(const std::string& program, const Instrumentati
   // sleep in the kernel, unseen (agent/KernelWaits.h).
   for (const auto& lib : program_libraries(program)) {
     if (files.size() == kMaxSiteModules) break;
-    if (is_c_library(lib) || std::find(files.begin(), files.end(), lib) != files.end()) continue;
+    if (is_c_library(lib) || is_sanitizer_runtime(lib) || std::find(files.begin(), files.end(), lib) != files.end()) continue;
     files.push_back(lib);
   }
 

@@ -98,4 +98,17 @@ bool is_c_library(const std::string& path) {
   return false;
 }
 
+bool is_sanitizer_runtime(const std::string& path) {
+  std::string name = std::filesystem::path(path).filename().string();
+  for (const char* prefix : {"libasan.so", "libtsan.so", "libhwasan.so", "liblsan.so", "libclang_rt.asan",
+                             "libclang_rt.tsan", "libclang_rt.hwasan", "libclang_rt.lsan", "libclang_rt.msan"})
+    if (name.rfind(prefix, 0) == 0) return true;
+  return false;
+}
+
+bool is_thread_sanitizer(const std::string& path) {
+  std::string name = std::filesystem::path(path).filename().string();
+  return name.rfind("libtsan.so", 0) == 0 || name.rfind("libclang_rt.tsan", 0) == 0;
+}
+
 }  // namespace ctrl

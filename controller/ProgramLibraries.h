@@ -17,4 +17,14 @@ std::vector<std::string> program_libraries(const std::string& program);
 // interposes at the function level.
 bool is_c_library(const std::string& path);
 
+// Whether `path` is a sanitizer's runtime (ASan, TSan, HWASan, LSan, MSan;
+// GCC's and clang's): it must be the first library of the process (it checks
+// that it is), so it is preloaded before the agent. Its system calls are its
+// own (LeakSanitizer's check at exit runs a thread it clones itself with
+// every signal blocked, which a trap at a system call site would kill): no
+// sites in it.
+bool is_sanitizer_runtime(const std::string& path);
+// ThreadSanitizer's runtime (GCC's or clang's): not supported yet.
+bool is_thread_sanitizer(const std::string& path);
+
 }  // namespace ctrl

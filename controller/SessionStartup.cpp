@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -21,6 +22,7 @@
 #include "Backtracer.h"
 #include "ExitStatus.h"
 #include "HangWatch.h"
+#include "ProgramLibraries.h"
 #include "Session.h"
 #include "SignalDescription.h"
 #include "control.pb.h"
@@ -87,7 +89,35 @@ std::optional<ExecutionResult> Session::start() {
   if (getenv("CTRL_TEST_NO_UFFD")) spec.env.push_back("CTRL_TEST_NO_UFFD=1");
   spec.env.push_back("CTRL_CONTROL_FD=" + std::to_string(kTargetControlFd));
   spec.env.push_back("CTRL_REGION_FD=" + std::to_string(kTargetRegionFd));
-  spec.env.push_back("LD_PRELOAD=" + config_.agent + (user_preload.empty() ? "" : ":" + user_preload));
+  // A sanitizer's runtime must come first (it refuses to run otherwise), so
+  // the agent comes after it: its interceptors then call the agent's.
+  std::string preload;
+  bool sanitized = false;
+  for (const auto& lib : program_libraries(config_.program)) {
+    if (is_thread_sanitizer(lib))
+      throw UsageError(
+          "ThreadSanitizer builds cannot be controlled yet: its pthread_create waits for the new thread on a raw "
+          "futex and its runtime runs threads of its own beside ctrl's scheduling; rebuild without "
+          "-fsanitize=thread (ctrl reports data races itself) or with -fsanitize=address");
+    if (is_sanitizer_runtime(lib)) preload += lib + ":";
+    if (is_sanitizer_runtime(lib) || std::filesystem::path(lib).filename().string().rfind("libubsan.so", 0) == 0)
+      sanitized = true;
+  }
+  preload += config_.agent;
+  // A sanitizer's first report ends the execution through abort(), where
+  // the agent makes it the bug (agent/SanitizerRuntime.h). The user's own
+  // options come after these, so theirs win.
+  if (sanitized)
+    for (const char* name : {"ASAN_OPTIONS", "TSAN_OPTIONS", "UBSAN_OPTIONS"}) {
+      std::string prefix = std::string(name) + "=";
+      std::string mine = prefix + "halt_on_error=1:abort_on_error=1";
+      auto user = std::find_if(spec.env.begin(), spec.env.end(), [&](const std::string& e) { return e.rfind(prefix, 0) == 0; });
+      if (user == spec.env.end())
+        spec.env.push_back(mine);
+      else
+        *user = mine + ":" + user->substr(prefix.size());
+    }
+  spec.env.push_back("LD_PRELOAD=" + preload + (user_preload.empty() ? "" : ":" + user_preload));
   spec.cwd = config_.cwd;
   spec.fds = {{sv[1], kTargetControlFd}, {region_.fd(), kTargetRegionFd}};
   if (config_.sites_fd >= 0) {

@@ -158,6 +158,7 @@ enum class Outcome : uint32_t {
   Crash = 10,       // a fatal signal the program does not handle (signal, fault_addr)
   Hang = 11,        // every unfinished thread spins on memory nobody will write
   SleepBlocked = 12,  // only threads in the sleep set could run: a redundant execution
+  Sanitizer = 13,     // a sanitizer's report (message: its first lines; agent/SanitizerRuntime.h)
 };
 
 // The step a sleeping thread would take (see Dependence.h's Access): the
