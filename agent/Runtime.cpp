@@ -2,12 +2,12 @@
 
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <poll.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,6 +16,7 @@
 #include <cstring>
 
 #include "CheckpointClaim.h"
+#include "Dependence.h"
 #include "FileJournal.h"
 #include "FileState.h"
 #include "Framing.h"
@@ -26,18 +27,18 @@
 #include "OwnPid.h"
 #include "ParkContext.h"
 #include "RawSyscall.h"
-#include "Rollback.h"
-#include "ThreadPool.h"
 #include "RealFunctions.h"
+#include "Rollback.h"
 #include "Signals.h"
-#include "Dependence.h"
 #include "TailChooser.h"
+#include "ThreadPool.h"
 #include "control.pb.h"
 
 namespace ctrl::agent {
 
 thread_local uint32_t t_me = kNoThread;
 thread_local bool t_in_agent = false;
+thread_local uint64_t t_program_sp = 0;
 // Constructed before agent_init (a plain constructor function) runs.
 Runtime rt __attribute__((init_priority(101)));
 
@@ -96,8 +97,11 @@ void Runtime::publish_tid(uint32_t t, pid_t tid) {
 }
 
 void Runtime::begin(uint32_t me, const PendingOp& op) {
+  uint64_t live = t_program_sp;
+  t_program_sp = 0;
   model.set_pending(me, op);
   if (!active || ended) return;
+  memory->stack_at(me, live);
   uint32_t next = decide(me);
   if (next == me) return;
   if (step_ >= spread_at_) spread();
