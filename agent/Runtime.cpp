@@ -435,6 +435,19 @@ void Runtime::record_pending(uint32_t exiting) {
         break;
     }
   }
+  // Store buffers that could flush: a flush could have come instead of the
+  // exit, and a thread whose next operation waits for its buffer to drain
+  // (a lock, an exit of its own) can run only after it. (No access: it
+  // races with the exit alone.)
+  for (uint64_t actors = memory->ready_actors(model); actors && n < shm::kMaxThreads; actors &= actors - 1) {
+    uint32_t a = shm::kFlushActorBase + uint32_t(__builtin_ctzll(actors));
+    shm::Event& e = h->pending[n++];
+    e = shm::Event{};
+    e.step = uint32_t(step_);
+    e.thread = uint16_t(a);
+    e.kind = uint16_t(OpKind::Flush);
+    e.enabled = uint64_t(1) << a;
+  }
   h->npending = n;
 }
 

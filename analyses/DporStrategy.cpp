@@ -628,7 +628,6 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, 
   for (uint64_t q = 0; q < npending; ++q) {
     const shm::Event& e = pending[q];
     uint32_t p = e.thread;
-    if (p >= shm::kFlushActorBase) continue;
     bool can_run = e.enabled & bit(p);
     Clock c = now[p];
     if (OpKind(e.kind) == OpKind::ThreadStart && created_by[p] >= 0) c = clocks_[created_by[p]];
