@@ -370,6 +370,9 @@ void visible_site(const InstructionSites::Entry& e, ucontext_t* uc, const void* 
   const Site& s = *e.site;
   uint32_t me = t_me;
   SiteContextShown shown(me, uc);
+  // The program may still read its red zone, below its stack pointer.
+  const uint64_t live_stack = uint64_t(uc->uc_mcontext.gregs[REG_RSP]) - 128;
+  t_program_sp = live_stack;
   OpKind kind = OpKind::Load;
   uint64_t ea = 0, aux = 0;
   uint32_t size = s.size;
@@ -404,6 +407,29 @@ void visible_site(const InstructionSites::Entry& e, ucontext_t* uc, const void* 
   MemoryModel& memory = *rt.memory;
   MemoryModel::StorePlan store;
   if (writes && !locked && s.kind != SiteKind::StringOp && ea >= 4096) store = memory.plan_store(me, ea, size);
+  // An unlocked read-modify-write is a load, then a store: another thread's
+  // store may come between them (a lost update). Under TSO/PSO the store
+  // half is buffered and others read memory without it: that is the
+  // window. Without a buffer (sc, c11, rc11, a store too big to buffer)
+  // the instruction takes two steps: a load, then a store that writes what
+  // the instruction computes from the value the load read (put back in
+  // memory just before it runs, over whatever another thread stored
+  // meanwhile).
+  const bool split = kind == OpKind::Rmw && !locked && !store.buffered && ea >= 4096 && size <= 8;
+  uint64_t loaded = 0;
+  if (split) {
+    PendingOp load = memory_op(OpKind::Load, ea, size, e.address);
+    load.state = loop_state(*uc, xsave, s.dead);
+    rt.begin(me, load);
+    memcpy(&loaded, reinterpret_cast<const void*>(ea), size);
+    uint8_t flags = shm::kInstruction;
+    if (rt.model.same_state_repeat(me)) flags |= shm::kSameState;
+    if (memory.forwarded(me, ea, size)) flags |= shm::kForwarded;
+    rt.log(me, OpKind::Load, ea, e.address, loaded, 0, 0, size, MemOrder::NotAtomic, RmwOp::None, flags);
+    kind = OpKind::Store;
+    if (writes) store = memory.plan_store(me, ea, size);
+    t_program_sp = live_stack;
+  }
   PendingOp op = memory_op(kind, ea, size, e.address, aux);
   // What a read repeats is judged on the thread's state (spin detection).
   if (op_reads_memory(kind)) op.state = loop_state(*uc, xsave, s.dead);
@@ -412,7 +438,13 @@ void visible_site(const InstructionSites::Entry& e, ucontext_t* uc, const void* 
   if (s.op == SiteOp::Sfence) memory.store_fence(me);
   // Memory as this instruction will find it, now that it is this thread's turn.
   uint64_t old = 0;
-  if (kind != OpKind::Fence && ea >= 4096 && s.kind != SiteKind::StringOp)
+  if (split) {
+    // Only when it changed: the page may be read-only to the agent's write
+    // (the instruction then faults, as it would have).
+    if (memcmp(reinterpret_cast<const void*>(ea), &loaded, size) != 0)
+      memcpy(reinterpret_cast<void*>(ea), &loaded, size);
+    old = loaded;
+  } else if (kind != OpKind::Fence && ea >= 4096 && s.kind != SiteKind::StringOp)
     memcpy(&old, reinterpret_cast<const void*>(ea), size < 8 ? size : 8);
   bool failed = false;
   uint64_t written = 0;
@@ -438,7 +470,7 @@ void visible_site(const InstructionSites::Entry& e, ucontext_t* uc, const void* 
                    : s.op == SiteOp::Lfence        ? MemOrder::Acquire
                                                    : MemOrder::NotAtomic;
   rt.log(me, kind, ea, e.address, kind == OpKind::Store ? 0 : old, failed ? 0 : written, aux, size, order,
-         rmw_of(s.op), flags);
+         split ? RmwOp::None : rmw_of(s.op), flags);
 }
 
 }  // namespace
@@ -468,6 +500,7 @@ bool handle_site_trap(ucontext_t* uc) {
   const InstructionSites::Entry* e = sites.find(at);
   if (!e) return false;
   if (e->site->kind == SiteKind::Syscall) {
+    t_program_sp = uint64_t(uc->uc_mcontext.gregs[REG_RSP]) - 128;
     if (rt.controlled() && rt.active && perform_syscall_site(uc, e->address)) return true;
     uc->uc_mcontext.gregs[REG_RIP] = greg_t(e->trampoline);  // the call runs itself, from the copy
     return true;

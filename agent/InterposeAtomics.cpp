@@ -34,7 +34,7 @@ using namespace ctrl::agent;
 
 using u128 = unsigned __int128;
 
-#define SITE() reinterpret_cast<uint64_t>(__builtin_return_address(0))
+#define SITE() CTRL_CALLER_SITE()
 
 // rbx rbp r12 r13 r14 r15, the caller's rsp after the call, and 1 when a stub
 // wrote them since an implementation last took them.

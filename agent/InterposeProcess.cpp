@@ -24,7 +24,7 @@
 using namespace ctrl;
 using namespace ctrl::agent;
 
-#define SITE() reinterpret_cast<uint64_t>(__builtin_return_address(0))
+#define SITE() CTRL_CALLER_SITE()
 
 namespace {
 

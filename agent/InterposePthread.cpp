@@ -46,7 +46,7 @@ void* run_controlled(const StartInfo& info) {
 
 }  // namespace ctrl::agent::thread_pool
 
-#define SITE() reinterpret_cast<uint64_t>(__builtin_return_address(0))
+#define SITE() CTRL_CALLER_SITE()
 
 namespace {
 

@@ -138,6 +138,13 @@ class MemoryModel {
   void switched_in(uint32_t t) {
     if (hooks_ & kStoreBuffers) switch_in(t);
   }
+  // The running thread `t` is at a visible operation, its program's stack
+  // pointer at `live` (0: not known): what it stored below, the agent's
+  // frames and the kernel's signal frames now overwrite (StoreBuffers.h).
+  // Before any switch or flush of the operation.
+  void stack_at(uint32_t t, uint64_t live) {
+    if (hooks_ & kStoreBuffers) live_stack(t, live);
+  }
   // Before a decision: the extra actors that may step now (bit i: actor
   // shm::kFlushActorBase + i), and the threads whose draining operations
   // must wait (told to `threads`).
@@ -189,6 +196,7 @@ class MemoryModel {
   }
   virtual void switch_out(uint32_t t) { (void)t; }
   virtual void switch_in(uint32_t t) { (void)t; }
+  virtual void live_stack(uint32_t t, uint64_t live) { (void)t, (void)live; }
   virtual uint64_t actors(ExecutionModel& threads) const {
     threads.set_buffered(0);
     return 0;

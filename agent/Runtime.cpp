@@ -38,6 +38,7 @@ namespace ctrl::agent {
 
 thread_local uint32_t t_me = kNoThread;
 thread_local bool t_in_agent = false;
+thread_local uint64_t t_program_sp = 0;
 namespace {
 // Constructed before agent_init (a plain constructor function) runs, and never
 // destroyed: the agent is finalised before every library loaded after it (each
@@ -108,8 +109,11 @@ void Runtime::publish_tid(uint32_t t, pid_t tid) {
 }
 
 void Runtime::begin(uint32_t me, const PendingOp& op) {
+  uint64_t live = t_program_sp;
+  t_program_sp = 0;
   model.set_pending(me, op);
   if (!active || ended) return;
+  memory->stack_at(me, live);
   uint32_t next = decide(me);
   if (next == me) return;
   if (step_ >= spread_at_) spread();
@@ -442,6 +446,19 @@ void Runtime::record_pending(uint32_t exiting) {
         e.aux = op.addr2;
         break;
     }
+  }
+  // Store buffers that could flush: a flush could have come instead of the
+  // exit, and a thread whose next operation waits for its buffer to drain
+  // (a lock, an exit of its own) can run only after it. (No access: it
+  // races with the exit alone.)
+  for (uint64_t actors = memory->ready_actors(model); actors && n < shm::kMaxThreads; actors &= actors - 1) {
+    uint32_t a = shm::kFlushActorBase + uint32_t(__builtin_ctzll(actors));
+    shm::Event& e = h->pending[n++];
+    e = shm::Event{};
+    e.step = uint32_t(step_);
+    e.thread = uint16_t(a);
+    e.kind = uint16_t(OpKind::Flush);
+    e.enabled = uint64_t(1) << a;
   }
   h->npending = n;
 }

@@ -36,6 +36,16 @@ extern thread_local uint32_t t_me __attribute__((tls_model("initial-exec")));
 // Set while the agent itself runs code that may call interposed functions.
 extern thread_local bool t_in_agent __attribute__((tls_model("initial-exec")));
 extern int spin_pause, spin_yield;
+// The program's stack pointer where the calling thread entered the agent
+// for its next visible operation: the lowest stack byte the program may
+// still read (below a site's red zone; a call's own stack pointer before
+// the call). 0 when not known; Runtime::begin takes it and clears it.
+extern thread_local uint64_t t_program_sp __attribute__((tls_model("initial-exec")));
+// An interposer's call site, noting its caller's stack pointer on the way
+// (the interposer's frame address + 16: its return address and saved rbp).
+#define CTRL_CALLER_SITE()                                                                    \
+  (::ctrl::agent::t_program_sp = reinterpret_cast<uint64_t>(__builtin_frame_address(0)) + 16, \
+   reinterpret_cast<uint64_t>(__builtin_return_address(0)))
 
 class Runtime {
  public:
@@ -231,8 +241,8 @@ class Runtime {
   // (Runtime is program memory: each execution starts from none.)
   uint32_t pair_yield_skip_ = 0;
   uint32_t pair_yield_backoff_ = 0;
-  uint64_t sleep_ = 0;         // DPOR sleep set (see Header::sleep_mask)
-  uint8_t flush_owner_ = 0;    // the owner logged with an extra actor's event
+  uint64_t sleep_ = 0;       // DPOR sleep set (see Header::sleep_mask)
+  uint8_t flush_owner_ = 0;  // the owner logged with an extra actor's event
   // Threads whose latest step began a timed wait (a real one sleeps until
   // its deadline, the others running meanwhile) or timed out. Under the
   // sticky tail policy they give the turn to another awake thread: ctrl

@@ -37,6 +37,7 @@ bool StoreBufferModel::overlaps_buffer(uint32_t t, uint64_t addr, uint32_t size)
 
 void StoreBufferModel::switch_out(uint32_t t) { buffers.switch_out(t); }
 void StoreBufferModel::switch_in(uint32_t t) { buffers.switch_in(t); }
+void StoreBufferModel::live_stack(uint32_t t, uint64_t live) { buffers.stack_at(t, live); }
 
 uint64_t StoreBufferModel::actors(ExecutionModel& threads) const {
   uint64_t flushers = buffers.flushable_actors();

@@ -31,6 +31,7 @@ class StoreBufferModel : public MemoryModel {
   bool overlaps_buffer(uint32_t t, uint64_t addr, uint32_t size) const override;
   void switch_out(uint32_t t) override;
   void switch_in(uint32_t t) override;
+  void live_stack(uint32_t t, uint64_t live) override;
   uint64_t actors(ExecutionModel& threads) const override;
   bool actor_keeps_asleep(const shm::Event& e, uint32_t t, const Access& next) const override;
   uint32_t buffered_stores(shm::BufferedStore* out, uint32_t max) const override;

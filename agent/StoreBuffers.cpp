@@ -51,7 +51,8 @@ bool StoreBuffers::overlaps(uint32_t t, uint64_t addr, uint32_t size) const {
 
 bool StoreBuffers::forwards_whole(uint32_t t, uint64_t addr, uint32_t size) const {
   for (auto it = buffers_[t].rbegin(); it != buffers_[t].rend(); ++it)
-    if (addr < it->addr + it->size && it->addr < addr + size) return it->addr <= addr && addr + size <= it->addr + it->size;
+    if (addr < it->addr + it->size && it->addr < addr + size)
+      return it->addr <= addr && addr + size <= it->addr + it->size;
   return false;
 }
 
@@ -77,6 +78,15 @@ bool StoreBuffers::record(uint32_t t, uint64_t addr, uint32_t size, uint64_t ste
   return true;
 }
 
+void StoreBuffers::stack_at(uint32_t t, uint64_t live) {
+  if (live < kDeadStack) return;
+  for (Entry& e : buffers_[t])
+    if (!e.dead && e.addr < live && e.addr + e.size > live - kDeadStack) {
+      e.dead = true;
+      e.captured = true;
+    }
+}
+
 void StoreBuffers::capture(uint32_t t) {
   if (buffers_[t].empty()) return;
   Entry& e = buffers_[t].back();
@@ -88,11 +98,25 @@ void StoreBuffers::capture(uint32_t t) {
 void StoreBuffers::switch_out(uint32_t t) {
   capture(t);
   auto& b = buffers_[t];
-  for (auto it = b.rbegin(); it != b.rend(); ++it) std::memcpy(at(it->addr), it->replaced, it->size);
+  // Newest first: once the newer entries are undone, memory under an entry
+  // holds what it wrote, unless a write that is no store site (a call's
+  // return address, an rsp-relative spill, the kernel) went over its bytes
+  // since. Such a write is not buffered: its bytes are committed as they
+  // are, in this entry and the older ones under it, or undoing the entry
+  // (or flushing it later) would bring back what the thread overwrote.
+  for (auto it = b.rbegin(); it != b.rend(); ++it) {
+    if (it->dead) continue;
+    auto* mem = static_cast<uint8_t*>(at(it->addr));
+    if (std::memcmp(mem, it->written, it->size) != 0)
+      for (uint32_t i = 0; i < it->size; ++i)
+        if (mem[i] != it->written[i]) it->written[i] = it->replaced[i] = mem[i];
+    std::memcpy(mem, it->replaced, it->size);
+  }
 }
 
 void StoreBuffers::switch_in(uint32_t t) {
   for (Entry& e : buffers_[t]) {
+    if (e.dead) continue;
     std::memcpy(e.replaced, at(e.addr), e.size);
     std::memcpy(at(e.addr), e.written, e.size);
   }
@@ -118,7 +142,7 @@ StoreBuffers::Entry StoreBuffers::flush(uint32_t actor, uint32_t running, uint32
   if (in_memory) switch_out(running);
   Entry e = *it;
   b.erase(it);
-  std::memcpy(at(e.addr), e.written, e.size);
+  if (!e.dead) std::memcpy(at(e.addr), e.written, e.size);
   if (in_memory) switch_in(running);
   return e;
 }

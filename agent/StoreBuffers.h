@@ -21,7 +21,13 @@
 // thread's buffer; a thread that is not running has nothing of its buffer in
 // memory. A thread's entries are kept in program order, never overlap a word
 // boundary under PSO, and hold at most kMaxBytes; other stores are not
-// buffered (the caller drains first and runs them directly).
+// buffered (the caller drains first and runs them directly). A write of
+// the running thread that is no store site (a call pushing its return
+// address where a buffered store's local was, an rsp-relative spill, the
+// kernel filling a buffer) is committed at once: at the next switch-out
+// the entries under its bytes take them as both their old and new value,
+// so neither undoing nor flushing an entry ever brings back bytes its own
+// thread overwrote since.
 #pragma once
 
 #include <cstdint>
@@ -45,9 +51,14 @@ class StoreBuffers {
     uint64_t addr = 0;
     uint32_t size = 0;
     bool captured = false;  // `written` holds the store's bytes
-    uint32_t actor = 0;     // the buffer (flush actor) it is in
-    uint32_t epoch = 0;     // its thread's sfence count when it was stored
-    uint64_t step = 0;      // the store's event
+    // Below its thread's stack pointer (stack_at): the thread no longer
+    // reads these bytes, and the agent and the kernel use them (frames,
+    // signal frames) while the thread waits. What memory holds there stays:
+    // neither a switch nor its flush writes them again.
+    bool dead = false;
+    uint32_t actor = 0;  // the buffer (flush actor) it is in
+    uint32_t epoch = 0;  // its thread's sfence count when it was stored
+    uint64_t step = 0;   // the store's event
     uint8_t replaced[kMaxBytes];
     uint8_t written[kMaxBytes];
   };
@@ -73,6 +84,11 @@ class StoreBuffers {
   bool record(uint32_t t, uint64_t addr, uint32_t size, uint64_t step);
   // An sfence by t.
   void fence(uint32_t t) { ++epoch_[t]; }
+  // The running thread `t` is at a visible operation with its program's
+  // stack pointer at `live` (the lowest byte it may still read; 0: not
+  // known): its entries in the kDeadStack bytes below are dead.
+  void stack_at(uint32_t t, uint64_t live);
+  static constexpr uint64_t kDeadStack = 64 * 1024;
   // Reads back what t's latest store wrote (before anything else runs).
   void capture(uint32_t t);
   void switch_out(uint32_t t);

@@ -623,12 +623,13 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, 
   // operation they never ran. Each could have come next: it races with the
   // events it conflicts with, like one more event at the end (each alone:
   // they are alternatives). The exit conflicts with everything, and a
-  // thread that never got a turn may do anything first; neither can be
+  // thread that never got a turn may do anything first; a store buffer
+  // that could flush (no access: it races with the exit alone) must come
+  // first for its thread to run a step that drains; neither can be
   // moved before the exit when it could not run there.
   for (uint64_t q = 0; q < npending; ++q) {
     const shm::Event& e = pending[q];
     uint32_t p = e.thread;
-    if (p >= shm::kFlushActorBase) continue;
     bool can_run = e.enabled & bit(p);
     Clock c = now[p];
     if (OpKind(e.kind) == OpKind::ThreadStart && created_by[p] >= 0) c = clocks_[created_by[p]];

@@ -140,6 +140,29 @@ class GraphExplorer {
         counts_.redundant++;
     }
     alternatives(g);
+    exit_alternatives(g, s);
+  }
+
+  // The execution ended with a process exit while other threads still had
+  // an operation to run: each of them that could have run instead of the
+  // exit does, in a plan that rebuilds the graph up to the exit (a graph
+  // alone has no place for what an exit cuts off: without this, a bug a
+  // thread reaches only before another one's exit was never run). Each
+  // such plan ends with an exit again, later, until the threads finish.
+  void exit_alternatives(const ExecutionGraph& g, const ExecutionSummary& s) {
+    if (s.steps == 0 || g.size() != s.steps || OpKind(s.events[s.steps - 1].kind) != OpKind::ProcessExit) return;
+    uint32_t exit_step = uint32_t(s.steps - 1);
+    std::vector<uint8_t> added_max(g.size(), 1);
+    for (size_t i = 0; i < current_.added_max.size() && i < g.size(); i++) added_max[i] = current_.added_max[i];
+    for (uint64_t q = 0; q < s.npending; q++) {
+      const shm::Event& e = s.pending[q];
+      if (e.thread >= shm::kFlushActorBase || !(e.enabled >> e.thread & 1)) continue;
+      PlanItem p = plan_of(g, added_max, first_steps(exit_step), nullptr, 0);
+      p.threads.push_back(e.thread);
+      p.steps.push_back(StepChoice{});
+      p.added_max.push_back(1);
+      push(std::move(p));
+    }
   }
 
   // The alternatives of the events the tail added (and of the last

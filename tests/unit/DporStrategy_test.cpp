@@ -516,3 +516,29 @@ TEST(DporStrategy, CutExecutionStillHasRacesToReverse) {
   ASSERT_TRUE(plan);
   EXPECT_EQ(plan->prefix, (std::vector<uint32_t>{0, 0, 1, 1, 2}));
 }
+
+// Under TSO a thread whose next operation drains (a lock) cannot run at the
+// exit until its buffer flushes: the flush, pending with no access, is
+// tried before the exit (then the thread can go on before it).
+TEST(DporStrategy, TsoExitRacesWithAPendingFlush) {
+  DporStrategy dpor(false, model_analysis(shm::MemoryModel::TSO));
+  ASSERT_TRUE(dpor.next());
+  const uint64_t x = 0x3000, m = 0x4000;
+  const uint32_t flusher = shm::kFlushActorBase + 1;
+  shm::Event store = event(1, OpKind::Store, 0b11, x, 0, 4);
+  store.flags = shm::kInstruction | shm::kBuffered;
+  std::vector<shm::Event> events = {event(0, OpKind::ThreadCreate, 0b1, 0, 1), event(1, OpKind::ThreadStart, 0b11),
+                                    store, event(0, OpKind::ProcessExit, 0b1 | uint64_t(1) << flusher)};
+  std::vector<shm::Event> pending = {event(1, OpKind::MutexLock, 0, m),
+                                     event(flusher, OpKind::Flush, uint64_t(1) << flusher)};
+  ExecutionSummary s;
+  s.events = events.data();
+  s.steps = events.size();
+  s.complete = true;
+  s.pending = pending.data();
+  s.npending = pending.size();
+  dpor.completed(s);
+  auto plan = dpor.next();
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->prefix, (std::vector<uint32_t>{0, 1, 1, flusher}));
+}

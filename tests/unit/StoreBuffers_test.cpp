@@ -38,6 +38,31 @@ TEST(StoreBuffers, TsoThreadSeesItsOwnStoresOthersTheCommittedOnes) {
   EXPECT_EQ(b.nonempty_threads(), 0u);
 }
 
+// A store site buffers a local; the function returns and a call pushes its
+// return address over that slot (no store site): the thread must read its
+// return address back after another thread ran or its old store flushed.
+TEST(StoreBuffers, AnUnbufferedWriteOverBufferedBytesIsNeverUndone) {
+  alignas(8) static uint64_t slot[2] = {};
+  StoreBuffers b;
+  b.reset(StoreBuffers::Mode::TSO);
+  store<uint64_t>(b, 1, &slot[0], 0x1000);
+  store<uint64_t>(b, 1, &slot[1], 0x1001);
+  slot[0] = 0x401234;  // the pushed return address
+  b.switch_out(1);
+  EXPECT_EQ(slot[0], 0x401234u) << "committed at once, as the thread's other plain stack writes";
+  EXPECT_EQ(slot[1], 0u);
+  b.switch_in(1);
+  EXPECT_EQ(slot[0], 0x401234u);
+  EXPECT_EQ(slot[1], 0x1001u);
+  b.switch_out(1);
+  uint32_t owner = kNone;
+  b.flush(1, kNone, owner);  // the buffered 0x1000 reaches memory: it must not land over the address
+  EXPECT_EQ(slot[0], 0x401234u);
+  b.flush(1, kNone, owner);
+  EXPECT_EQ(slot[1], 0x1001u);
+  EXPECT_EQ(b.nonempty_threads(), 0u);
+}
+
 TEST(StoreBuffers, ALoadIsForwardedWholeOnlyFromTheNewestStoreThereCoveringIt) {
   alignas(8) static uint8_t m[16] = {};
   auto at = [](int i) { return reinterpret_cast<uint64_t>(&m[i]); };
