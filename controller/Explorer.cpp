@@ -188,7 +188,25 @@ ExplorationReport Explorer::run() {
   }
   auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - started).count(); };
 
+  bool probe = false;  // the execution being accounted for is a probe
   auto account = [&](ExecutionResult& r) -> bool {  // true: stop exploring
+    if (probe) {
+      bool counted = true;
+      switch (r.end) {
+        case ExecutionResult::End::StepBound: ++report.probes.bounded; break;
+        case ExecutionResult::End::Blocked: ++report.probes.blocked; break;
+        case ExecutionResult::End::Complete:
+        case ExecutionResult::End::Bug: ++report.probes.complete; break;
+        default: counted = false;
+      }
+      if (counted) {
+        ++report.probes.total;
+        ++report.total;
+        if (r.end != ExecutionResult::End::Bug) return false;
+        record_bug(report, std::move(r));
+        return !options_.keep_going;
+      }
+    }
     switch (r.end) {
       case ExecutionResult::End::Interrupted:
         mark_interrupted(report);
@@ -300,6 +318,7 @@ ExplorationReport Explorer::run() {
       break;
     }
     check_plan(*plan, index);
+    probe = plan->probe;
     // The agent checks the fixed prefix's steps as they run
     // (Header::checked_steps), the rest of the plan's prefix is new.
     uint64_t saved_before = checkpointed_ ? checkpointed_->stats().steps_saved : 0;
