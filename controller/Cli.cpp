@@ -419,7 +419,7 @@ int run_cli(int argc, char** argv) {
                          "execution; round-robin: the next enabled thread in turn")
       ->check(CLI::IsMember({"dpor+probes", "dpor", "random", "pct", "pos", "round-robin"}))
       ->capture_default_str();
-  attach_cmd->add_option("--seed", a.seed_text, "seed of the random, pct and pos strategies")
+  attach_cmd->add_option("--seed", a.seed_text, "seed of the random, pct and pos strategies and of the default's probes")
       ->type_name("N")
       ->capture_default_str();
   attach_cmd->add_option("--pct-depth", a.pct_depth_text,

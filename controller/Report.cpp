@@ -244,7 +244,11 @@ void print_summary(std::FILE* out, const ExplorationReport& report) {
     fmt::print(stderr,
                "ctrl: DPOR did not cover every schedule within the limits; on a program this large, --strategy pos "
                "(partial order sampling) or --strategy pct samples schedules: every other pct execution finds a bug "
-               "of depth d among n threads in k steps with probability at least 1/(n k^(d-1))\n");
+               "of depth d among n threads in k steps with probability at least 1/(n k^(d-1)){}\n",
+               report.probes.total ? fmt::format("; the default ran {} such executions beside DPOR, one of them alone "
+                                                 "runs only those",
+                                                 report.probes.total)
+                                   : "");
   if (report.restored)
     fmt::print(stderr, "ctrl: {} executions started from a live checkpoint ({} steps not re-run)\n", report.restored,
                report.steps_saved);
