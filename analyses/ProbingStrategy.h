@@ -39,9 +39,11 @@ class ProbingStrategy final : public Strategy {
  public:
   // The budget the systematic search has alone, whichever runs out first:
   // executions (a few hundred short ones take well under a second), and
-  // steps (long executions: a few seconds of them).
+  // steps (long executions: 2-3 s of them at 300-500 thousand steps a
+  // second; ten executions cut by the default --max-steps). Deterministic,
+  // unlike a time budget: the same run probes at the same executions.
   static constexpr uint64_t kAloneExecutions = 256;
-  static constexpr uint64_t kAloneSteps = 500000;
+  static constexpr uint64_t kAloneSteps = 1000000;
 
   ProbingStrategy(std::unique_ptr<Strategy> systematic, uint64_t seed);
   std::string name() const override { return "dpor+probes"; }
