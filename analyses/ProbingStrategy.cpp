@@ -54,6 +54,7 @@ void ProbingStrategy::completed(const ExecutionSummary& s) {
   systematic_->completed(s);
   ++searched_;
   searched_steps_ += s.steps;
+  searched_cut_ += !s.complete && !s.blocked;
 }
 
 std::vector<ExecutionPlan> ProbingStrategy::predict(size_t n) const {

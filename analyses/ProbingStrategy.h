@@ -1,6 +1,7 @@
 // The default strategy, "dpor+probes" (issue 22, item 18): a systematic
 // search that, when it has not finished within its first kAloneExecutions
-// executions or kAloneSteps steps, alternates its executions with probes:
+// executions, kAloneSteps steps or kAloneCuts executions cut by
+// --max-steps, alternates its executions with probes:
 // sampled executions, partial order sampling and PCT of depths 2 and 3 in
 // turn (POS, PCT d=2, POS, PCT d=3, ...).
 //
@@ -44,6 +45,10 @@ class ProbingStrategy final : public Strategy {
   // unlike a time budget: the same run probes at the same executions.
   static constexpr uint64_t kAloneExecutions = 256;
   static constexpr uint64_t kAloneSteps = 1000000;
+  // And executions cut by --max-steps: a search with one can no longer be
+  // exhaustive, and a lowered --max-steps may end it (not exhaustive) long
+  // before the step budget.
+  static constexpr uint64_t kAloneCuts = 8;
 
   ProbingStrategy(std::unique_ptr<Strategy> systematic, uint64_t seed);
   std::string name() const override { return "dpor+probes"; }
@@ -57,7 +62,9 @@ class ProbingStrategy final : public Strategy {
   uint64_t fairness_cuts() const override { return systematic_->fairness_cuts(); }
 
   // Whether probes run now (the budget ran out).
-  bool probing() const { return searched_ >= kAloneExecutions || searched_steps_ >= kAloneSteps; }
+  bool probing() const {
+    return searched_ >= kAloneExecutions || searched_steps_ >= kAloneSteps || searched_cut_ >= kAloneCuts;
+  }
   uint64_t probes_planned() const { return probes_; }
 
  private:
@@ -67,7 +74,7 @@ class ProbingStrategy final : public Strategy {
   std::optional<ExecutionPlan> held_;
   bool started_ = false;
   bool last_probe_ = false;
-  uint64_t searched_ = 0, searched_steps_ = 0;
+  uint64_t searched_ = 0, searched_steps_ = 0, searched_cut_ = 0;
   uint64_t probes_ = 0;
   // Which sampler plans probe `index`.
   static size_t sampler_of(uint64_t index);

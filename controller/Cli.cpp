@@ -398,7 +398,7 @@ int run_cli(int argc, char** argv) {
       "is passed to it unchanged (as with gdb --args).");
   attach_cmd->add_option("--strategy", a.strategy,
                          "exploration strategy. dpor+probes (the default): dpor alone for its first 256 executions "
-                         "or 1000000 steps, then, while it has not finished, every other execution a probe sampled "
+                         "or 1000000 steps or 8 executions cut by --max-steps, then, while it has not finished, every other execution a probe sampled "
                          "by pos or pct (depth 2 or 3, in turn), so that shallow bugs DPOR's depth-first order "
                          "would reach late are found early; exhaustive when dpor finishes, probes counted apart "
                          "(with --preemption-bound, --dpor optimal or --model c11/rc11: dpor alone); "
@@ -419,7 +419,7 @@ int run_cli(int argc, char** argv) {
                          "execution; round-robin: the next enabled thread in turn")
       ->check(CLI::IsMember({"dpor+probes", "dpor", "random", "pct", "pos", "round-robin"}))
       ->capture_default_str();
-  attach_cmd->add_option("--seed", a.seed_text, "seed of the random, pct and pos strategies and of the default's probes")
+  attach_cmd->add_option("--seed", a.seed_text, "seed of random, pct, pos and the default's probes")
       ->type_name("N")
       ->capture_default_str();
   attach_cmd->add_option("--pct-depth", a.pct_depth_text,

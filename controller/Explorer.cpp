@@ -188,25 +188,25 @@ ExplorationReport Explorer::run() {
   }
   auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - started).count(); };
 
-  bool probe = false;  // the execution being accounted for is a probe
+  // The execution being accounted for is a probe: counted apart.
+  bool probe = false;
+  auto account_probe = [&](ExecutionResult& r) -> bool {  // true: stop exploring
+    if (r.end == ExecutionResult::End::StepBound)
+      ++report.probes.bounded;
+    else if (r.end == ExecutionResult::End::Blocked)
+      ++report.probes.blocked;
+    else
+      ++report.probes.complete;
+    ++report.probes.total;
+    ++report.total;
+    if (r.end != ExecutionResult::End::Bug) return false;
+    record_bug(report, std::move(r));
+    return !options_.keep_going;
+  };
   auto account = [&](ExecutionResult& r) -> bool {  // true: stop exploring
-    if (probe) {
-      bool counted = true;
-      switch (r.end) {
-        case ExecutionResult::End::StepBound: ++report.probes.bounded; break;
-        case ExecutionResult::End::Blocked: ++report.probes.blocked; break;
-        case ExecutionResult::End::Complete:
-        case ExecutionResult::End::Bug: ++report.probes.complete; break;
-        default: counted = false;
-      }
-      if (counted) {
-        ++report.probes.total;
-        ++report.total;
-        if (r.end != ExecutionResult::End::Bug) return false;
-        record_bug(report, std::move(r));
-        return !options_.keep_going;
-      }
-    }
+    if (probe && (r.end == ExecutionResult::End::StepBound || r.end == ExecutionResult::End::Blocked ||
+                  r.end == ExecutionResult::End::Complete || r.end == ExecutionResult::End::Bug))
+      return account_probe(r);
     switch (r.end) {
       case ExecutionResult::End::Interrupted:
         mark_interrupted(report);

@@ -234,9 +234,8 @@ void print_summary(std::FILE* out, const ExplorationReport& report) {
   fmt::print(out, "\n{} executions ({} complete, {} blocked{}{}{}), {} bug{}, exhaustive: {}{}{}, {:.2f} s{}\n",
              report.total, report.complete, report.blocked,
              report.bounded ? fmt::format(", {} cut by --max-steps", report.bounded) : "", model, probes,
-             report.bugs.size(),
-             report.bugs.size() == 1 ? "" : "s", report.exhaustive ? "yes" : "no", fairness, bound, report.elapsed,
-             why);
+             report.bugs.size(), report.bugs.size() == 1 ? "" : "s", report.exhaustive ? "yes" : "no", fairness, bound,
+             report.elapsed, why);
   // On stderr: stdout ends with the summary line (scripts read it there).
   bool at_limit = report.stopped_at_max_executions || report.bounded > 0 ||
                   (report.interrupted && report.stopped_by == "the time limit");

@@ -136,3 +136,55 @@ TEST(ProbingStrategy, IsTheFactorysDefaultName) {
   EXPECT_EQ(s->name(), "dpor+probes");
   EXPECT_EQ(make_strategy("dpor", 1)->name(), "dpor");
 }
+
+namespace {
+
+// A search of `n` sticky executions, whatever they show.
+class Countdown final : public Strategy {
+ public:
+  explicit Countdown(uint64_t n) : n_(n) {}
+  std::string name() const override { return "countdown"; }
+  std::optional<ExecutionPlan> next() override {
+    if (n_ == 0) return std::nullopt;
+    --n_;
+    return ExecutionPlan{};
+  }
+
+ private:
+  uint64_t n_;
+};
+
+// The plans of a search whose executions all take `steps` steps and are
+// cut by --max-steps or not.
+std::vector<ExecutionPlan> plans_of(Strategy& s, uint64_t steps, bool cut) {
+  std::vector<ExecutionPlan> plans;
+  while (auto plan = s.next()) {
+    plans.push_back(*plan);
+    ExecutionSummary sum;
+    sum.steps = steps;
+    sum.complete = !cut;
+    s.completed(sum);
+  }
+  return plans;
+}
+
+}  // namespace
+
+TEST(ProbingStrategy, ProbesOnceTheSearchCutsOrRunsLong) {
+  // Cut executions: after kAloneCuts of them.
+  ProbingStrategy cut(std::make_unique<Countdown>(20), 1);
+  auto plans = plans_of(cut, 10, true);
+  ASSERT_EQ(plans.size(), 20 + (20 - ProbingStrategy::kAloneCuts));
+  for (uint64_t k = 0; k < plans.size(); ++k)
+    EXPECT_EQ(plans[k].probe, k >= ProbingStrategy::kAloneCuts && (k - ProbingStrategy::kAloneCuts) % 2 == 0) << k;
+  // Complete ones as short: not before kAloneExecutions.
+  ProbingStrategy complete(std::make_unique<Countdown>(20), 1);
+  for (const auto& p : plans_of(complete, 10, false)) EXPECT_FALSE(p.probe);
+  // Long ones: once kAloneSteps have run.
+  const uint64_t long_steps = ProbingStrategy::kAloneSteps / 4;
+  ProbingStrategy long_ones(std::make_unique<Countdown>(6), 1);
+  plans = plans_of(long_ones, long_steps, false);
+  ASSERT_EQ(plans.size(), 6u + 2u);
+  EXPECT_FALSE(plans[3].probe);
+  EXPECT_TRUE(plans[4].probe);
+}
