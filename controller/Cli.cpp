@@ -397,10 +397,11 @@ int run_cli(int argc, char** argv) {
       "ctrl attach [OPTIONS] [--] PROGRAM [ARGS...]: options of ctrl go before PROGRAM; everything from PROGRAM on "
       "is passed to it unchanged (as with gdb --args).");
   attach_cmd->add_option("--strategy", a.strategy,
-                         "exploration strategy. dpor+probes (the default): dpor alone for its first 256 executions "
-                         "or 1000000 steps or 8 executions cut by --max-steps, then, while it has not finished, every other execution a probe sampled "
-                         "by pos or pct (depth 2 or 3, in turn), so that shallow bugs DPOR's depth-first order "
-                         "would reach late are found early; exhaustive when dpor finishes, probes counted apart "
+                         "exploration strategy. dpor+probes (the default): dpor alone for its first 256 executions, "
+                         "1000000 steps or 8 executions cut by --max-steps, then, while it has not finished, every "
+                         "other execution a probe sampled by pos or pct (depth 2 or 3, in turn), so that shallow "
+                         "bugs DPOR's depth-first order would reach late are found early; exhaustive when dpor "
+                         "finishes, probes counted apart "
                          "(with --preemption-bound, --dpor optimal or --model c11/rc11: dpor alone); "
                          "dpor: systematic, exhaustive when it finishes; random: a uniform "
                          "choice among the enabled threads at every step; pct: probabilistic concurrency testing "
