@@ -39,6 +39,11 @@ struct ExecutionPlan {
   std::optional<uint64_t> sleep_from;
   // For each thread in sleep_mask, the step it would take (what wakes it).
   std::vector<std::pair<uint32_t, shm::SleeperAccess>> sleepers;
+  // A sampled execution run beside a systematic search (ProbingStrategy.h):
+  // counted apart from the search's executions, and never a reason to call
+  // the search incomplete (its cut by --max-steps included). Not compared
+  // by same_plan: it says how a result is counted, not what runs.
+  bool probe = false;
 };
 
 // Everything an execution's agent is given by its plan, compared field by
@@ -142,6 +147,8 @@ class Strategy {
     return plan;
   }
   uint64_t fixed_steps() const { return fixed_.size(); }
+  // For a strategy made of others, to hand on to them.
+  const std::function<bool()>& stop_check() const { return stop_check_; }
 
   // Cheap enough for every step: asks the check once every 4096 calls.
   bool stop_requested() {

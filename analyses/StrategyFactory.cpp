@@ -5,6 +5,7 @@
 #include "ModelAnalysis.h"
 #include "PctStrategy.h"
 #include "PreemptionBoundedStrategy.h"
+#include "ProbingStrategy.h"
 #include "RandomStrategy.h"
 #include "RoundRobinStrategy.h"
 #include "Strategy.h"
@@ -31,7 +32,10 @@ std::unique_ptr<Strategy> make_strategy(const std::string& name, uint64_t seed, 
   if (name == "round-robin") return std::make_unique<RoundRobinStrategy>();
   if (name == "dpor") return std::make_unique<DporStrategy>(false, analysis);
   if (name == "dpor-optimal") return std::make_unique<DporStrategy>(true, analysis);
-  throw std::invalid_argument("unknown strategy '" + name + "' (known: dpor, dpor-optimal, pct, pos, random, round-robin)");
+  if (name == "dpor+probes")
+    return std::make_unique<ProbingStrategy>(std::make_unique<DporStrategy>(false, analysis), seed);
+  throw std::invalid_argument("unknown strategy '" + name +
+                              "' (known: dpor, dpor+probes, dpor-optimal, pct, pos, random, round-robin)");
 }
 
 }  // namespace ctrl

@@ -5,13 +5,16 @@
 #
 #   bench/bug_hunt.sh BUILD_DIR [STRATEGY...]
 #
-# STRATEGY: dpor, random, pct2, pct3 (pct with --pct-depth 2 or 3), pos, or
-# any other --strategy value. Default: dpor random pct2 pct3 pos; pct is
+# STRATEGY: dpor, random, pct2, pct3 (pct with --pct-depth 2 or 3), pos,
+# pb1, pb2 (dpor with --preemption-bound 1 or 2: schedules in order of
+# preemptions), default (no --strategy), or any other --strategy value.
+# Default: dpor random pct2 pct3 pos; pct is
 # skipped, with a note, when `ctrl attach --help` does not list it.
 # Environment: CTRL (default BUILD_DIR/bin/ctrl: another ctrl to compare
 # with, e.g. an older build), PROGRAMS (default: every bench/bugs program),
 # MAX_EXECUTIONS (10000), TIME_LIMIT (seconds per run, 60), MAX_STEPS
-# (10000), SEED (1).
+# (10000), SEED (1). A program is bench/bugs' bug_NAME or, when there is no
+# such binary, the sample NAME (e.g. PROGRAMS=shallow_bug_long).
 #
 # Columns: executions up to and including the first bug ("-": none within
 # the limits, then "(n)" is how many ran), the run's seconds (--no-shrink:
@@ -45,6 +48,7 @@ trap 'rm -rf "$work"' EXIT
 printf '%-24s %-8s %12s %9s %6s %6s  %s\n' program strategy "to 1st bug" seconds cut held "ended"
 for program in $PROGRAMS; do
   exe=$build/bin/bug_$program
+  [ -x "$exe" ] || exe=$build/bin/$program
   [ -x "$exe" ] || { echo "$0: $exe is missing (build the bench targets)" >&2; exit 2; }
   for s in "${strategies[@]}"; do
     args=(--strategy "$s")
@@ -56,7 +60,9 @@ for program in $PROGRAMS; do
         fi
         args=(--strategy pct --pct-depth "${s#pct}" --seed "$seed")
         ;;
-      random | pos) args+=(--seed "$seed") ;;
+      random | pos | dpor+probes) args+=(--seed "$seed") ;;
+      default) args=(--seed "$seed") ;;
+      pb*) args=(--strategy dpor --preemption-bound "${s#pb}") ;;
     esac
     json=$work/$program-$s.json
     rm -rf "$json" "$work/traces"

@@ -99,7 +99,8 @@ double seconds(const std::string& option, const std::string& text, bool zero_all
 }
 
 struct AttachArgs {
-  std::string strategy = "dpor";
+  std::string strategy = "dpor+probes";
+  bool strategy_given = false;  // --strategy on the command line
   std::string seed_text = "1";
   std::string max_executions_text = "100000";
   std::string time_limit_text = "0";
@@ -208,6 +209,12 @@ int step_through(Session& session, std::optional<proto::Trace> recording, const 
 }
 
 int attach(AttachArgs a) {
+  // The default probes beside plain DPOR only (ProbingStrategy.h): with a
+  // preemption bound, Optimal-DPOR or the execution graphs of c11/rc11, it
+  // is that search alone.
+  if (!a.strategy_given && (a.preemption_bound >= 0 || a.dpor != "source" ||
+                            model_analysis(shm::memory_model_named(a.model)).plans_choices()))
+    a.strategy = "dpor";
   if (a.strategy == "dpor" && a.dpor == "optimal") {
     // The random-program cross-check still finds programs where it misses
     // classes: not offered until it is right (developers: CTRL_EXPERIMENTAL=1).
@@ -390,7 +397,13 @@ int run_cli(int argc, char** argv) {
       "ctrl attach [OPTIONS] [--] PROGRAM [ARGS...]: options of ctrl go before PROGRAM; everything from PROGRAM on "
       "is passed to it unchanged (as with gdb --args).");
   attach_cmd->add_option("--strategy", a.strategy,
-                         "exploration strategy. dpor: systematic, exhaustive when it finishes; random: a uniform "
+                         "exploration strategy. dpor+probes (the default): dpor alone for its first 256 executions, "
+                         "1000000 steps or 8 executions cut by --max-steps, then, while it has not finished, every "
+                         "other execution a probe sampled by pos or pct (depth 2 or 3, in turn), so that shallow "
+                         "bugs DPOR's depth-first order would reach late are found early; exhaustive when dpor "
+                         "finishes, probes counted apart "
+                         "(with --preemption-bound, --dpor optimal or --model c11/rc11: dpor alone); "
+                         "dpor: systematic, exhaustive when it finishes; random: a uniform "
                          "choice among the enabled threads at every step; pct: probabilistic concurrency testing "
                          "(Burckhardt et al., ASPLOS 2010): random thread priorities, the highest-priority enabled "
                          "thread runs, and at D-1 random change points the thread about to run drops below all "
@@ -405,9 +418,9 @@ int run_cli(int argc, char** argv) {
                          "random priority, the highest runs, and operations that race with the one that ran get new "
                          "ones, so racing operations meet in either order about equally often however long the "
                          "execution; round-robin: the next enabled thread in turn")
-      ->check(CLI::IsMember({"dpor", "random", "pct", "pos", "round-robin"}))
+      ->check(CLI::IsMember({"dpor+probes", "dpor", "random", "pct", "pos", "round-robin"}))
       ->capture_default_str();
-  attach_cmd->add_option("--seed", a.seed_text, "seed of the random, pct and pos strategies")
+  attach_cmd->add_option("--seed", a.seed_text, "seed of random, pct, pos and the default's probes")
       ->type_name("N")
       ->capture_default_str();
   attach_cmd->add_option("--pct-depth", a.pct_depth_text,
@@ -545,6 +558,7 @@ int run_cli(int argc, char** argv) {
   }
   if (attach_cmd->parsed()) {
     if (a.command.empty()) throw UsageError("attach: no PROGRAM given (ctrl attach [OPTIONS] [--] PROGRAM [ARGS...])");
+    a.strategy_given = attach_cmd->count("--strategy") > 0;
     a.convert();
     return attach(a);
   }

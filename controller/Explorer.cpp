@@ -188,7 +188,25 @@ ExplorationReport Explorer::run() {
   }
   auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - started).count(); };
 
+  // The execution being accounted for is a probe: counted apart.
+  bool probe = false;
+  auto account_probe = [&](ExecutionResult& r) -> bool {  // true: stop exploring
+    if (r.end == ExecutionResult::End::StepBound)
+      ++report.probes.bounded;
+    else if (r.end == ExecutionResult::End::Blocked)
+      ++report.probes.blocked;
+    else
+      ++report.probes.complete;
+    ++report.probes.total;
+    ++report.total;
+    if (r.end != ExecutionResult::End::Bug) return false;
+    record_bug(report, std::move(r));
+    return !options_.keep_going;
+  };
   auto account = [&](ExecutionResult& r) -> bool {  // true: stop exploring
+    if (probe && (r.end == ExecutionResult::End::StepBound || r.end == ExecutionResult::End::Blocked ||
+                  r.end == ExecutionResult::End::Complete || r.end == ExecutionResult::End::Bug))
+      return account_probe(r);
     switch (r.end) {
       case ExecutionResult::End::Interrupted:
         mark_interrupted(report);
@@ -300,6 +318,7 @@ ExplorationReport Explorer::run() {
       break;
     }
     check_plan(*plan, index);
+    probe = plan->probe;
     // The agent checks the fixed prefix's steps as they run
     // (Header::checked_steps), the rest of the plan's prefix is new.
     uint64_t saved_before = checkpointed_ ? checkpointed_->stats().steps_saved : 0;

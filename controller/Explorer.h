@@ -76,6 +76,13 @@ struct ExplorationReport {
   uint64_t blocked = 0;    // executions a strategy abandoned (none for random/round-robin)
   uint64_t bounded = 0;    // executions cut by --max-steps
   uint64_t total = 0;
+  // Probes (ExecutionPlan::probe, ProbingStrategy.h): sampled executions
+  // run beside a systematic search, counted in `total` only, here, and
+  // never in complete/blocked/bounded, which stay the search's own (its
+  // classes; its cuts, which make it not exhaustive).
+  struct Probes {
+    uint64_t total = 0, complete = 0, blocked = 0, bounded = 0;
+  } probes;
   // --model c11/rc11: executions the strategy found not consistent under the
   // model (Strategy::last_feasible): counted in `total` only, their outcome
   // (a bug included) is not reported; and what the strategy counted

@@ -225,11 +225,17 @@ void print_summary(std::FILE* out, const ExplorationReport& report) {
     model = fmt::format("; {} consistent, {} infeasible, {} redundant", m->consistent, m->infeasible, m->redundant);
   else if (report.infeasible)
     model = fmt::format(", {} infeasible", report.infeasible);
-  fmt::print(out, "\n{} executions ({} complete, {} blocked{}{}), {} bug{}, exhaustive: {}{}{}, {:.2f} s{}\n",
+  // Probes (ProbingStrategy.h) apart: the counts before them are the
+  // systematic search's.
+  std::string probes;
+  if (const auto& p = report.probes; p.total)
+    probes = fmt::format("; {} probe{} by pos and pct{}", p.total, p.total == 1 ? "" : "s",
+                         p.bounded ? fmt::format(", {} of them cut", p.bounded) : "");
+  fmt::print(out, "\n{} executions ({} complete, {} blocked{}{}{}), {} bug{}, exhaustive: {}{}{}, {:.2f} s{}\n",
              report.total, report.complete, report.blocked,
-             report.bounded ? fmt::format(", {} cut by --max-steps", report.bounded) : "", model, report.bugs.size(),
-             report.bugs.size() == 1 ? "" : "s", report.exhaustive ? "yes" : "no", fairness, bound, report.elapsed,
-             why);
+             report.bounded ? fmt::format(", {} cut by --max-steps", report.bounded) : "", model, probes,
+             report.bugs.size(), report.bugs.size() == 1 ? "" : "s", report.exhaustive ? "yes" : "no", fairness, bound,
+             report.elapsed, why);
   // On stderr: stdout ends with the summary line (scripts read it there).
   bool at_limit = report.stopped_at_max_executions || report.bounded > 0 ||
                   (report.interrupted && report.stopped_by == "the time limit");
@@ -237,7 +243,11 @@ void print_summary(std::FILE* out, const ExplorationReport& report) {
     fmt::print(stderr,
                "ctrl: DPOR did not cover every schedule within the limits; on a program this large, --strategy pos "
                "(partial order sampling) or --strategy pct samples schedules: every other pct execution finds a bug "
-               "of depth d among n threads in k steps with probability at least 1/(n k^(d-1))\n");
+               "of depth d among n threads in k steps with probability at least 1/(n k^(d-1)){}\n",
+               report.probes.total ? fmt::format("; the default ran {} such executions beside DPOR, one of them alone "
+                                                 "runs only those",
+                                                 report.probes.total)
+                                   : "");
   if (report.restored)
     fmt::print(stderr, "ctrl: {} executions started from a live checkpoint ({} steps not re-run)\n", report.restored,
                report.steps_saved);
@@ -279,6 +289,13 @@ nlohmann::json report_json(const ExplorationReport& report, const std::string& p
             {"blocked", report.blocked},
             {"cut_by_max_steps", report.bounded},
             {"infeasible", report.infeasible},
+            // Sampled beside the systematic search (ProbingStrategy.h),
+            // counted in total only: the counts above are the search's.
+            {"probes",
+             {{"total", report.probes.total},
+              {"complete", report.probes.complete},
+              {"blocked", report.probes.blocked},
+              {"cut_by_max_steps", report.probes.bounded}}},
             {"total", report.total}}},
           // c11/rc11 (Strategy::model_counts): consistent execution graphs,
           // infeasible and redundant executions; null for the other models.
