@@ -234,17 +234,24 @@ std::string inconsistency(const ExecutionGraph& g, shm::MemoryModel model) {
       if (resolved(g.at(r)) && g.at(r).rf != kInit && g.at(r).rf > r) return "no-thin-air (po ∪ rf cycle)";
 
   // SC: psc acyclic, over memory events and fences.
-  std::vector<uint32_t> m;  // memory events, by relation index
   size_t sc_count = 0;
   bool sc_fences = false;
   for (uint32_t i = 0; i < n; i++)
-    if (memory_event(g.at(i))) {
-      m.push_back(i);
-      if (g.at(i).is_sc()) sc_count++;
-      if (g.at(i).is_sc() && g.at(i).kind == GraphKind::Fence) sc_fences = true;
+    if (memory_event(g.at(i)) && g.at(i).is_sc()) {
+      sc_count++;
+      if (g.at(i).kind == GraphKind::Fence) sc_fences = true;
     }
   if (sc_count < 2) return "";
-  if (!sc_fences) return PscGraph(g, hb).acyclic(uint32_t(n)) ? "" : "SC (psc cycle)";
+  bool acyclic = sc_fences ? psc_acyclic_by_matrices(g, hb) : PscGraph(g, hb).acyclic(uint32_t(n));
+  return acyclic ? "" : "SC (psc cycle)";
+}
+
+bool psc_acyclic_by_matrices(const ExecutionGraph& g, const HappensBefore& hb) {
+  size_t n = g.size();
+  MoPositions mo(g);
+  std::vector<uint32_t> m;  // memory events, by relation index
+  for (uint32_t i = 0; i < n; i++)
+    if (memory_event(g.at(i))) m.push_back(i);
   size_t k = m.size();
   BitRelation po(k), hbr(k), scb(k), eco(k), po_diff(k);
   for (size_t a = 0; a < k; a++)
@@ -300,8 +307,7 @@ std::string inconsistency(const ExecutionGraph& g, shm::MemoryModel model) {
       bool fences = g.at(m[a]).kind == GraphKind::Fence && g.at(m[b]).kind == GraphKind::Fence;
       if (base.has(a, b) || (fences && hb_eco_hb.has(a, b))) psc.add(i, j);
     }
-  if (!psc.acyclic()) return "SC (psc cycle)";
-  return "";
+  return psc.acyclic();
 }
 
 }  // namespace ctrl

@@ -56,6 +56,11 @@ class HappensBefore {
 // it, SC when it can matter). `hb` holds clocks for g's other events.
 bool consistent_last(const ExecutionGraph& g, const HappensBefore& hb, shm::MemoryModel model);
 
+// psc acyclic, computed on bit matrices over g's memory events (cubic):
+// what inconsistency() uses when g has seq_cst fences, and the reference
+// PscGraph is tested against.
+bool psc_acyclic_by_matrices(const ExecutionGraph& g, const HappensBefore& hb);
+
 // Empty when consistent, else which axiom fails.
 std::string inconsistency(const ExecutionGraph& g, shm::MemoryModel model);
 inline bool consistent(const ExecutionGraph& g, shm::MemoryModel model) { return inconsistency(g, model).empty(); }
