@@ -27,6 +27,7 @@
 #include "ParkContext.h"
 #include "RawSyscall.h"
 #include "Rollback.h"
+#include "ThreadLocalStorage.h"
 #include "ThreadPool.h"
 #include "RealFunctions.h"
 #include "Signals.h"
@@ -105,6 +106,9 @@ void Runtime::publish(uint32_t t) {
 
 void Runtime::publish_tid(uint32_t t, pid_t tid) {
   region.header->threads[t].tid = tid ? tid : gettid_raw();
+  TlsSpan tls = own_static_tls();
+  region.header->threads[t].tls_lo = tls.lo;
+  region.header->threads[t].tls_hi = tls.hi;
   if (region.header->nthreads < t + 1) region.header->nthreads = t + 1;
 }
 

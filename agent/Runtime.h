@@ -127,7 +127,8 @@ class Runtime {
   }
   // Refreshes the shared slot of `t` (status, pending operation) for the controller.
   void publish(uint32_t t);
-  // (`tid`: the calling thread's, when known.)
+  // Also its static TLS span (ThreadLocalStorage.h): called by thread t
+  // itself. (`tid`: the calling thread's, when known.)
   void publish_tid(uint32_t t, pid_t tid = 0);
 
   // A parked thread's word: waiting (spinning), sleeping (in FUTEX_WAIT),

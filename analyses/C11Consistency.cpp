@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "BitRelation.h"
+#include "PscGraph.h"
 
 namespace ctrl {
 
@@ -91,13 +92,18 @@ std::vector<uint32_t> HappensBefore::clock_of(const ExecutionGraph& g, uint32_t 
   return c;
 }
 
+const PscGraph& HappensBefore::psc() const {
+  if (!psc_) psc_ = std::make_shared<const PscGraph>(*events_, *this);
+  return *psc_;
+}
+
 bool consistent_last(const ExecutionGraph& g, const HappensBefore& hb, shm::MemoryModel model) {
   uint32_t e = uint32_t(g.size() - 1);
   const GraphEvent& ev = g.at(e);
   bool sc_fences = false;
   for (const GraphEvent& x : g.events())
     if (x.kind == GraphKind::Fence && x.is_sc()) sc_fences = true;
-  if ((ev.is_sc() && ev.kind != GraphKind::Other) || sc_fences) return inconsistency(g, model).empty();
+  if (sc_fences) return inconsistency(g, model).empty();
   if (!on_location(ev)) return true;
   MoPositions mo(g);
   if (ev.kind == GraphKind::Rmw && ev.rf != kNone && mo.of(e) != mo.of(ev.rf) + 1) return false;
@@ -124,11 +130,14 @@ bool consistent_last(const ExecutionGraph& g, const HappensBefore& hb, shm::Memo
     if (resolved(ea) && resolved(ev) && mo.of(ev.rf) < mo.of(ea.rf)) return false;
   }
   if (model == shm::MemoryModel::RC11 && resolved(ev) && ev.rf != kInit && ev.rf > e) return false;
+  // SC: only cycles through e are new (PscGraph::closes_cycle).
+  if (ev.is_sc() && hb.psc().closes_cycle(g, clock)) return false;
   return true;
 }
 
 bool HappensBefore::compute(const ExecutionGraph& g) {
   events_ = &g;
+  psc_.reset();
   size_t n = g.size();
   auto by_thread = threads_of(g);
   std::vector<std::vector<uint32_t>> preds(n);
@@ -225,14 +234,24 @@ std::string inconsistency(const ExecutionGraph& g, shm::MemoryModel model) {
       if (resolved(g.at(r)) && g.at(r).rf != kInit && g.at(r).rf > r) return "no-thin-air (po ∪ rf cycle)";
 
   // SC: psc acyclic, over memory events and fences.
-  std::vector<uint32_t> m;  // memory events, by relation index
   size_t sc_count = 0;
+  bool sc_fences = false;
   for (uint32_t i = 0; i < n; i++)
-    if (memory_event(g.at(i))) {
-      m.push_back(i);
-      if (g.at(i).is_sc()) sc_count++;
+    if (memory_event(g.at(i)) && g.at(i).is_sc()) {
+      sc_count++;
+      if (g.at(i).kind == GraphKind::Fence) sc_fences = true;
     }
   if (sc_count < 2) return "";
+  bool acyclic = sc_fences ? psc_acyclic_by_matrices(g, hb) : PscGraph(g, hb).acyclic(uint32_t(n));
+  return acyclic ? "" : "SC (psc cycle)";
+}
+
+bool psc_acyclic_by_matrices(const ExecutionGraph& g, const HappensBefore& hb) {
+  size_t n = g.size();
+  MoPositions mo(g);
+  std::vector<uint32_t> m;  // memory events, by relation index
+  for (uint32_t i = 0; i < n; i++)
+    if (memory_event(g.at(i))) m.push_back(i);
   size_t k = m.size();
   BitRelation po(k), hbr(k), scb(k), eco(k), po_diff(k);
   for (size_t a = 0; a < k; a++)
@@ -288,8 +307,7 @@ std::string inconsistency(const ExecutionGraph& g, shm::MemoryModel model) {
       bool fences = g.at(m[a]).kind == GraphKind::Fence && g.at(m[b]).kind == GraphKind::Fence;
       if (base.has(a, b) || (fences && hb_eco_hb.has(a, b))) psc.add(i, j);
     }
-  if (!psc.acyclic()) return "SC (psc cycle)";
-  return "";
+  return psc.acyclic();
 }
 
 }  // namespace ctrl

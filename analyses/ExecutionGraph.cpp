@@ -172,6 +172,16 @@ ExecutionGraph ExecutionGraph::prefix(size_t n) const {
   return g;
 }
 
+void ExecutionGraph::pop_last() {
+  uint32_t step = uint32_t(events_.size() - 1);
+  const GraphEvent& e = events_.back();
+  if (e.is_write()) {
+    auto it = mo_.find(e.loc);
+    if (it != mo_.end()) it->second.erase(std::remove(it->second.begin(), it->second.end(), step), it->second.end());
+  }
+  events_.pop_back();
+}
+
 uint32_t ExecutionGraph::po_previous(uint32_t e) const {
   uint32_t t = events_[e].thread;
   for (uint32_t i = e; i-- > 0;)

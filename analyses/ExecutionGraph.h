@@ -112,6 +112,10 @@ class ExecutionGraph {
 
   // Appends an event (the exploration adds events one by one too).
   void push(const GraphEvent& e) { events_.push_back(e); }
+  // Removes the last event, and its store from mo: undoes push and the
+  // insertion of its store (GraphStrategy tries candidates on one graph).
+  void pop_last();
+  void reserve(size_t n) { events_.reserve(n); }
 
   // A hash of the graph that does not depend on the order events were
   // added: events named by (thread, index), with their rf and each mo.

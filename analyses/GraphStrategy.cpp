@@ -1,6 +1,8 @@
 #include "GraphStrategy.h"
 
 #include <algorithm>
+#include <chrono>
+#include <functional>
 #include <unordered_set>
 
 #include "C11Consistency.h"
@@ -88,7 +90,10 @@ uint64_t operand_of(const shm::Event& e) {
 
 class GraphExplorer {
  public:
-  explicit GraphExplorer(const ModelAnalysis& model) : model_(model) { stack_.push_back(PlanItem{}); }
+  explicit GraphExplorer(const ModelAnalysis& model, std::function<bool()> stop)
+      : model_(model), stop_(std::move(stop)) {
+    stack_.push_back(PlanItem{});
+  }
 
   std::optional<ExecutionPlan> next() {
     if (stack_.empty()) return std::nullopt;
@@ -103,6 +108,7 @@ class GraphExplorer {
   }
 
   void completed(const ExecutionSummary& s) {
+    if (stopped_) return;
     feasible_ = true;
     bugs_.clear();
     ExecutionGraph g = ExecutionGraph::build(s.events, s.steps, current_.steps);
@@ -175,6 +181,7 @@ class GraphExplorer {
     size_t first = p;
     if (p > 0 && current_.last_is_new_write) first = p - 1;
     for (size_t i = first; i < g.size(); i++) {
+      if (stopping()) return;
       const GraphEvent& e = g.at(i);
       bool tail = i >= p;
       if (tail && e.is_read() && !e.fixed) read_alternatives(g, added_max, uint32_t(i));
@@ -184,7 +191,8 @@ class GraphExplorer {
     }
   }
 
-  bool exhaustive() const { return stack_.empty(); }
+  // Cut short by Ctrl-C or the time limit: alternatives are missing.
+  bool exhaustive() const { return stack_.empty() && !stopped_; }
   bool last_feasible() const { return feasible_; }
   const std::vector<Strategy::ModelBug>& bugs() const { return bugs_; }
   Strategy::ModelCounts counts() const {
@@ -311,6 +319,7 @@ class GraphExplorer {
   void read_alternatives(const ExecutionGraph& g, const std::vector<uint8_t>& added_max, uint32_t i) {
     const GraphEvent& e = g.at(i);
     ExecutionGraph before = g.prefix(i);
+    before.reserve(i + 1);
     std::vector<uint32_t> stores{kInit};
     if (const auto* order = before.mo_of(e.loc)) stores.insert(stores.end(), order->begin(), order->end());
     // A spin loop's iteration that reads what the previous one read changes
@@ -323,13 +332,16 @@ class GraphExplorer {
           break;
         }
     for (uint32_t w : stores) {
+      if (stopping()) return;
       if (w == e.rf) continue;
       if (floor != kNone && before.mo_position(e.loc, w) <= before.mo_position(e.loc, floor)) continue;
       GraphEvent alt = reading(g, i, w);
       if (alt.kind == GraphKind::Rmw && read_by_rmw(before, w, e.loc)) continue;  // swap_alternatives
-      ExecutionGraph cand = before;
-      if (!with_event(cand, alt, kNone)) continue;
-      if (!extension_consistent(cand)) continue;
+      // The candidate is `before` with alt added, taken off again after.
+      if (!with_event(before, alt, kNone)) continue;
+      bool ok = extension_consistent(before);
+      before.pop_last();
+      if (!ok) continue;
       PlanItem p = plan_of(g, added_max, first_steps(i), &alt, i);
       p.last_is_new_write = alt.is_write();
       push(std::move(p));
@@ -340,16 +352,31 @@ class GraphExplorer {
   void mo_alternatives(const ExecutionGraph& g, const std::vector<uint8_t>& added_max, uint32_t i) {
     const GraphEvent& e = g.at(i);
     ExecutionGraph before = g.prefix(i);
-    const auto* order = before.mo_of(e.loc);
-    if (!order) return;
-    for (uint32_t s : *order) {
-      ExecutionGraph cand = before;
-      if (!with_event(cand, e, s)) continue;
-      if (!extension_consistent(cand)) continue;
+    before.reserve(i + 1);
+    const auto* found = before.mo_of(e.loc);
+    if (!found) return;
+    const std::vector<uint32_t> order = *found;  // (before's own changes below)
+    for (uint32_t s : order) {
+      if (stopping()) return;
+      if (!with_event(before, e, s)) continue;
+      bool ok = extension_consistent(before);
+      before.pop_last();
+      if (!ok) continue;
       PlanItem p = plan_of(g, added_max, first_steps(i), &e, i, false, s);
       p.last_is_new_write = true;
       push(std::move(p));
     }
+  }
+
+  // Whether the exploration must stop (Ctrl-C, the time limit), asked at
+  // most every 50 ms: the analysis of one long execution can take seconds.
+  bool stopping() {
+    if (stopped_) return true;
+    auto now = std::chrono::steady_clock::now();
+    if (now - last_poll_ < std::chrono::milliseconds(50)) return false;
+    last_poll_ = now;
+    stopped_ = stop_ && stop_();
+    return stopped_;
   }
 
   // cand: the graph of the execution's first events, consistent, plus one.
@@ -358,11 +385,14 @@ class GraphExplorer {
   }
 
   // Appends event e to `g` (its write placed right after its rf for a RMW,
-  // before `mo_before`, or last). False when the position does not exist.
+  // before `mo_before`, or last; ExecutionGraph::pop_last undoes it). False,
+  // g unchanged, when the position does not exist.
   static bool with_event(ExecutionGraph& g, const GraphEvent& e, uint32_t mo_before) {
     uint32_t step = uint32_t(g.size());
-    g.push(e);
-    if (!e.is_write()) return true;
+    if (!e.is_write()) {
+      g.push(e);
+      return true;
+    }
     std::vector<uint32_t>& ord = g.mo(e.loc);
     if (e.kind == GraphKind::Rmw) {
       auto at = e.rf == kInit ? ord.begin() : std::find(ord.begin(), ord.end(), e.rf);
@@ -378,6 +408,7 @@ class GraphExplorer {
     } else {
       ord.push_back(step);
     }
+    g.push(e);
     return true;
   }
 
@@ -394,6 +425,7 @@ class GraphExplorer {
   void swap_alternatives(const ExecutionGraph& g, const std::vector<uint8_t>& added_max, uint32_t i) {
     const GraphEvent& e = g.at(i);
     for (uint32_t u = 0; u < i; u++) {
+      if (stopping()) return;
       const GraphEvent& other = g.at(u);
       if (other.kind != GraphKind::Rmw || other.loc != e.loc || other.promise || other.rf == kNone) continue;
       if (e.fixed != other.fixed) continue;
@@ -426,6 +458,7 @@ class GraphExplorer {
     HappensBefore hb;
     bool have_hb = model_.reads_from_later_stores() && hb.compute(upto);
     for (uint32_t r = 0; r < i; r++) {
+      if (stopping()) return;
       const GraphEvent& e = g.at(r);
       if (!e.is_read() || e.loc != w.loc || e.rf == i || e.promise) continue;
       if (e.fixed && e.kind != GraphKind::Rmw) continue;  // a failed trylock
@@ -586,6 +619,9 @@ class GraphExplorer {
   }
 
   const ModelAnalysis& model_;
+  std::function<bool()> stop_;
+  bool stopped_ = false;
+  std::chrono::steady_clock::time_point last_poll_{};
   std::vector<PlanItem> stack_;
   PlanItem current_;
   std::vector<uint64_t> operands_;
@@ -599,7 +635,8 @@ class GraphExplorer {
   uint64_t inline_atomic_ = 0;  // plain accesses taken for inline atomics
 };
 
-GraphStrategy::GraphStrategy(const ModelAnalysis& model) : explorer_(std::make_unique<GraphExplorer>(model)) {}
+GraphStrategy::GraphStrategy(const ModelAnalysis& model)
+    : explorer_(std::make_unique<GraphExplorer>(model, [this] { return stop_requested_now(); })) {}
 GraphStrategy::~GraphStrategy() = default;
 std::optional<ExecutionPlan> GraphStrategy::next() { return explorer_->next(); }
 void GraphStrategy::completed(const ExecutionSummary& s) { explorer_->completed(s); }

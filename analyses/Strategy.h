@@ -155,6 +155,8 @@ class Strategy {
     if (!stop_check_ || (++stop_polls_ & 4095) != 0) return false;
     return stop_check_();
   }
+  // Asks the check now (for loops whose iterations take long).
+  bool stop_requested_now() const { return stop_check_ && stop_check_(); }
 
  private:
   std::function<bool()> stop_check_;

@@ -19,6 +19,7 @@
 #include "DebugPrompt.h"
 #include "DebugSession.h"
 #include "ElfInspector.h"
+#include "InlineAtomics.h"
 #include "ExitStatus.h"
 #include "Explorer.h"
 #include "GdbServer.h"
@@ -163,11 +164,21 @@ void check_c11_run(const AttachArgs& a, const std::string& program) {
   if (a.interactive || !a.batch.empty() || !a.gdb_port.empty())
     throw UsageError(
         fmt::format("stepping (--interactive, --batch, --gdb) is not available with --model {} yet", a.model));
-  if (imports_libatomic(program) == false)
-    throw UsageError(
-        fmt::format("--model {}: {} calls no __atomic_* function: its atomics are inline, their "
-                    "memory order unseen; rebuild with -fno-inline-atomics -latomic",
-                    a.model, program));
+  // A program with atomics of its own but no libatomic call is refused
+  // (InlineAtomics.h): its inline relaxed/acquire/release loads and stores
+  // are plain moves, on which the race check would report false races. One
+  // with no atomics at all (pthread calls only) is checked in full.
+  if (imports_libatomic(program) == false) {
+    if (auto found = find_inline_atomics(program))
+      throw UsageError(fmt::format("--model {}: {} has inline atomics ({}): orders unseen; rebuild with "
+                                   "-fno-inline-atomics -latomic",
+                                   a.model, program, found->evidence));
+    if (!has_debug_info(program))
+      fmt::print(stderr,
+                 "ctrl: note: {} has no debug information: if it has inline relaxed, acquire or release atomics "
+                 "(plain movs to ctrl), a data race reported on them is false; build with -g to let ctrl check\n",
+                 program);
+  }
   if (!a.jobs_text.empty() && a.jobs > 1)
     fmt::print(stderr, "ctrl: -j is ignored with --model {}: one session\n", a.model);
 }

@@ -260,8 +260,9 @@ ExplorationReport Explorer::run() {
       ++report.total;
       return false;
     }
-    if (may_have_model_bug(r)) adopt_model_bug(r, strategy->last_model_bugs(), session_.symbolizer(),
-                      [&](uint64_t a) { return session_.initialised_at_checkpoint(a); });
+    if (may_have_model_bug(r))
+      adopt_model_bug(r, strategy->last_model_bugs(), session_.symbolizer(),
+                      [&](uint64_t a) { return session_.initialised_unseen(a); });
     return account(r);
   };
 

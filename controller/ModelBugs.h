@@ -21,8 +21,9 @@ inline bool may_have_model_bug(const ExecutionResult& r) {
 }
 
 // Makes the first of `bugs` that holds the bug of `r`: a data race, or a load of an initial value outside the program's
-// modules (their static data is initialised) and not `initialised` before
-// the checkpoint (shm::Header's table). Names the accesses' code and data.
+// modules (their static data is initialised) and not `initialised` in a
+// way no event shows (Session::initialised_unseen: before the checkpoint,
+// or a thread's static TLS). Names the accesses' code and data.
 void adopt_model_bug(ExecutionResult& r, const std::vector<Strategy::ModelBug>& bugs, const Symbolizer& symbols,
                      const std::function<bool(uint64_t)>& initialised);
 

@@ -81,7 +81,7 @@ ReplayOutcome replay(Session& session, const proto::Trace& trace) {
   // replayed execution, as in the exploration.
   if (model_analysis(session.config().model).plans_choices() && may_have_model_bug(r))
     adopt_model_bug(r, model_bugs_of(r.events.data(), r.events.size(), trace_choices(trace)), session.symbolizer(),
-                    [&](uint64_t a) { return session.initialised_at_checkpoint(a); });
+                    [&](uint64_t a) { return session.initialised_unseen(a); });
   size_t steps = r.events.size();
   auto& symbols = session.symbolizer();
   switch (r.end) {

@@ -126,8 +126,10 @@ std::string Session::stop_reason() const {
   return "the time limit";
 }
 
-bool Session::initialised_at_checkpoint(uint64_t addr) const {
+bool Session::initialised_unseen(uint64_t addr) const {
   const shm::Header& h = *region_.view().header;
+  for (uint32_t t = 0; t < std::min(h.nthreads, shm::kMaxThreads); t++)
+    if (addr >= h.threads[t].tls_lo && addr < h.threads[t].tls_hi) return true;
   if (h.initialised_overflow) return true;
   uint32_t n = std::min(h.ninitialised, shm::kMaxInitialised);
   for (uint32_t k = 0; k < n; k++)

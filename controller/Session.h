@@ -80,9 +80,10 @@ class Session {
   // Kills a paused execution.
   void abandon();
   SharedMemory& region() { return region_; }
-  // c11/rc11: whether the program initialised addr before the checkpoint
-  // in a way no event shows (shm::Header's initialised table).
-  bool initialised_at_checkpoint(uint64_t addr) const;
+  // c11/rc11: whether the program initialised addr in a way no event
+  // shows: before the checkpoint (shm::Header's initialised table), or as
+  // the static TLS of a thread of the last execution (ThreadSlot::tls_lo).
+  bool initialised_unseen(uint64_t addr) const;
   pid_t execution_pid() const { return current_pid_; }
   // Stops every thread of the paused execution under ptrace, for registers
   // and backtraces; resume() and abandon() let them go again.

@@ -248,6 +248,10 @@ struct ThreadSlot {
   // thread's memory holding its exact registers at the instruction (0:
   // parked in an interposed call, where unwinding finds the caller).
   uint64_t site_context;
+  // The thread's static TLS blocks [tls_lo, tls_hi), which glibc
+  // initialised unseen (agent/ThreadLocalStorage.h); written when the
+  // thread starts in the execution (T0: when the execution starts).
+  uint64_t tls_lo, tls_hi;
 };
 
 struct Header {
