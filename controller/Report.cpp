@@ -225,6 +225,8 @@ void print_summary(std::FILE* out, const ExplorationReport& report) {
     model = fmt::format("; {} consistent, {} infeasible, {} redundant", m->consistent, m->infeasible, m->redundant);
   else if (report.infeasible)
     model = fmt::format(", {} infeasible", report.infeasible);
+  // What was left unchecked is said on the verdict line itself.
+  if (!report.scope_note.empty()) why = "; " + report.scope_note + why;
   fmt::print(out, "\n{} executions ({} complete, {} blocked{}{}), {} bug{}, exhaustive: {}{}{}, {:.2f} s{}\n",
              report.total, report.complete, report.blocked,
              report.bounded ? fmt::format(", {} cut by --max-steps", report.bounded) : "", model, report.bugs.size(),
