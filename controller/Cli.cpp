@@ -313,7 +313,9 @@ int attach(AttachArgs a) {
   std::fflush(stdout);
   ExplorationReport report = explorer->run();
   std::string fallback;
+  uint64_t executions_under_all = 0;  // before the fallback: not in the report
   if (report.stopped_at_cut) {
+    executions_under_all = report.total;
     fallback = fmt::format("execution {} under --visible all was cut by --max-steps {}", report.total, a.max_steps);
     fmt::print(stderr,
                "ctrl: --visible auto: {}: exploring again from the start with --visible atomics (plain memory "
@@ -347,6 +349,7 @@ int attach(AttachArgs a) {
   j["visible"] = {{"asked", a.visible}, {"used", visible}};
   if (!fallback.empty()) {
     j["visible"]["fallback"] = fallback;
+    j["visible"]["executions_under_all"] = executions_under_all;
     j["visible"]["not_checked"] = "lost updates and data races made of plain (non-atomic) memory accesses";
   }
   json.write(j);
