@@ -285,7 +285,10 @@ int attach(AttachArgs a) {
   options.pct_depth = a.pct_depth;
   options.sober = a.monitor == "sober";
   options.shrink = !a.no_shrink;
-  options.checkpoints = !a.no_checkpoints;
+  // An execution continued from a live checkpoint does not write again
+  // what its steps before the checkpoint wrote: with the output shown, it
+  // would be missing (pixz's blocks written before the restored step).
+  options.checkpoints = !a.no_checkpoints && !a.show_output;
   options.progress = isatty(2);
   // Helper sessions print nothing and read nothing: with the program's
   // output shown, the executions they ran would be missing from it.

@@ -183,6 +183,13 @@ matched() {
 # session's first print the native output from that many bytes on. Its
 # length is found at the second execution's output (at most 4096 bytes).
 pos=0 full=0 partial=0 pre=0 first=1
+# The common case at once (thousands of short executions would take minutes
+# of cmp calls): the output is whole copies of the native output, i.e. it
+# begins with it and repeats with its length as period.
+if [ $body -gt 0 ] && [ $((body % want)) -eq 0 ] && cmp -s -n $want program.out native.out &&
+  cmp -s -n $((body - want)) -i 0:$want program.out program.out; then
+  full=$((body / want)) pos=$body
+fi
 while [ $pos -lt $body ]; do
   len=$(matched $pos 0) || fail "cannot compare the output at byte $pos with the native output"
   off=0
