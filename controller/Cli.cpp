@@ -336,8 +336,8 @@ int attach(AttachArgs a) {
     double before = report.elapsed;
     session = std::make_unique<Session>(config);
     explorer = std::make_unique<Explorer>(*session, options, trace);
-    fmt::print("ctrl: --visible auto: {}; now {}\n", fallback, instrumentation->summary());
-    std::fflush(stdout);
+    // On stderr: with --show-output, stdout holds the executions' output.
+    fmt::print(stderr, "ctrl: {}\n", instrumentation->summary());
     report = explorer->run();
     report.elapsed += before;
     // Every schedule of the synchronisation is not every schedule of the
