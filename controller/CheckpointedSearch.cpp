@@ -1,5 +1,7 @@
 #include "CheckpointedSearch.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "Operation.h"
@@ -112,6 +114,23 @@ ExecutionResult CheckpointedSearch::run(ExecutionPlan plan, uint64_t index,
     ++stats_.restored;
     stats_.steps_saved += from->step;
     r = checkpoints_.restore(from->id, plan, index, expected);
+    if (r.end == ExecutionResult::End::Diverged) {
+      // The restored process was not the execution it was taken from:
+      // something a restore does not put back (ffmpeg under DPOR, issue 22
+      // item 6: a thread then waits on a condition never signalled). The
+      // plan runs again from the start, and checkpoints stay off: a restore
+      // must never change what an exploration finds.
+      enabled_ = false;
+      stats_.disabled = true;
+      ++stats_.diverged;
+      drop_all();
+      fmt::print(stderr,
+                 "ctrl: execution {} continued from a live checkpoint went elsewhere than its plan ({}): run again "
+                 "from the start, live checkpoints off\n",
+                 index + 1, r.message);
+      plan.checkpoint_at = UINT64_MAX;
+      r = session_.run(plan, index, expected);
+    }
   } else {
     // A restore of a checkpoint taken before this execution would find the
     // file journal's mark moved (see the header): they go.

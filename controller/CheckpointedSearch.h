@@ -43,6 +43,7 @@ struct CheckpointedSearchStats {
   uint64_t steps_saved = 0;  // steps they did not re-run
   uint64_t taken = 0;        // checkpoints taken
   bool disabled = false;     // a file, descriptor or child wait turned them off
+  uint64_t diverged = 0;     // restored executions that left their plan (then run from the start)
 };
 
 class CheckpointedSearch {

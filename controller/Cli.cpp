@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include <CLI/CLI.hpp>
@@ -128,7 +129,7 @@ struct AttachArgs {
   bool no_rollback = false;
   std::string jobs_text;
   unsigned jobs = 1;
-  std::string visible = "all";
+  std::string visible = "auto";
   std::vector<std::string> instrument;
   std::vector<std::string> command;
   bool interactive = false;
@@ -260,9 +261,17 @@ int attach(AttachArgs a) {
     throw UsageError(fmt::format("--dpor optimal is not available with --model {} yet (use --dpor source)", a.model));
   if (a.model != "sc" && !a.monitor.empty())
     throw UsageError("--monitor sober checks sequentially consistent executions: use it with --model sc");
-  InstrumentationOptions iopts{a.visible, a.instrument};
-  Instrumentation instrumentation(facts.path, iopts);
-  config.sites_fd = instrumentation.fd();
+  // --visible auto: `all`, unless an execution is cut by --max-steps (no
+  // bug found before it): then everything again from the start under
+  // `atomics`, said on stderr, in the summary and in the JSON (README "What
+  // ctrl sees"). A program whose runtime does its work in its own code (a
+  // Rust tool, perl, Go) makes a step of every access under `all`: without
+  // this, none of its executions would end and nothing would be checked.
+  // Stepping shows every access (`all`).
+  const bool automatic = a.visible == "auto";
+  std::string visible = automatic ? "all" : a.visible;
+  auto instrumentation = std::make_unique<Instrumentation>(facts.path, InstrumentationOptions{visible, a.instrument});
+  config.sites_fd = instrumentation->fd();
 
   proto::Trace trace;
   auto* p = trace.mutable_program();
@@ -280,7 +289,7 @@ int attach(AttachArgs a) {
   o->set_model(a.model);
   o->set_monitor(a.monitor);
   o->set_hang_timeout_ms(uint32_t(a.hang_timeout * 1000));
-  o->set_visible(a.visible);
+  o->set_visible(visible);
   for (const auto& lib : a.instrument) o->add_instrument(resolve_library(lib));
 
   ExploreOptions options;
@@ -294,7 +303,10 @@ int attach(AttachArgs a) {
   options.pct_depth = a.pct_depth;
   options.sober = a.monitor == "sober";
   options.shrink = !a.no_shrink;
-  options.checkpoints = !a.no_checkpoints;
+  // An execution continued from a live checkpoint does not write again
+  // what its steps before the checkpoint wrote: with the output shown, it
+  // would be missing (pixz's blocks written before the restored step).
+  options.checkpoints = !a.no_checkpoints && !a.show_output;
   options.progress = isatty(2);
   // Helper sessions print nothing and read nothing: with the program's
   // output shown, the executions they ran would be missing from it.
@@ -309,21 +321,59 @@ int attach(AttachArgs a) {
     std::fflush(stdout);
     return step_through(session, std::nullopt, trace, a.batch, a.gdb_port);
   }
-  Session session(config);
-  Explorer explorer(session, options, trace);  // makes the trace directory
+  options.stop_at_cut = automatic;
+  auto session = std::make_unique<Session>(config);
+  auto explorer = std::make_unique<Explorer>(*session, options, trace);  // makes the trace directory
   std::string strategy_parameters = a.strategy == "random" || a.strategy == "pos" ? fmt::format(" (seed {})", a.seed)
                                     : a.strategy == "pct"  ? fmt::format(" (seed {}, depth {})", a.seed, a.pct_depth)
                                                            : "";
   fmt::print("ctrl: {} under strategy {}{}, memory model {}\n", facts.path, a.strategy, strategy_parameters, a.model);
-  fmt::print("ctrl: {}\n", instrumentation.summary());
+  fmt::print("ctrl: {}\n", instrumentation->summary());
   if (a.visible == "atomics")
     fmt::print("ctrl: --visible=atomics: plain memory accesses are not scheduling points; races made of them may be missed\n");
   std::fflush(stdout);
-  ExplorationReport report = explorer.run();
+  ExplorationReport report = explorer->run();
+  std::string fallback;
+  uint64_t executions_under_all = 0;  // before the fallback: not in the report
+  if (report.stopped_at_cut) {
+    executions_under_all = report.total;
+    fallback = fmt::format("execution {} under --visible all was cut by --max-steps {}", report.total, a.max_steps);
+    fmt::print(stderr,
+               "ctrl: --visible auto: {}: exploring again from the start with --visible atomics (plain memory "
+               "accesses are not scheduling points: lost updates and races made of them are not checked)\n",
+               fallback);
+    // The session patched the program with the old table: a new one.
+    explorer.reset();
+    session.reset();
+    visible = "atomics";
+    instrumentation = std::make_unique<Instrumentation>(facts.path, InstrumentationOptions{visible, a.instrument});
+    config.sites_fd = instrumentation->fd();
+    o->set_visible(visible);
+    options.stop_at_cut = false;
+    if (options.time_limit > 0) options.time_limit = std::max(options.time_limit - report.elapsed, 1e-3);
+    double before = report.elapsed;
+    session = std::make_unique<Session>(config);
+    explorer = std::make_unique<Explorer>(*session, options, trace);
+    // On stderr: with --show-output, stdout holds the executions' output.
+    fmt::print(stderr, "ctrl: {}\n", instrumentation->summary());
+    report = explorer->run();
+    report.elapsed += before;
+    // Every schedule of the synchronisation is not every schedule of the
+    // program: never "exhaustive" about what was not looked at.
+    report.scope_note = "plain accesses not checked (--visible auto chose atomics)";
+    report.exhaustive = report.exhaustive_fair = false;
+  }
   int n = 0;
-  for (const auto& bug : report.bugs) print_bug(stdout, bug, ++n, session.symbolizer());
+  for (const auto& bug : report.bugs) print_bug(stdout, bug, ++n, session->symbolizer());
   print_summary(stdout, report);
-  json.write(report_json(report, facts.path, a.model));
+  nlohmann::json j = report_json(report, facts.path, a.model);
+  j["visible"] = {{"asked", a.visible}, {"used", visible}};
+  if (!fallback.empty()) {
+    j["visible"]["fallback"] = fallback;
+    j["visible"]["executions_under_all"] = executions_under_all;
+    j["visible"]["not_checked"] = "lost updates and data races made of plain (non-atomic) memory accesses";
+  }
+  json.write(j);
   if (nothing_checked(report)) {
     // Not a clean run: nothing is known about the program. The stop came
     // from the user (a time limit too short for one execution, Ctrl-C).
@@ -495,8 +545,9 @@ int run_cli(int argc, char** argv) {
                        "slower)");
   attach_cmd->add_option("--visible", a.visible,
                          "all: every non-stack memory access of instrumented code is a scheduling point; "
-                         "atomics: only synchronisation calls and locked/xchg/fence instructions")
-      ->check(CLI::IsMember({"all", "atomics"}))
+                         "atomics: only synchronisation calls and locked/xchg/fence instructions; auto: all, but "
+                         "atomics from the start again once an execution is cut by --max-steps (said in the summary)")
+      ->check(CLI::IsMember({"auto", "all", "atomics"}))
       ->capture_default_str();
   attach_cmd->add_flag("--interactive", a.interactive,
                        "step through one execution at a prompt instead of exploring (help lists the commands)");

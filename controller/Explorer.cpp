@@ -220,6 +220,9 @@ ExplorationReport Explorer::run() {
       case ExecutionResult::End::StepBound:
         ++report.bounded;
         ++report.total;
+        // --visible auto: the caller explores again with less visible
+        // (Cli.cpp), unless a bug is already there to report.
+        if (options_.stop_at_cut && report.bugs.empty()) return report.stopped_at_cut = true;
         return false;
       case ExecutionResult::End::Blocked:
         if (r.message == kFairBlocked) ++report.fairness_blocked;

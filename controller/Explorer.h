@@ -60,6 +60,9 @@ struct ExploreOptions {
   // Index of the first execution (its number in traces and messages): a
   // session that already ran executions goes on from their count.
   uint64_t first_execution = 0;
+  // --visible auto: stop at the first execution cut by --max-steps when no
+  // bug was found (ExplorationReport::stopped_at_cut).
+  bool stop_at_cut = false;
 };
 
 struct FoundBug {
@@ -128,6 +131,12 @@ struct ExplorationReport {
   RunnerStats runners;
   // -j N: executions run ahead of their plan and results taken from them.
   SpeculationStats speculation;
+  // ExploreOptions::stop_at_cut stopped the exploration.
+  bool stopped_at_cut = false;
+  // What the exploration did not check although the user did not ask for
+  // less (--visible auto fell back to atomics); said on the summary line.
+  // Empty: nothing to say.
+  std::string scope_note;
 };
 
 // No execution ran to any end (complete, blocked or cut): no verdict at all.

@@ -10,7 +10,10 @@
 # optionally :WORDS, the most words per line (gen_text's default if empty).
 # DECOMPRESS: "-" for a program whose output is text, else the command that
 # decompresses the program's output from stdin to stdout. In ARGS, @INPUT@
-# stands for the input file. Extra ctrl options: CTRL_EXTRA_OPTIONS.
+# stands for the input file and @TREE@ for a directory tree made of copies
+# of it (tree/d1..d3/f1..f4.txt), two of whose files (tree/d2/needle.txt,
+# tree/d3/f2-needle.txt) hold lines with the word "needle" (for a search
+# tool and a file finder). Extra ctrl options: CTRL_EXTRA_OPTIONS.
 #
 # How every execution's output is checked: the program writes to stdout, and
 # ctrl runs it with --show-output through a pipe, so the executions' outputs
@@ -54,8 +57,22 @@ mkdir -p "$work"
 cd "$work" || exit 1
 "$gen" "$size" input.txt $words || { echo "FAIL: cannot generate the input"; exit 1; }
 
+case " $* " in
+  *@TREE@*)
+    for d in 1 2 3; do
+      mkdir -p tree/d$d
+      for f in 1 2 3 4; do cp input.txt tree/d$d/f$f.txt; done
+    done
+    { head -c 2000 input.txt; printf 'a needle in d2\n'; } >tree/d2/needle.txt
+    { printf 'needle first\n'; head -c 3000 input.txt; printf 'the last needle\n'; } >tree/d3/f2-needle.txt
+    ;;
+esac
+
 args=()
-for a in "$@"; do args+=("${a//@INPUT@/input.txt}"); done
+for a in "$@"; do
+  a=${a//@INPUT@/input.txt}
+  args+=("${a//@TREE@/tree}")
+done
 
 fail() {
   echo "FAIL: $*"
@@ -148,28 +165,58 @@ tail -c +$((header + 1)) ctrl.stdout | head -c $body >program.out
 # followed by one that starts like the rest of the native output would be
 # misread, and make the test fail, never pass).
 want=$(stat -c %s native.out)
-pos=0 full=0 partial=0
-while [ $pos -lt $body ]; do
-  left=$((body - pos))
-  n=$((left < want ? left : want))
-  if cmp -s -n $n -i $pos:0 program.out native.out; then
-    len=$n
+# matched POS OFF: how many bytes of the output under ctrl from POS are the
+# native output from OFF on (to its end at most).
+matched() {
+  local left=$((body - $1)) whole=$((want - $2))
+  local n=$((left < whole ? left : whole))
+  if cmp -s -n $n -i $1:$2 program.out native.out; then
+    echo $n
   else
-    diffat=$(cmp -n $n -i $pos:0 program.out native.out 2>&1 | sed -n 's/.*differ: [a-z]* \([0-9]*\).*/\1/p')
-    [ -n "$diffat" ] || fail "cannot compare the output at byte $pos with the native output"
-    len=$((diffat - 1))
+    local at
+    at=$(cmp -n $n -i $1:$2 program.out native.out 2>&1 | sed -n 's/.*differ: [a-z]* \([0-9]*\).*/\1/p')
+    [ -n "$at" ] && echo $((at - 1))
   fi
-  if [ $len -eq $want ]; then
+}
+# What the program wrote before its first thread (7z: the xz stream header)
+# is shown once per session, not per execution: the executions after a
+# session's first print the native output from that many bytes on. Its
+# length is found at the second execution's output (at most 4096 bytes).
+pos=0 full=0 partial=0 pre=0 first=1
+# The common case at once (thousands of short executions would take minutes
+# of cmp calls): the output is whole copies of the native output, i.e. it
+# begins with it and repeats with its length as period.
+if [ $body -gt 0 ] && [ $((body % want)) -eq 0 ] && cmp -s -n $want program.out native.out &&
+  cmp -s -n $((body - want)) -i 0:$want program.out program.out; then
+  full=$((body / want)) pos=$body
+fi
+while [ $pos -lt $body ]; do
+  len=$(matched $pos 0) || fail "cannot compare the output at byte $pos with the native output"
+  off=0
+  if [ "$len" != "$want" ] && [ $first -eq 0 ]; then
+    if [ $pre -eq 0 ] && [ $full -eq 1 ]; then
+      for ((k = 1; k <= 4096 && k < want; k++)); do
+        if cmp -s -n 64 -i $pos:$k program.out native.out; then pre=$k; break; fi
+      done
+      [ $pre -eq 0 ] || echo "the program wrote $pre bytes before its first thread (shown once per session)"
+    fi
+    if [ $pre -gt 0 ]; then
+      with_pre=$(matched $pos $pre) || fail "cannot compare the output at byte $pos with the native output"
+      [ "$with_pre" -le "$len" ] || { len=$with_pre; off=$pre; }
+    fi
+  fi
+  first=0
+  if [ "$len" -eq $((want - off)) ]; then
     full=$((full + 1))
-  elif [ $len -gt 0 ]; then
+  elif [ "$len" -gt 0 ]; then
     partial=$((partial + 1))
-    echo "output of an execution cut short at byte $pos: $len of $want bytes"
+    echo "output of an execution cut short at byte $pos: $len of $((want - off)) bytes"
   else
     echo "---- at byte $pos of the output under ctrl:"
     tail -c +$((pos + 1)) program.out | head -c 300 | od -c | head -n 8
     echo "---- the native output begins:"
     head -c 300 native.out | od -c | head -n 8
-    fail "the output under ctrl at byte $pos ($((pos / want)) whole native outputs before it, $partial cut short) is not a prefix of the native output ($full whole copies so far)"
+    fail "the output under ctrl at byte $pos ($full whole copies of the native output before it, $partial cut short) is not a prefix of the native output"
   fi
   pos=$((pos + len))
 done
@@ -181,6 +228,16 @@ echo "output: $full whole copies of the native output, $partial cut short; execu
 [ $full -ge "$complete" ] || fail "only $full whole copies of the native output for $complete complete executions"
 limit=$total
 [ "$interrupted" != "true" ] || limit=$((total + 1))
+# --visible auto that fell back to atomics (ctrl's summary says so): the
+# executions under --visible all before the one cut by --max-steps printed
+# their output too (whole ones, and a prefix for the cut one), before the
+# exploration started again from the start.
+before=$(json_int executions_under_all)
+if [ -n "$before" ]; then
+  echo "--visible auto fell back to atomics after $before executions under all"
+  limit=$((limit + before))
+  total=$((total + before))
+fi
 [ $((full + partial)) -le $limit ] || fail "$((full + partial)) outputs for $total executions"
 [ $partial -le $((total - complete + limit - total)) ] || fail "$partial executions' outputs cut short, but only $((total - complete)) executions were not complete"
 if [ "$decompress" != "-" ]; then
