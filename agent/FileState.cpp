@@ -113,6 +113,7 @@ void record(int fd, uint64_t& copied_bytes) {
   s.offset = lseek(fd, 0, SEEK_CUR);
   s.written = S_ISREG(st.st_mode) && flags >= 0 && (flags & O_ACCMODE) != O_RDONLY;
   if (!s.written) return;
+  if (rt.region.header) ++rt.region.header->files_written_at_checkpoint;
   s.size = st.st_size;
   s.times[0] = st.st_atim;
   s.times[1] = st.st_mtim;
