@@ -19,7 +19,7 @@ bool starts_with(const char* text, size_t n, const char* prefix) {
 // The hook's text is whole once the message line after "panicked at
 // FILE:L:C:" has ended.
 bool whole(const char* text, size_t n) {
-  static constexpr char kAt[] = "' panicked at ";
+  static constexpr char kAt[] = " panicked at ";  // after "thread 'NAME'", or "thread 'NAME' (TID)"
   const char* at = static_cast<const char*>(memmem(text, n, kAt, sizeof kAt - 1));
   if (!at) return false;
   const char* end = text + n;

@@ -321,8 +321,10 @@ int attach(AttachArgs a) {
   int n = 0;
   for (const auto& bug : report.bugs) print_bug(stdout, bug, ++n, session.symbolizer());
   print_summary(stdout, report);
-  // (After a bug this is the rule the README states.)
-  if (files.checkpoint && report.bugs.empty() && files.touched)
+  // Said when a stop from outside (the time limit, a signal) cut the last
+  // execution short; after a bug, or a last execution cut by --max-steps
+  // or abandoned, the report's `files` says it (the README states the rule).
+  if (files.checkpoint && report.bugs.empty() && files.touched && files.stopped)
     fmt::print(stderr,
                "ctrl: execution {} {}: the files are put back as they were at the checkpoint (when the program "
                "created its first thread), not left half-written\n",

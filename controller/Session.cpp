@@ -130,6 +130,7 @@ std::string Session::stop_reason() const {
 
 void Session::note_end(const ExecutionResult& r) {
   ran_execution_ = true;
+  stopped_half_way_ = r.end == ExecutionResult::End::Interrupted;
   switch (r.end) {
     case ExecutionResult::End::Complete:
     case ExecutionResult::End::Bug:
@@ -159,6 +160,7 @@ Session::FilesLeft Session::files_left() const {
   f.started = ran_execution_;
   f.execution = execution_;
   f.half_way = half_way_;
+  f.stopped = stopped_half_way_;
   if (!ran_execution_) return f;
   const shm::Header& h = *region_.view().header;
   f.touched = h.files_changed.load(std::memory_order_acquire) != 0 || h.files_written_at_checkpoint != 0;

@@ -165,6 +165,7 @@ class Session {
     // path (FileJournal), or a file open for writing at the checkpoint.
     bool touched = false;
     bool started = false;  // an execution ran from the checkpoint (none: there is no checkpoint)
+    bool stopped = false;  // the last execution was stopped from outside (time limit, signal)
   };
   FilesLeft files_left() const;
 
@@ -249,6 +250,7 @@ class Session {
   // How the last execution ended, when not at its end (files_left); empty
   // when it ran to its end or none ran.
   std::string half_way_;
+  bool stopped_half_way_ = false;  // by the time limit or a signal
   bool ran_execution_ = false;
   bool traced_execution_ = false;  // current_pid_'s threads are seized (startup, or a bug)
   bool paused_ = false;            // current_pid_ waits at a decision (stepping)

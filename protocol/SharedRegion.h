@@ -351,7 +351,8 @@ struct Header {
   // changes). The explorer stops using checkpoints then (CheckpointedSearch.h).
   std::atomic<uint32_t> files_changed;
   // Set by the fork server at the checkpoint (agent/FileState.h): regular
-  // files the program holds open for writing there, whose contents each
+  // files the program holds open for writing there on descriptors other
+  // than stdout and stderr, whose contents each
   // execution changes and gets back. With files_changed, whether ending
   // after a half-done execution leaves anything half-written.
   uint32_t files_written_at_checkpoint;

@@ -14,6 +14,9 @@ fn main() {
             let counter = Arc::clone(&counter);
             thread::spawn(move || {
                 let v = counter.load(Ordering::Relaxed);
+                // Kept apart: fused, the two would compile to one
+                // read-modify-write instruction.
+                let v = std::hint::black_box(v);
                 counter.store(v + 1, Ordering::Relaxed);
             })
         })
