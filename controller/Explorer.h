@@ -112,8 +112,8 @@ struct ExplorationReport {
   // thread: as its start-up left them); and why.
   std::string files_left_as = "last-execution";
   std::string files_why;
-  uint64_t max_steps = 0;  // as asked (0: unknown)
-  std::string visible;     // --visible as asked ("": unknown)
+  uint64_t max_steps = 0;               // as asked (0: unknown)
+  std::string visible;                  // --visible as asked ("": unknown)
   int preemption_bound = -1;            // as asked
   int preemption_bound_completed = -1;  // the largest bound fully explored
   double elapsed = 0;

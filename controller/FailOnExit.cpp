@@ -1,9 +1,9 @@
 #include "FailOnExit.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
-
-#include <fmt/format.h>
 
 #include "ExitStatus.h"
 
@@ -12,7 +12,8 @@ namespace ctrl {
 namespace {
 
 bool status_number(std::string_view text, unsigned& out) {
-  if (text.empty() || text.size() > 3 || !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+  if (text.empty() || text.size() > 3 ||
+      !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
     return false;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
   return ec == std::errc() && ptr == text.data() + text.size() && out >= 1 && out <= 255;

@@ -22,10 +22,10 @@ namespace ctrl {
 struct ExplorationReport;
 
 enum class Unchecked {
-  None,            // some execution ran to its end with threads to interleave
-  NothingEnded,    // stopped (time limit, Ctrl-C, SIGTERM) before any execution ended
-  EveryCut,        // every execution was cut by --max-steps (or abandoned): none reached its end
-  NoThread,        // the program ended before it created any thread
+  None,          // some execution ran to its end with threads to interleave
+  NothingEnded,  // stopped (time limit, Ctrl-C, SIGTERM) before any execution ended
+  EveryCut,      // every execution was cut by --max-steps (or abandoned): none reached its end
+  NoThread,      // the program ended before it created any thread
 };
 
 Unchecked unchecked(const ExplorationReport& report);

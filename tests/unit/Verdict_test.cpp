@@ -1,12 +1,13 @@
 // What a run may claim (controller/Verdict.h) and --fail-on-exit's lists
 // (controller/FailOnExit.h).
+#include "Verdict.h"
+
 #include <gtest/gtest.h>
 
 #include "ExitStatus.h"
 #include "Explorer.h"
 #include "FailOnExit.h"
 #include "Report.h"
-#include "Verdict.h"
 
 namespace ctrl {
 namespace {
