@@ -324,7 +324,9 @@ int attach(AttachArgs a) {
   // Said when a stop from outside (the time limit, a signal) cut the last
   // execution short; after a bug, or a last execution cut by --max-steps
   // or abandoned, the report's `files` says it (the README states the rule).
-  if (files.checkpoint && report.bugs.empty() && files.touched && files.stopped)
+  // A run that exits 2 says it in its one line.
+  bool say_files = files.checkpoint && report.bugs.empty() && files.touched && files.stopped;
+  if (say_files && !unchecked_by_limits(report))
     fmt::print(stderr,
                "ctrl: execution {} {}: the files are put back as they were at the checkpoint (when the program "
                "created its first thread), not left half-written\n",
@@ -338,7 +340,8 @@ int attach(AttachArgs a) {
     if (unchecked(report) == Unchecked::EveryCut)
       throw UsageError(fmt::format("every execution was cut by --max-steps {}: nothing was checked", a.max_steps));
     if (!report.interrupted) throw InternalError("no execution completed: nothing was checked");
-    throw UsageError(fmt::format("no execution completed before {}: nothing was checked", report.stopped_by));
+    throw UsageError(fmt::format("no execution completed before {}: nothing was checked{}", report.stopped_by,
+                                 say_files ? "; the files are put back as they were at the checkpoint" : ""));
   }
   return report.bugs.empty() ? kExitNoBug : kExitBugFound;
 }
