@@ -113,6 +113,8 @@ void record(int fd, uint64_t& copied_bytes) {
   s.offset = lseek(fd, 0, SEEK_CUR);
   s.written = S_ISREG(st.st_mode) && flags >= 0 && (flags & O_ACCMODE) != O_RDONLY;
   if (!s.written) return;
+  // (Not stdout and stderr: with --show-output they are ctrl's own.)
+  if (rt.region.header && fd > 2) ++rt.region.header->files_written_at_checkpoint;
   s.size = st.st_size;
   s.times[0] = st.st_atim;
   s.times[1] = st.st_mtim;
@@ -179,9 +181,14 @@ bool held_at_checkpoint(uint64_t dev, uint64_t ino) {
 
 namespace {
 
-void restore_descriptors() {
+// `at_end`: the session is over. With --show-output the program's stdout
+// and stderr are ctrl's own, which has written its report there since: they
+// are left alone then.
+void restore_descriptors(bool at_end) {
+  bool ctrl_output = at_end && rt.region.header && rt.region.header->target_output;
   for (int i = 0; i < nsaved; ++i) {
     const Saved& s = saved[i];
+    if (ctrl_output && (s.fd == 1 || s.fd == 2)) continue;
     if (s.written) {
       struct stat st;
       if (fstat(s.fd, &st) == 0 && (st.st_size != s.size || st.st_mtim.tv_sec != s.times[1].tv_sec ||
@@ -211,12 +218,12 @@ void restore_descriptors() {
 
 void start_execution() {
   journal::undo_and_record();
-  restore_descriptors();
+  restore_descriptors(false);
 }
 
 void restore_at_end() {
   journal::undo();
-  restore_descriptors();
+  restore_descriptors(true);
 }
 
 }  // namespace ctrl::agent::file_state

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "KernelWaits.h"
+#include "PanicWatch.h"
 #include "RealFunctions.h"
 #include "Runtime.h"
 #include "ThreadPool.h"
@@ -73,6 +74,7 @@ ssize_t readv(int fd, const struct iovec* iov, int n) {
 }
 
 ssize_t write(int fd, const void* buf, size_t n) {
+  if (fd == 2) panic_watch::on_stderr(buf, n);  // a Rust panic's message
   ssize_t r;
   if (modelled(SYS_write, {fd, L(buf), long(n)}, SITE(), r)) return r;
   REAL(write);

@@ -30,6 +30,7 @@
 #include "Report.h"
 #include "Symbolizer.h"
 #include "TraceFile.h"
+#include "Verdict.h"
 
 extern char** environ;
 
@@ -130,6 +131,8 @@ struct AttachArgs {
   std::string jobs_text;
   unsigned jobs = 1;
   std::string visible = "auto";
+  std::string fail_on_exit;  // as given (kept in traces)
+  FailExitStatuses fail_exit;
   std::vector<std::string> instrument;
   std::vector<std::string> command;
   bool interactive = false;
@@ -150,6 +153,7 @@ struct AttachArgs {
       pct_depth = uint32_t(whole_number("--pct-depth", pct_depth_text, 1, shm::kMaxPctDepth));
     }
     jobs = jobs_text.empty() ? default_jobs() : unsigned(whole_number("-j", jobs_text, 1, 256));
+    fail_exit = parse_fail_on_exit(fail_on_exit);
   }
 };
 
@@ -257,6 +261,7 @@ int attach(AttachArgs a) {
   config.show_output = a.show_output;
   config.in_place = !a.no_rollback;
   config.model = model;
+  config.fail_on_exit = a.fail_exit;
   if (a.model != "sc" && a.strategy == "dpor-optimal")
     throw UsageError(fmt::format("--dpor optimal is not available with --model {} yet (use --dpor source)", a.model));
   if (a.model != "sc" && !a.monitor.empty())
@@ -290,6 +295,7 @@ int attach(AttachArgs a) {
   o->set_monitor(a.monitor);
   o->set_hang_timeout_ms(uint32_t(a.hang_timeout * 1000));
   o->set_visible(visible);
+  o->set_fail_on_exit(a.fail_on_exit);
   for (const auto& lib : a.instrument) o->add_instrument(resolve_library(lib));
 
   ExploreOptions options;
@@ -363,9 +369,29 @@ int attach(AttachArgs a) {
     report.scope_note = "plain accesses not checked (--visible auto chose atomics)";
     report.exhaustive = report.exhaustive_fair = false;
   }
+  report.visible = visible;
+  // What the files are left as (issue 22, item 12): never half-written.
+  Session::FilesLeft files = session->files_left();
+  if (files.checkpoint) {
+    report.files_left_as = "checkpoint";
+    report.files_why = files.why;
+  } else if (!files.started && !report.no_thread) {
+    report.files_left_as = "start-up";
+    report.files_why = "stopped before the program created its first thread";
+  }
   int n = 0;
   for (const auto& bug : report.bugs) print_bug(stdout, bug, ++n, session->symbolizer());
   print_summary(stdout, report);
+  // Said when a stop from outside (the time limit, a signal) cut the last
+  // execution short; after a bug, or a last execution cut by --max-steps
+  // or abandoned, the report's `files` says it (the README states the rule).
+  // A run that exits 2 says it in its one line.
+  bool say_files = files.checkpoint && report.bugs.empty() && files.touched && files.stopped;
+  if (say_files && !unchecked_by_limits(report))
+    fmt::print(stderr,
+               "ctrl: execution {} {}: the files are put back as they were at the checkpoint (when the program "
+               "created its first thread), not left half-written\n",
+               files.execution + 1, files.half_way);
   nlohmann::json j = report_json(report, facts.path, a.model);
   j["visible"] = {{"asked", a.visible}, {"used", visible}};
   if (!fallback.empty()) {
@@ -374,12 +400,16 @@ int attach(AttachArgs a) {
     j["visible"]["not_checked"] = "lost updates and data races made of plain (non-atomic) memory accesses";
   }
   json.write(j);
-  if (nothing_checked(report)) {
-    // Not a clean run: nothing is known about the program. The stop came
-    // from the user (a time limit too short for one execution, Ctrl-C).
+  if (unchecked_by_limits(report)) {
+    // Not a clean run: nothing is known about the program, because the
+    // limits did not fit it (Verdict.h): a time limit too short for one
+    // execution, Ctrl-C, or a --max-steps that cut every execution.
     std::fflush(stdout);
+    if (unchecked(report) == Unchecked::EveryCut)
+      throw UsageError(fmt::format("every execution was cut by --max-steps {}: nothing was checked", a.max_steps));
     if (!report.interrupted) throw InternalError("no execution completed: nothing was checked");
-    throw UsageError(fmt::format("no execution completed before {}: nothing was checked", report.stopped_by));
+    throw UsageError(fmt::format("no execution completed before {}: nothing was checked{}", report.stopped_by,
+                                 say_files ? "; the files are put back as they were at the checkpoint" : ""));
   }
   return report.bugs.empty() ? kExitNoBug : kExitBugFound;
 }
@@ -528,6 +558,10 @@ int run_cli(int argc, char** argv) {
                          "visible operation is a hang")
       ->type_name("SECONDS")
       ->capture_default_str();
+  attach_cmd->add_option("--fail-on-exit", a.fail_on_exit,
+                         "exit statuses of the program that are a bug (kind exit-status): nonzero, or a list such "
+                         "as 1,3-5 (default: none; a Rust panic is a bug of kind panic anyway)")
+      ->type_name("nonzero|LIST");
   attach_cmd->add_option("--json", a.json, "write a JSON report to FILE");
   attach_cmd->add_option("--trace-dir", a.trace_dir, "where bug traces are saved")->capture_default_str();
   attach_cmd->add_flag("--show-output", a.show_output, "let the program's stdout/stderr through (implies -j 1)");

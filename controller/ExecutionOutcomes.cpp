@@ -38,6 +38,12 @@ ExecutionResult Session::outcome_from_agent(pid_t tid) {
     case shm::Outcome::Abort:
       r.kind = "crash";
       r.message = "SIGABRT: abort() called";
+      // panic=abort: the panic is the bug, abort() only its end.
+      if (std::string panic = panic_message(); !panic.empty()) {
+        r.kind = "panic";
+        r.message = fmt::format("{} (then abort() in T{})", panic, r.thread);
+        r.thread = h.panic_thread;
+      }
       return finish_with_bug(std::move(r), tid);
     case shm::Outcome::Sanitizer:
       // The report's first lines, as the sanitizer wrote them.
@@ -97,6 +103,57 @@ ExecutionResult Session::outcome_from_agent(pid_t tid) {
   }
   kill_execution();
   return r;
+}
+
+std::string Session::panic_message() const {
+  const shm::Header& h = *region_.view().header;
+  if (h.panic_tid.load(std::memory_order_acquire) == 0) return "";
+  std::string text(h.panic_text, std::min(h.panic_len, shm::kPanicTextSize - 1));
+  // One line: "thread 'main' panicked at src/main.rs:4:5: MESSAGE", without
+  // the thread's kernel id (Rust 1.8x: "thread 'main' (1234) panicked"),
+  // which differs between executions and would make each panic a new bug.
+  while (!text.empty() && text.front() == '\n') text.erase(0, 1);
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  if (size_t tid = text.find("' ("); tid != std::string::npos) {
+    size_t close = text.find(") panicked at ", tid);
+    if (close != std::string::npos && text.find_first_not_of("0123456789", tid + 3) == close)
+      text.erase(tid + 1, close + 1 - (tid + 1));
+  }
+  if (size_t at = text.find("' panicked at "); at != std::string::npos)
+    if (size_t colon = text.find(":\n", at); colon != std::string::npos) text.replace(colon, 2, ": ");
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  return text;
+}
+
+void Session::judge_exit(ExecutionResult& r) {
+  if (r.end != ExecutionResult::End::Complete) return;
+  const shm::Header& h = *region_.view().header;
+  int status = r.exit_status & 0xff;
+  // The thread that ended the process, and where: its exit step.
+  uint32_t thread = 0;
+  uint64_t site = 0;
+  if (!r.events.empty() && OpKind(r.events.back().kind) == OpKind::ProcessExit) {
+    thread = r.events.back().thread;
+    site = r.events.back().site;
+  }
+  std::string panic = panic_message();
+  if (!panic.empty() && status == kRustPanicStatus) {
+    r.kind = "panic";
+    r.thread = h.panic_thread;
+    r.site = 0;
+    r.message = fmt::format("{} (then T{} exited with status {})", panic, thread, status);
+  } else if (config_.fail_on_exit.test(size_t(status))) {
+    r.kind = "exit-status";
+    r.thread = thread;
+    r.site = site;
+    r.message = fmt::format("T{} exited with status {}, a failure by --fail-on-exit{}", thread, status,
+                            panic.empty() ? "" : fmt::format(" (after a panic: {})", panic));
+  } else {
+    return;
+  }
+  // The process is gone: no backtraces, the interleaving says it all.
+  r.end = ExecutionResult::End::Bug;
+  found_bug_ = true;
 }
 
 ExecutionResult Session::finish_with_bug(ExecutionResult r, pid_t stopped_tid) {

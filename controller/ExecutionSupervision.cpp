@@ -93,6 +93,7 @@ ExecutionResult Session::supervise_execution() {
         r.events.assign(region_.view().events, region_.view().events + std::min(h.steps.load(), region_.capacity()));
         take_pending(h, r);
         r.exit_status = m->finished().exit_status();
+        judge_exit(r);
         return r;
       } else if (m->has_rollback_failed()) {
         // Counted as rolled back when it said ExecutionFinished: it was not.
@@ -119,6 +120,7 @@ ExecutionResult Session::supervise_execution() {
         } else {
           r.exit_status = WEXITSTATUS(end_status_);
           take_pending(h, r);
+          judge_exit(r);
         }
         return r;
       }

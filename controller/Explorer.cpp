@@ -19,6 +19,7 @@
 #include "Shrinker.h"
 #include "TraceFile.h"
 #include "TsoSafety.h"
+#include "Verdict.h"
 
 namespace ctrl {
 
@@ -159,6 +160,7 @@ ExplorationReport Explorer::run() {
   using clock = std::chrono::steady_clock;
   auto started = clock::now();
   ExplorationReport report;
+  report.max_steps = session_.config().max_steps;
   if (!options_.prefix_signatures.empty() && options_.prefix_signatures.size() != options_.prefix.size())
     throw InternalError(fmt::format("{} signatures for a fixed prefix of {} decisions",
                                     options_.prefix_signatures.size(), options_.prefix.size()));
@@ -270,10 +272,12 @@ ExplorationReport Explorer::run() {
   };
 
   if (auto early = options_.session_started ? std::nullopt : session_.start()) {
-    // The program never created a thread: its one execution is all there is.
+    // The program never created a thread: its one execution is all there
+    // is, and there was nothing to interleave, so nothing is exhaustive
+    // (Verdict.h).
+    report.no_thread = early->end != ExecutionResult::End::Interrupted;
+    report.no_thread_status = early->exit_status;
     account(*early);
-    report.exhaustive = !report.interrupted && report.bounded == 0;
-    report.exhaustive_fair = report.exhaustive;
     report.elapsed = elapsed();
     return report;
   }
@@ -436,6 +440,8 @@ ExplorationReport Explorer::run() {
     // The checkpoint processes go with the exploration.
     checkpointed_.reset();
   }
+  // A run that checked nothing covered nothing (Verdict.h).
+  if (unchecked(report) != Unchecked::None) report.exhaustive = report.exhaustive_fair = false;
   report.elapsed = elapsed();
   return report;
 }

@@ -111,6 +111,19 @@ struct ExplorationReport {
   // that ended the run, not a stop from outside).
   bool stopped_at_max_executions = false;
   uint64_t max_executions = 0;  // as asked
+  // The program ended before it created any thread (its one execution ran
+  // natively: nothing to interleave, Verdict.h); with its exit status.
+  bool no_thread = false;
+  int no_thread_status = 0;
+  // The files when ctrl ends (Session::files_left): "last-execution" (as
+  // the last execution left them, or the program's one run), "checkpoint"
+  // (put back as at the checkpoint: after a bug, or after an execution that
+  // stopped half-way) or "start-up" (stopped before the program's first
+  // thread: as its start-up left them); and why.
+  std::string files_left_as = "last-execution";
+  std::string files_why;
+  uint64_t max_steps = 0;               // as asked (0: unknown)
+  std::string visible;                  // --visible as asked ("": unknown)
   int preemption_bound = -1;            // as asked
   int preemption_bound_completed = -1;  // the largest bound fully explored
   double elapsed = 0;
@@ -138,9 +151,6 @@ struct ExplorationReport {
   // Empty: nothing to say.
   std::string scope_note;
 };
-
-// No execution ran to any end (complete, blocked or cut): no verdict at all.
-inline bool nothing_checked(const ExplorationReport& r) { return r.total == 0; }
 
 // The trace directory, made (with its missing parents) before anything
 // runs, so that one that cannot be made is refused at once (exit 2). What it

@@ -58,11 +58,12 @@ void Session::send_run(uint64_t index) {
 void Session::stop_fork_server() {
   // Asked to stop, the fork server removes the links it kept to undo the
   // last execution's file changes (FileJournal.h), or after a bug undoes
-  // them, so that a replay starts from the checkpoint's files; killed, it
-  // could do neither.
+  // them, so that a replay starts from the checkpoint's files, and after
+  // an execution that stopped half-way, so that no half-written file stays
+  // (files_left); killed, it could do neither.
   if (control_fd_ < 0 || current_pid_ == template_pid_) return;
   proto::ControlMessage m;
-  m.mutable_stop()->set_restore_files(found_bug_);
+  m.mutable_stop()->set_restore_files(files_left().checkpoint);
   if (!framing::send_message(control_fd_, m)) return;
   // Its end of the channel closes when it (and its spare, which dies with
   // it) exits; what it still says meanwhile is of no interest.

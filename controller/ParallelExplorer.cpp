@@ -201,6 +201,7 @@ void ParallelExplorer::helper(size_t k) {
     // Each helper session and its runner on a CPU of their own, after the
     // explorer's (config_.runner_cpu: the explorer session's CPU).
     SessionConfig config = config_;
+    config.files_back_after_half_way = false;  // speculative: the explorer's session decides
     const std::vector<int>& cpus = Session::usable_cpus();
     if (config.runner_cpu >= 0 && !cpus.empty()) {
       size_t at = 0;

@@ -36,6 +36,9 @@ SessionConfig replay_config(const proto::Trace& trace, const std::string& agent,
   if (config.hang_timeout <= 0) config.hang_timeout = 5;
   config.show_output = show_output;
   config.model = shm::memory_model_named(trace.options().model());
+  // Judged by the rule the exploration used (a trace written by an older
+  // ctrl has none: no exit status is a bug).
+  config.fail_on_exit = parse_fail_on_exit(trace.options().fail_on_exit(), "the trace's --fail-on-exit");
   return config;
 }
 

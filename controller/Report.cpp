@@ -12,6 +12,7 @@
 #include "ExitStatus.h"
 #include "ProgramFrames.h"
 #include "Symbolizer.h"
+#include "Verdict.h"
 
 namespace ctrl {
 
@@ -194,9 +195,15 @@ void print_bug(std::FILE* out, const FoundBug& bug, int number, Symbolizer& symb
 
 void print_summary(std::FILE* out, const ExplorationReport& report) {
   std::string why = report.interrupted ? fmt::format(" (interrupted by {})", report.stopped_by) : "";
-  if (nothing_checked(report)) {
-    // Not "0 bugs": no execution got anywhere, so nothing is known.
-    fmt::print(out, "\nno execution completed: nothing was checked, {:.2f} s{}\n", report.elapsed, why);
+  // Nothing to claim (Verdict.h): why, and what to try, never "exhaustive".
+  if (std::string unchecked = unchecked_summary(report); !unchecked.empty()) {
+    fmt::print(out, "\n{}\n", unchecked);
+    return;
+  }
+  if (report.no_thread) {
+    // A bug before the program created any thread.
+    fmt::print(out, "\n1 execution, {} bug{} (the program created no thread: nothing to interleave), {:.2f} s{}\n",
+               report.bugs.size(), report.bugs.size() == 1 ? "" : "s", report.elapsed, why);
     return;
   }
   std::string bound;
@@ -329,8 +336,15 @@ nlohmann::json report_json(const ExplorationReport& report, const std::string& p
           {"handoffs", report.handoffs},
           {"interrupted", report.interrupted},
           {"stopped_by", report.interrupted ? nlohmann::json(report.stopped_by) : nlohmann::json(nullptr)},
-          // false: no execution ran to any end, the report says nothing.
-          {"checked", !nothing_checked(report)},
+          // false: no interleaving was checked; unchecked_reason says why
+          // (Verdict.h: "none-ended", "every-execution-cut", "no-thread").
+          {"checked", unchecked(report) == Unchecked::None},
+          {"unchecked_reason", unchecked(report) == Unchecked::None ? nlohmann::json(nullptr)
+                                                                     : nlohmann::json(unchecked_keyword(unchecked(report)))},
+          // What the files are left as when ctrl ends, and why (Explorer.h).
+          {"files",
+           {{"left_as", report.files_left_as},
+            {"why", report.files_why.empty() ? nlohmann::json(nullptr) : nlohmann::json(report.files_why)}}},
           {"preemption_bound", report.preemption_bound},
           {"preemption_bound_completed", report.preemption_bound_completed},
           {"bugs", bugs}};

@@ -73,6 +73,7 @@ ExecutionResult Session::run(const ExecutionPlan& plan, uint64_t index, const st
   if (!reused_runner_) send_run(index);
   ExecutionResult r = supervise_execution();
   r.execution = index;
+  note_end(r);
   if (r.end != ExecutionResult::End::Paused) current_pid_ = 0;
   return r;
 }
@@ -87,6 +88,7 @@ ExecutionResult Session::resume(shm::StepCommand command) {
   syscall(SYS_futex, reinterpret_cast<uint32_t*>(&h.reply), FUTEX_WAKE, INT32_MAX, nullptr, nullptr, 0);
   ExecutionResult r = supervise_execution();
   r.execution = execution_;
+  note_end(r);
   if (r.end != ExecutionResult::End::Paused) current_pid_ = 0;
   return r;
 }
@@ -124,6 +126,52 @@ bool Session::should_stop() {
 std::string Session::stop_reason() const {
   if (tracer_.interrupted()) return signal_name(tracer_.interrupted_by());
   return "the time limit";
+}
+
+void Session::note_end(const ExecutionResult& r) {
+  ran_execution_ = true;
+  stopped_half_way_ = r.end == ExecutionResult::End::Interrupted;
+  switch (r.end) {
+    case ExecutionResult::End::Complete:
+    case ExecutionResult::End::Bug:
+      half_way_.clear();
+      break;
+    case ExecutionResult::End::StepBound:
+      half_way_ = fmt::format("was cut by --max-steps {}", config_.max_steps);
+      break;
+    case ExecutionResult::End::Blocked:
+      half_way_ = "was abandoned (blocked)";
+      break;
+    case ExecutionResult::End::Interrupted:
+      half_way_ = fmt::format("was stopped half-way by {}", stop_reason());
+      break;
+    case ExecutionResult::End::Paused:
+      half_way_ = "was left paused";
+      break;
+    case ExecutionResult::End::Diverged:
+    case ExecutionResult::End::Unsupported:
+      half_way_ = "did not run to its end";
+      break;
+  }
+}
+
+Session::FilesLeft Session::files_left() const {
+  FilesLeft f;
+  f.started = ran_execution_;
+  f.execution = execution_;
+  f.half_way = half_way_;
+  f.stopped = stopped_half_way_;
+  if (!ran_execution_) return f;
+  const shm::Header& h = *region_.view().header;
+  f.touched = h.files_changed.load(std::memory_order_acquire) != 0 || h.files_written_at_checkpoint != 0;
+  if (found_bug_) {
+    f.checkpoint = true;
+    f.why = "a bug was found";
+  } else if (!half_way_.empty() && config_.files_back_after_half_way) {
+    f.checkpoint = true;
+    f.why = fmt::format("execution {} {}", execution_ + 1, half_way_);
+  }
+  return f;
 }
 
 bool Session::initialised_unseen(uint64_t addr) const {

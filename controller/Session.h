@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "ExecutionResult.h"
+#include "FailOnExit.h"
 #include "SharedMemory.h"
 #include "Strategy.h"
 #include "Tracer.h"
@@ -39,12 +40,21 @@ struct SessionConfig {
   bool show_output = false;
   int sites_fd = -1;                // instruction site table (Instrumentation), -1: none
   shm::MemoryModel model = shm::MemoryModel::SC;
+  // Exit statuses that make an execution a bug of kind exit-status
+  // (--fail-on-exit, FailOnExit.h); none by default.
+  FailExitStatuses fail_on_exit;
   // Executions run in place in one runner process, rolled back between
   // them (agent/Rollback.h), instead of a forked process each.
   bool in_place = true;
   // The CPU of the runner and of the session's thread: -2 the one the
   // thread runs on when the checkpoint is reached, -1 none.
   int runner_cpu = -2;
+  // When the session ends after an execution that did not run to its end
+  // (stopped by the time limit or a signal, cut by --max-steps, abandoned
+  // as blocked), its half-done file changes are undone: the files are put
+  // back as at the checkpoint (Session::files_left). Off for -j helpers,
+  // whose last executions are speculative (the explorer's session decides).
+  bool files_back_after_half_way = true;
   // The runner's long executions may spread their threads over the
   // program's CPUs (RunExecution.spread): no other session of this ctrl
   // runs executions meanwhile (-j 1).
@@ -143,6 +153,23 @@ class Session {
   // Why should_stop() said so: "SIGINT", "SIGTERM" or "the time limit".
   std::string stop_reason() const;
 
+  // What the files are left as when the session ends (stop_fork_server):
+  // as the last execution left them when it ran to its end without a bug,
+  // else put back as at the checkpoint (a replay must start from those, and
+  // an execution stopped half-way leaves half-written files).
+  struct FilesLeft {
+    bool checkpoint = false;  // put back as at the checkpoint
+    std::string why;          // when put back: "a bug was found", or how the last execution ended
+    std::string half_way;     // how the last execution ended short of its end ("was cut by ..."), or empty
+    uint64_t execution = 0;   // the last execution (its index)
+    // The program may have changed a file in an execution: one changed by
+    // path (FileJournal), or a file open for writing at the checkpoint.
+    bool touched = false;
+    bool started = false;  // an execution ran from the checkpoint (none: there is no checkpoint)
+    bool stopped = false;  // the last execution was stopped from outside (time limit, signal)
+  };
+  FilesLeft files_left() const;
+
  private:
   // ---- start-up (SessionStartup.cpp) ----
   // Before the checkpoint the target is traced and its stops tell everything.
@@ -185,9 +212,23 @@ class Session {
   // A hang of `thread` (HangWatch's message), with every thread's backtrace.
   ExecutionResult hang_result(const std::string& message, uint32_t thread);
   ExecutionResult interrupted_result();
+  // Rust's exit status after a panic that reached main (or a thread's
+  // join().unwrap()).
+  static constexpr int kRustPanicStatus = 101;
+  // An execution that ended by exiting (`r`: its events and exit status):
+  // a bug of kind panic when a Rust panic ended it (the agent saw its
+  // message, PanicWatch.h, and the process exited with Rust's status 101),
+  // of kind exit-status when --fail-on-exit lists its status; else as it is.
+  void judge_exit(ExecutionResult& r);
+  // The Rust panic the agent saw in this execution, as "thread 'NAME'
+  // panicked at FILE:L:C: MESSAGE" (empty: none).
+  std::string panic_message() const;
   void collect_backtraces(ExecutionResult& r, pid_t stopped_tid);
   uint32_t thread_index(pid_t tid) const;
   std::string thread_state(uint32_t t) const;
+  // Records how the execution that just returned from supervision ended,
+  // for files_left.
+  void note_end(const ExecutionResult& r);
   // The unfinished threads' pending operations, when the execution ended by
   // a process exit or was cut.
   static void take_pending(const shm::Header& h, ExecutionResult& r);
@@ -207,6 +248,11 @@ class Session {
   bool hello_ = false;
   bool adopted_fork_server_ = false;  // the fork server is a child of the launched process
   bool found_bug_ = false;  // the fork server puts the checkpoint's files back at the end
+  // How the last execution ended, when not at its end (files_left); empty
+  // when it ran to its end or none ran.
+  std::string half_way_;
+  bool stopped_half_way_ = false;  // by the time limit or a signal
+  bool ran_execution_ = false;
   bool traced_execution_ = false;  // current_pid_'s threads are seized (startup, or a bug)
   bool paused_ = false;            // current_pid_ waits at a decision (stepping)
   bool copy_paused_events_ = true;

@@ -70,11 +70,16 @@ ExecutionResult Session::restore_checkpoint(int slot, const ExecutionPlan& plan,
     }
     timespec wait{0, 100 * 1000 * 1000};
     syscall(SYS_futex, reinterpret_cast<uint32_t*>(&s.restored_pid), FUTEX_WAIT, 0, &wait, nullptr, 0);
-    if (should_stop()) return interrupted_result();
+    if (should_stop()) {
+      ExecutionResult stopped = interrupted_result();
+      note_end(stopped);
+      return stopped;
+    }
     if (kill(s.pid, 0) != 0) throw InternalError(fmt::format("the live checkpoint in slot {} is gone", slot));
   }
   ExecutionResult r = supervise_execution();
   r.execution = index;
+  note_end(r);
   if (r.end != ExecutionResult::End::Paused) current_pid_ = 0;
   return r;
 }

@@ -189,6 +189,7 @@ ExecutionResult Session::supervise_startup(bool& checkpointed) {
         r.message = fmt::format("killed by {}", signal_name(WTERMSIG(s.status)));
       } else {
         r.exit_status = WEXITSTATUS(s.status);
+        judge_exit(r);
       }
       ended_ = true;
       template_pid_ = 0;

@@ -79,6 +79,10 @@ void SharedMemory::prepare(const ExecutionPlan& plan, uint64_t execution, uint64
   h.fault_addr = 0;
   h.outcome_tid = 0;
   h.message[0] = 0;
+  h.panic_tid.store(0);
+  h.panic_thread = 0;
+  h.panic_len = 0;
+  h.panic_done = 0;
   std::memset(h.threads, 0, sizeof h.threads);
 }
 

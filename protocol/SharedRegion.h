@@ -28,7 +28,7 @@
 namespace ctrl::shm {
 
 inline constexpr uint32_t kMagic = 0x4c525443;  // "CTRL"
-inline constexpr uint32_t kVersion = 11;
+inline constexpr uint32_t kVersion = 12;
 inline constexpr uint32_t kMaxThreads = 64;
 // Under x86-TSO each thread t has a flush actor, scheduled as thread
 // kFlushActorBase + t; so at most kFlushActorBase threads there.
@@ -77,6 +77,7 @@ struct Choice {
 };
 static_assert(sizeof(Choice) == 16);
 inline constexpr uint32_t kMessageSize = 1024;
+inline constexpr uint32_t kPanicTextSize = 512;
 // TailPolicy::Pct: the largest bug depth (--pct-depth), so at most
 // kMaxPctDepth - 1 priority-change points per execution.
 inline constexpr uint32_t kMaxPctDepth = 16;
@@ -309,6 +310,15 @@ struct Header {
   int32_t outcome_tid;  // kernel thread that ended the execution
   uint32_t pad2;
   char message[kMessageSize];
+  // The first Rust panic of the execution (agent/PanicWatch.h): what the
+  // default panic hook wrote to stderr, from its "thread '" on. panic_tid:
+  // the kernel thread writing it (0: none yet); panic_done: the text is
+  // whole (or the buffer full). Reset by the controller per execution.
+  std::atomic<int32_t> panic_tid;
+  uint32_t panic_thread;
+  uint32_t panic_len;
+  uint32_t panic_done;
+  char panic_text[kPanicTextSize];
   ThreadSlot threads[kMaxThreads];
   // When the execution ends by a process exit or is cut by max_steps: the
   // operation each unfinished thread was parked at (one that never ran), as
@@ -345,6 +355,12 @@ struct Header {
   // find the files as they were when it was taken (a restore does not undo
   // changes). The explorer stops using checkpoints then (CheckpointedSearch.h).
   std::atomic<uint32_t> files_changed;
+  // Set by the fork server at the checkpoint (agent/FileState.h): regular
+  // files the program holds open for writing there on descriptors other
+  // than stdout and stderr, whose contents each
+  // execution changes and gets back. With files_changed, whether ending
+  // after a half-done execution leaves anything half-written.
+  uint32_t files_written_at_checkpoint;
   char checkpoint_error[256];
   CheckpointSlot checkpoints[kMaxCheckpoints];
 

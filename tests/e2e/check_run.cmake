@@ -5,7 +5,8 @@
 #         [-DPROGRAM_ARGS="a b"] [-DCTRL_ARGS="--strategy random --seed 1"]
 #         -DEXPECT_EXIT=0|1|2|0|1 [-DEXPECT_KIND=deadlock] [-DREPLAY=ON]
 #         [-DEXPECT_TOTAL=N] [-DREPEAT=ON] [-DEXPECT_OUTPUT=<regex>]
-#         [-DEXPECT_MIN_COMPLETE=N] [-DMAX_ELAPSED=SECONDS] -P check_run.cmake
+#         [-DEXPECT_MIN_COMPLETE=N] [-DMAX_ELAPSED=SECONDS] [-DEXPECT_JSON=<regex>]
+#         -P check_run.cmake
 #
 # EXPECT_EXIT may list several statuses ("0|1") when the outcome is not known
 # in advance. Checks, in order:
@@ -18,7 +19,8 @@
 #    directory;
 #  - EXPECT_TOTAL: executions.total is exactly that;
 #  - EXPECT_MIN_COMPLETE: executions.complete is at least that;
-#  - EXPECT_OUTPUT: ctrl's stdout or stderr matches the regex;
+#  - EXPECT_OUTPUT: ctrl's stdout or stderr matches the regex (also on exit 2);
+#  - EXPECT_JSON: the text of the JSON report matches the regex (also on exit 2);
 #  - MAX_ELAPSED: elapsed_seconds is at most that;
 #  - REPEAT: a second identical run ends the same way (same exit status,
 #    number of executions, bug kind and index of the buggy execution);
@@ -65,6 +67,19 @@ function(attach_and_check prefix sub)
     "${PROGRAM}" ${program_args})
   set(${prefix}_rc "${run_rc}" PARENT_SCOPE)
   e2e_expect_exit("${run_rc}" "${EXPECT_EXIT}" "${what}")
+  # A run that checked nothing exits 2 too (controller/Verdict.h): its
+  # summary and JSON report are checked as well.
+  if(DEFINED EXPECT_OUTPUT AND NOT "${run_out}\n${run_err}" MATCHES "${EXPECT_OUTPUT}")
+    e2e_fail("${what}: the output does not match '${EXPECT_OUTPUT}'")
+  endif()
+  if(DEFINED EXPECT_JSON)
+    if(EXISTS "${dir}/report.json")
+      file(READ "${dir}/report.json" json_text)
+    endif()
+    if(NOT "${json_text}" MATCHES "${EXPECT_JSON}")
+      e2e_fail("${what}: the JSON report does not match '${EXPECT_JSON}'")
+    endif()
+  endif()
   if(run_rc EQUAL 2)
     e2e_expect_bad_input(run "${what}")
     return()
@@ -101,9 +116,6 @@ function(attach_and_check prefix sub)
   endif()
   if(DEFINED MAX_ELAPSED AND report_elapsed GREATER MAX_ELAPSED)
     e2e_fail("${what}: elapsed_seconds is ${report_elapsed}, expected at most ${MAX_ELAPSED}")
-  endif()
-  if(DEFINED EXPECT_OUTPUT AND NOT "${run_out}\n${run_err}" MATCHES "${EXPECT_OUTPUT}")
-    e2e_fail("${what}: the output does not match '${EXPECT_OUTPUT}'")
   endif()
 
   if(run_rc EQUAL 0)
