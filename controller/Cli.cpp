@@ -127,6 +127,7 @@ struct AttachArgs {
   std::string jobs_text;
   unsigned jobs = 1;
   std::string visible = "all";
+  std::string races = "on";  // --races: validated by CLI::IsMember below
   std::vector<std::string> instrument;
   std::vector<std::string> command;
   bool interactive = false;
@@ -263,6 +264,7 @@ int attach(AttachArgs a) {
   o->set_monitor(a.monitor);
   o->set_hang_timeout_ms(uint32_t(a.hang_timeout * 1000));
   o->set_visible(a.visible);
+  o->set_races_off(a.races == "off");
   for (const auto& lib : a.instrument) o->add_instrument(resolve_library(lib));
 
   ExploreOptions options;
@@ -277,6 +279,7 @@ int attach(AttachArgs a) {
   options.sober = a.monitor == "sober";
   options.shrink = !a.no_shrink;
   options.checkpoints = !a.no_checkpoints;
+  options.races = a.races == "on";
   options.progress = isatty(2);
   // Helper sessions print nothing and read nothing: with the program's
   // output shown, the executions they ran would be missing from it.
@@ -473,6 +476,12 @@ int run_cli(int argc, char** argv) {
                          "all: every non-stack memory access of instrumented code is a scheduling point; "
                          "atomics: only synchronisation calls and locked/xchg/fence instructions")
       ->check(CLI::IsMember({"all", "atomics"}))
+      ->capture_default_str();
+  attach_cmd->add_option("--races", a.races,
+                         "on: under --model sc, tso and pso, a data race (two threads access the same bytes, one "
+                         "writes, one access is not atomic, no happens-before between them) in an execution is a "
+                         "bug (data-race); off: not checked (c11/rc11 always check)")
+      ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();
   attach_cmd->add_flag("--interactive", a.interactive,
                        "step through one execution at a prompt instead of exploring (help lists the commands)");
