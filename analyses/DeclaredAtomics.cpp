@@ -54,4 +54,11 @@ const DeclaredAtomics::Range* DeclaredAtomics::find(const std::vector<Range>& li
   return addr < it->end ? &*it : nullptr;
 }
 
+const DeclaredAtomics::Range* DeclaredAtomics::variable_in(uint64_t addr, uint64_t size) const {
+  // The first range ending after addr.
+  auto it = std::upper_bound(variables_.begin(), variables_.end(), addr,
+                             [](uint64_t a, const Range& r) { return a < r.end; });
+  return it != variables_.end() && it->start < addr + size ? &*it : nullptr;
+}
+
 }  // namespace ctrl

@@ -50,6 +50,8 @@ class DeclaredAtomics {
 
   // The atomic variable or field holding byte `addr`, or null.
   const Range* variable_at(uint64_t addr) const { return find(variables_, addr); }
+  // The first atomic variable or field with a byte in [addr, addr + size), or null.
+  const Range* variable_in(uint64_t addr, uint64_t size) const;
   // The atomic member function instruction `pc` was inlined from, or null.
   const Range* code_at(uint64_t pc) const { return find(code_, pc); }
 

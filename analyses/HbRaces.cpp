@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "AccessShapes.h"
 #include "Dependence.h"
 #include "Operation.h"
 
@@ -47,10 +48,13 @@ struct Prior {
   bool atomic;
 };
 
-struct ByteShadow {
+// One location (a byte, or a whole access: AccessShapes.h).
+struct Shadow {
   Prior write{UINT32_MAX, 0, 0, false};  // the last write (step UINT32_MAX: none)
   std::vector<Prior> reads;              // reads since it, one per thread
   uint32_t release = kNoClock;           // the clock the last atomic write released
+  bool atomic_event = false;             // an atomic event of the execution touches it
+  bool noted = false;                    // listed among what was treated as atomic
 };
 
 // A memory access of an event: bytes, direction, atomic by the event.
@@ -116,7 +120,8 @@ const char* direction(const MemAccess& a) { return a.writes ? "write" : "read"; 
 
 }  // namespace
 
-HbRaceCheck find_hb_races(const shm::Event* events, uint64_t n, const DeclaredAtomics& declared) {
+HbRaceCheck find_hb_races(const shm::Event* events, uint64_t n, const DeclaredAtomics& declared,
+                          const std::function<bool()>& stop) {
   HbRaceCheck out;
   uint32_t threads = 1;
   for (uint64_t k = 0; k < n; ++k) {
@@ -127,22 +132,42 @@ HbRaceCheck find_hb_races(const shm::Event* events, uint64_t n, const DeclaredAt
   }
   const size_t N = threads;
 
-  // Evidence (2): every byte an atomic event of this execution touches.
+  // Locations (AccessShapes.h), and evidence (2): every location an atomic
+  // event of this execution touches.
   std::vector<MemAccess> accesses;
-  std::unordered_set<uint64_t> event_atomic;
+  AccessShapes shapes;
+  auto stopped = [&](uint64_t k) { return (k & 4095) == 0 && stop && stop() && (out.stopped = true); };
   for (uint64_t k = 0; k < n; ++k) {
+    if (stopped(k)) return out;
+    accesses_of(events[k], accesses);
+    for (const MemAccess& a : accesses) shapes.note(a.addr, a.size);
+  }
+  std::unordered_map<uint64_t, Shadow> shadow;
+  shadow.reserve(1024);
+  auto for_locations = [&](const MemAccess& a, auto&& f) {
+    if (shapes.whole(a.addr, a.size)) {
+      f(a.addr);
+      return;
+    }
+    for (uint64_t b = a.addr; b < a.addr + a.size; ++b)
+      if (!f(b)) return;
+  };
+  for (uint64_t k = 0; k < n; ++k) {
+    if (stopped(k)) return out;
     accesses_of(events[k], accesses);
     for (const MemAccess& a : accesses)
-      if (a.atomic)
-        for (uint64_t b = a.addr; b < a.addr + a.size; ++b) event_atomic.insert(b);
+      if (a.atomic) for_locations(a, [&](uint64_t l) { return shadow[l].atomic_event = true; });
   }
 
   // What the report lists as treated as atomic.
   std::map<AtomicEvidence, size_t> listed;
   std::unordered_set<std::string> named;
-  std::unordered_set<uint64_t> addressed;
-  auto note = [&](AtomicEvidence why, uint64_t address, const std::string& name) {
-    if (name.empty() ? !addressed.insert(address).second : !named.insert(name).second) return;
+  auto note = [&](AtomicEvidence why, uint64_t address, const std::string& name, Shadow* s) {
+    if (s) {
+      if (s->noted) return;
+      s->noted = true;
+    }
+    if (!name.empty() && !named.insert(name).second) return;
     if (listed[why]++ >= HbRaceCheck::kMaxTreated) {
       ++out.treated_more;
       return;
@@ -154,11 +179,10 @@ HbRaceCheck find_hb_races(const shm::Event* events, uint64_t n, const DeclaredAt
   for (uint32_t t = 0; t < N; ++t) clocks[t][t] = 1;
   std::vector<uint32_t> created(N, kNoClock);  // the creator's clock, per child
   std::unordered_map<uint64_t, uint32_t> objects;
-  std::unordered_map<uint64_t, ByteShadow> shadow;
-  shadow.reserve(1024);
   ClockArena arena(N);
 
   for (uint64_t k = 0; k < n && out.races.empty(); ++k) {
+    if (stopped(k)) break;
     const shm::Event& e = events[k];
     auto kind = OpKind(e.kind);
     if (kind == OpKind::Flush) continue;
@@ -175,51 +199,57 @@ HbRaceCheck find_hb_races(const shm::Event* events, uint64_t n, const DeclaredAt
         if (auto it = objects.find(o); it != objects.end()) join(mine, arena.at(it->second));
 
     accesses_of(e, accesses);
-    bool released = false;  // an atomic write: its bytes take this clock
+    bool released = false;  // an atomic write: its locations take this clock
     for (MemAccess& a : accesses) {
-      bool instruction = !a.atomic && (e.flags & shm::kInstruction);
-      if (instruction) {
+      const auto* v = declared.variable_in(a.addr, a.size);
+      if (!a.atomic && (e.flags & shm::kInstruction)) {
         // Is this plain access an atomic one? Strongest evidence first.
         AtomicEvidence why = AtomicEvidence::None;
         std::string name;
-        for (uint64_t b = a.addr; b < a.addr + a.size && why == AtomicEvidence::None; ++b)
-          if (const auto* v = declared.variable_at(b)) {
-            why = v->why;
-            name = v->name;
-          }
-        if (why == AtomicEvidence::None)
-          for (uint64_t b = a.addr; b < a.addr + a.size; ++b)
-            if (event_atomic.count(b)) {
-              why = AtomicEvidence::AtomicEvent;
-              break;
+        Shadow* first = nullptr;
+        if (v) {
+          why = v->why;
+          name = v->name;
+        } else {
+          for_locations(a, [&](uint64_t l) {
+            Shadow& s = shadow[l];
+            if (!first) first = &s;
+            if (s.atomic_event) why = AtomicEvidence::AtomicEvent;
+            return why == AtomicEvidence::None;
+          });
+          if (why == AtomicEvidence::None)
+            if (const auto* c = declared.code_at(e.site)) {
+              why = AtomicEvidence::InlineScope;
+              name = c->name;
             }
-        if (why == AtomicEvidence::None)
-          if (const auto* c = declared.code_at(e.site)) {
-            why = AtomicEvidence::InlineScope;
-            name = c->name;
-          }
+        }
         if (why != AtomicEvidence::None) {
           a.atomic = true;
           ++out.plain_atomic;
-          note(why, a.addr, name);
+          note(why, a.addr, name, name.empty() ? first : nullptr);
         } else {
           ++out.plain_checked;
         }
       } else if (a.atomic) {
-        if (const auto* v = declared.variable_at(a.addr))
-          note(v->why, a.addr, v->name);
+        if (v)
+          note(v->why, a.addr, v->name, nullptr);
         else
-          note(AtomicEvidence::AtomicEvent, a.addr, "");
+          for_locations(a, [&](uint64_t l) {
+            note(AtomicEvidence::AtomicEvent, a.addr, "", &shadow[l]);
+            return false;
+          });
       }
       // Reads-from: an atomic read acquires what the atomic write it reads released.
       if (a.atomic && a.reads) {
         uint32_t last = kNoClock;
-        for (uint64_t b = a.addr; b < a.addr + a.size; ++b) {
-          auto it = shadow.find(b);
-          if (it == shadow.end() || it->second.release == kNoClock || it->second.release == last) continue;
-          last = it->second.release;
-          join(mine, arena.at(last));
-        }
+        for_locations(a, [&](uint64_t l) {
+          const Shadow& s = shadow[l];
+          if (s.release != kNoClock && s.release != last) {
+            last = s.release;
+            join(mine, arena.at(last));
+          }
+          return true;
+        });
       }
     }
 
@@ -242,13 +272,13 @@ HbRaceCheck find_hb_races(const shm::Event* events, uint64_t n, const DeclaredAt
         return true;
       };
       bool found = false;
-      for (uint64_t b = a.addr; b < a.addr + a.size && !found; ++b) {
-        ByteShadow& s = shadow[b];
+      for_locations(a, [&](uint64_t l) {
+        Shadow& s = shadow[l];
         found = conflict(s.write, true);
-        if (a.writes)
+        if (a.writes && !found)
           for (const Prior& r : s.reads)
             if ((found = conflict(r, false))) break;
-        if (found) break;
+        if (found) return false;
         Prior me{uint32_t(k), t, epoch, a.atomic};
         if (a.writes) {
           s.write = me;
@@ -260,14 +290,15 @@ HbRaceCheck find_hb_races(const shm::Event* events, uint64_t n, const DeclaredAt
           else
             *it = me;
         }
-        if (a.atomic && a.writes) released = true;
-      }
+        return true;
+      });
       if (found) break;
+      if (a.atomic && a.writes) released = true;
     }
     if (!out.races.empty()) break;
 
-    // Release: objects and atomically written bytes take this clock; the
-    // thread's next events are after it.
+    // Release: objects and atomically written locations take this clock;
+    // the thread's next events are after it.
     bool releases = o1 || o2 || released || kind == OpKind::ThreadCreate || kind == OpKind::ThreadExit;
     if (releases) {
       uint32_t at = arena.keep(mine);
@@ -284,8 +315,7 @@ HbRaceCheck find_hb_races(const shm::Event* events, uint64_t n, const DeclaredAt
       }
       if (released)
         for (const MemAccess& a : accesses)
-          if (a.atomic && a.writes)
-            for (uint64_t b = a.addr; b < a.addr + a.size; ++b) shadow[b].release = at;
+          if (a.atomic && a.writes) for_locations(a, [&](uint64_t l) { return (shadow[l].release = at), true; });
     }
     ++mine[t];
   }

@@ -27,11 +27,13 @@
 // (2) looks at this execution only, not at earlier ones: a verdict must not
 // depend on which executions ran before (replay, -j N).
 //
-// Linear in the events times the bytes each accesses, plus a clock copy
-// (one per thread) per synchronisation.
+// Linear in the events: a location is a byte, or a whole access when no
+// access of another shape overlaps it in the execution (AccessShapes.h);
+// plus a clock copy (one entry per thread) per synchronisation.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -58,8 +60,12 @@ struct HbRaceCheck {
   uint64_t treated_more = 0;   // beyond kMaxTreated
   uint64_t plain_atomic = 0;   // plain instruction accesses taken for atomic ones
   uint64_t plain_checked = 0;  // plain instruction accesses race-checked
+  bool stopped = false;        // gave up when asked to
 };
 
-HbRaceCheck find_hb_races(const shm::Event* events, uint64_t n, const DeclaredAtomics& declared);
+// `stop` (polled every 4096 events; may be empty): gives up, with no race
+// and `stopped` set (Ctrl-C or the time limit must not wait for a long log).
+HbRaceCheck find_hb_races(const shm::Event* events, uint64_t n, const DeclaredAtomics& declared,
+                          const std::function<bool()>& stop = {});
 
 }  // namespace ctrl

@@ -22,7 +22,7 @@ const DeclaredAtomics& DataRaceCheck::declared() {
 void DataRaceCheck::check(ExecutionResult& r) {
   if (!may_have_model_bug(r) || r.events.empty()) return;
   const DeclaredAtomics& known = declared();
-  HbRaceCheck found = find_hb_races(r.events.data(), r.events.size(), known);
+  HbRaceCheck found = find_hb_races(r.events.data(), r.events.size(), known, [this] { return session_.should_stop(); });
   if (found.races.empty()) return;
   Symbolizer& symbols = session_.symbolizer();
   adopt_model_bug(r, found.races, symbols, [](uint64_t) { return true; });
