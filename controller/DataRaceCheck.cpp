@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <string_view>
+
 #include "AtomicDeclarations.h"
 #include "HbRaces.h"
 #include "ModelBugs.h"
@@ -10,28 +12,55 @@
 
 namespace ctrl {
 
-const DeclaredAtomics& DataRaceCheck::declared() {
-  if (!declared_) {
-    uint64_t bias = 0;
-    Dwarf* dwarf = session_.symbolizer().module_dwarf(session_.config().program, &bias);
-    declared_ = read_declared_atomics(dwarf, bias);
-  }
-  return *declared_;
+namespace {
+
+// Libraries whose synchronisation is their own atomics and futexes, in code
+// ctrl does not instrument: the happens-before they create is invisible.
+constexpr std::string_view kOpaqueSync[][2] = {
+    {"libgomp.", "OpenMP"}, {"libomp.", "OpenMP"},   {"libiomp5.", "OpenMP"},
+    {"libtbb.", "oneTBB"},  {"libtbb12.", "oneTBB"}, {"libglib-2.0.", "GLib"},
+};
+
+}  // namespace
+
+void DataRaceCheck::load() {
+  Symbolizer& symbols = session_.symbolizer();
+  for (const std::string& module : symbols.module_names())
+    for (const auto& [prefix, what] : kOpaqueSync)
+      if (module.starts_with(prefix) && summary_.unchecked.empty())
+        summary_.unchecked = fmt::format(
+            "the program synchronises through {} ({}, not instrumented), whose locks and barriers ctrl does not see: "
+            "every access "
+            "they order would be reported as a race",
+            what, module);
+  uint64_t bias = 0;
+  Dwarf* dwarf = summary_.unchecked.empty() ? symbols.module_dwarf(session_.config().program, &bias) : nullptr;
+  declared_ = read_declared_atomics(dwarf, bias);
+  summary_.debug_info = declared_->had_debug_info;
 }
 
 void DataRaceCheck::check(ExecutionResult& r) {
   if (!may_have_model_bug(r) || r.events.empty()) return;
-  const DeclaredAtomics& known = declared();
+  if (!declared_) load();
+  if (!summary_.unchecked.empty()) return;
+  const DeclaredAtomics& known = *declared_;
   HbRaceCheck found = find_hb_races(r.events.data(), r.events.size(), known, [this] { return session_.should_stop(); });
-  if (found.races.empty()) return;
+  if (found.stopped) return;
+  ++summary_.executions;
   Symbolizer& symbols = session_.symbolizer();
-  adopt_model_bug(r, found.races, symbols, [](uint64_t) { return true; });
   std::string treated;
   for (const auto& t : found.treated) {
-    if (!treated.empty()) treated += ", ";
-    std::string what = t.name.empty() ? symbols.describe_data(t.address) : t.name;
-    treated += fmt::format("{} ({})", what, evidence_name(t.why));
+    std::string what =
+        fmt::format("{} ({})", t.name.empty() ? symbols.describe_data(t.address) : t.name, evidence_name(t.why));
+    treated += (treated.empty() ? "" : ", ") + what;
+    if (!seen_.insert(what).second) continue;
+    if (summary_.treated.size() < kMaxTreated)
+      summary_.treated.push_back(what);
+    else
+      ++summary_.treated_more;
   }
+  if (found.races.empty()) return;
+  adopt_model_bug(r, found.races, symbols, [](uint64_t) { return true; });
   if (found.treated_more) treated += fmt::format(" and {} more", found.treated_more);
   if (treated.empty()) treated = "nothing (no atomic access in this execution)";
   r.message += "\n  treated as atomic: " + treated;

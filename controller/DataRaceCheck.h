@@ -4,9 +4,19 @@
 // (AtomicDeclarations.h, read once, at the first check). A race becomes the
 // execution's bug ("data-race", adopt_model_bug), followed by a line saying
 // what was treated as atomic in that execution.
+//
+// A program that synchronises inside a library ctrl neither interposes nor
+// instruments (OpenMP's libgomp, oneTBB, GLib: their locks and barriers are
+// their own atomics and futexes, not pthread calls) is not race-checked:
+// every access ordered only by that library would be reported as a race.
+// The summary says so.
 #pragma once
 
+#include <cstdint>
 #include <optional>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "DeclaredAtomics.h"
 #include "ExecutionResult.h"
@@ -15,6 +25,15 @@ namespace ctrl {
 
 class Session;
 
+// What the check did over an exploration, for the summary and the JSON.
+struct DataRaceSummary {
+  uint64_t executions = 0;           // executions race-checked
+  std::string unchecked;             // why none was (empty: checked)
+  std::vector<std::string> treated;  // what was treated as atomic ("x (DWARF atomic type)"), first ones
+  uint64_t treated_more = 0;         // beyond those
+  bool debug_info = true;            // false: the program has none (only atomic events were evidence)
+};
+
 class DataRaceCheck {
  public:
   explicit DataRaceCheck(Session& session) : session_(session) {}
@@ -22,11 +41,15 @@ class DataRaceCheck {
   // (may_have_model_bug: a complete execution, or a bug other than a
   // deadlock or a hang, which the race then precedes).
   void check(ExecutionResult& r);
+  const DataRaceSummary& summary() const { return summary_; }
 
  private:
-  const DeclaredAtomics& declared();
+  static constexpr size_t kMaxTreated = 8;
+  void load();
   Session& session_;
   std::optional<DeclaredAtomics> declared_;
+  DataRaceSummary summary_;
+  std::set<std::string> seen_;  // every entry of what was treated as atomic
 };
 
 }  // namespace ctrl

@@ -248,7 +248,10 @@ ExplorationReport Explorer::run() {
     }
     if (may_have_model_bug(r)) adopt_model_bug(r, strategy->last_model_bugs(), session_.symbolizer(),
                       [&](uint64_t a) { return session_.initialised_at_checkpoint(a); });
-    if (races_) races_->check(r);
+    if (races_) {
+      races_->check(r);
+      report.races = races_->summary();
+    }
     return account(r);
   };
 

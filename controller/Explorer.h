@@ -121,6 +121,8 @@ struct ExplorationReport {
   // count per execution is measured against (issue 12, bench/anchors.sh).
   uint64_t steps = 0;
   uint64_t handoffs = 0;
+  // --races under sc/tso/pso: what the race check did (DataRaceCheck.h).
+  std::optional<DataRaceSummary> races;
   // Executions in place (agent/Rollback.h): how they got their process.
   RunnerStats runners;
   // -j N: executions run ahead of their plan and results taken from them.

@@ -96,6 +96,12 @@ Symbolizer::Symbolizer(pid_t pid) {
 
 Symbolizer::~Symbolizer() { dwfl_end(dwfl_); }
 
+std::vector<std::string> Symbolizer::module_names() const {
+  std::vector<std::string> names;
+  for (const ModuleSpan& span : spans_) names.push_back(module_basename(span.module));
+  return names;
+}
+
 Dwarf* Symbolizer::module_dwarf(const std::string& path, uint64_t* bias) const {
   std::error_code ec;
   for (const ModuleSpan& span : spans_) {

@@ -78,6 +78,8 @@ class Symbolizer {
   // The DWARF of the module loaded from `path` (the program) and its load
   // bias, or null without debug information (or no such module).
   Dwarf* module_dwarf(const std::string& path, uint64_t* bias) const;
+  // Basenames of the modules mapped when the Symbolizer was made.
+  std::vector<std::string> module_names() const;
 
  private:
   struct CodeInfo {
