@@ -28,6 +28,10 @@ void DeclaredAtomics::add_code(uint64_t start, uint64_t end, std::string name) {
   if (start < end) code_.push_back({start, end, std::move(name), AtomicEvidence::InlineScope});
 }
 
+void DeclaredAtomics::add_field(uint64_t start, uint64_t end, std::string name) {
+  if (start < end) fields_.push_back({start, end, std::move(name), AtomicEvidence::None});
+}
+
 void DeclaredAtomics::normalise(std::vector<Range>& list) {
   std::stable_sort(list.begin(), list.end(), [](const Range& a, const Range& b) { return a.start < b.start; });
   std::vector<Range> kept;
@@ -45,6 +49,7 @@ void DeclaredAtomics::normalise(std::vector<Range>& list) {
 void DeclaredAtomics::finish() {
   normalise(variables_);
   normalise(code_);
+  normalise(fields_);
 }
 
 const DeclaredAtomics::Range* DeclaredAtomics::find(const std::vector<Range>& list, uint64_t addr) {

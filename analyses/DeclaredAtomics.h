@@ -55,6 +55,11 @@ class DeclaredAtomics {
   // The atomic member function instruction `pc` was inlined from, or null.
   const Range* code_at(uint64_t pc) const { return find(code_, pc); }
 
+  // Names of the plain fields of static structs ("stats.total"), for
+  // reports: add_field, then field_at after finish().
+  void add_field(uint64_t start, uint64_t end, std::string name);
+  const Range* field_at(uint64_t addr) const { return find(fields_, addr); }
+
   bool empty() const { return variables_.empty() && code_.empty(); }
   size_t variables() const { return variables_.size(); }
   size_t code_ranges() const { return code_.size(); }
@@ -65,7 +70,7 @@ class DeclaredAtomics {
  private:
   static const Range* find(const std::vector<Range>& list, uint64_t addr);
   static void normalise(std::vector<Range>& list);
-  std::vector<Range> variables_, code_;
+  std::vector<Range> variables_, code_, fields_;
 };
 
 }  // namespace ctrl

@@ -103,7 +103,9 @@ struct Walker {
           walk(element, base + i * each, name + "[" + std::to_string(i) + "]", depth + 1);
         return;
       }
-      return;  // base types, pointers, enums: plain
+      // Base types, pointers, enums: plain; a field's name is kept for reports.
+      if (name.find('.') != std::string::npos) out.add_field(base, base + size_of(&type), name);
+      return;
     }
   }
 };

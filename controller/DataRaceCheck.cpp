@@ -60,7 +60,12 @@ void DataRaceCheck::check(ExecutionResult& r) {
       ++summary_.treated_more;
   }
   if (found.races.empty()) return;
-  adopt_model_bug(r, found.races, symbols, [](uint64_t) { return true; });
+  adopt_model_bug(
+      r, found.races, symbols, [](uint64_t) { return true; },
+      [&](uint64_t addr) -> std::string {
+        const auto* f = known.field_at(addr);
+        return f ? f->name : "";
+      });
   if (found.treated_more) treated += fmt::format(" and {} more", found.treated_more);
   if (treated.empty()) treated = "nothing (no atomic access in this execution)";
   r.message += "\n  treated as atomic: " + treated;
