@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
+#include <set>
 
 namespace ctrl {
 
@@ -46,49 +48,59 @@ std::string describe(const GraphEvent& e) {
 
 std::vector<Strategy::ModelBug> find_data_races(const ExecutionGraph& g, const HappensBefore& hb,
                                                 uint64_t* inline_atomic) {
-  // Accesses per 8-byte word they touch; bytes accessed atomically.
-  std::map<uint64_t, std::vector<Access>> words;
-  std::map<uint64_t, bool> atomic_word;
+  // Accesses per byte they touch; bytes accessed atomically. Per byte, not
+  // per word: a plain field sharing a word with an atomic one is plain.
+  std::map<uint64_t, std::vector<Access>> bytes;
+  std::set<uint64_t> atomic_byte;
   for (uint32_t i = 0; i < g.size(); i++) {
     const GraphEvent& e = g.at(i);
     Access a;
     if (!access_of(e, i, &a)) continue;
-    for (uint64_t w = e.loc >> 3; w <= (e.loc + e.size - 1) >> 3; w++) {
-      words[w].push_back(a);
-      if (a.atomic) atomic_word[w] = true;
+    for (uint64_t b = e.loc; b < e.loc + e.size; b++) {
+      bytes[b].push_back(a);
+      if (a.atomic) atomic_byte.insert(b);
     }
   }
-  uint64_t inline_count = 0;
+  // A plain access is taken for an inline atomic when any of its bytes is.
+  auto taken_inline = [&](const Access& a) {
+    if (a.atomic) return false;
+    const GraphEvent& e = g.at(a.step);
+    auto it = atomic_byte.lower_bound(e.loc);
+    return it != atomic_byte.end() && *it < e.loc + e.size;
+  };
+  std::set<uint32_t> counted;  // plain accesses taken for inline atomics
+  std::set<uint32_t> raced;    // later accesses already in a race
   std::vector<Strategy::ModelBug> races;
-  for (const auto& [word, list] : words) {
-    bool has_atomic = atomic_word.count(word) > 0;
+  for (const auto& [byte, list] : bytes) {
     for (size_t j = 0; j < list.size(); j++) {
       const Access& b = list[j];
-      if (!b.atomic && has_atomic) {
-        inline_count++;
+      if (taken_inline(b)) {
+        counted.insert(b.step);
         continue;
       }
+      if (raced.count(b.step)) continue;
       for (size_t k = 0; k < j; k++) {
         const Access& a = list[k];
         if (a.atomic && b.atomic) continue;
         if (!a.writes && !b.writes) continue;
-        if (!a.atomic && has_atomic) continue;
+        if (taken_inline(a)) continue;
         const GraphEvent &ea = g.at(a.step), &eb = g.at(b.step);
         if (ea.thread == eb.thread) continue;
-        if (ea.loc >= eb.loc + eb.size || eb.loc >= ea.loc + ea.size) continue;
         if (hb.before(a.step, b.step) || hb.before(b.step, a.step)) continue;
         Strategy::ModelBug bug;
         bug.kind = "data-race";
         bug.first = a.step;
         bug.second = b.step;
-        bug.address = eb.loc;
+        bug.address = byte;
         bug.message = fmt::format("data race: {} (step {}) and {} (step {}) are not ordered by happens-before",
-                                  describe(ea), a.step, describe(eb), b.step);
+                                  describe(ea), a.step + 1, describe(eb), b.step + 1);
         races.push_back(bug);
+        raced.insert(b.step);
         break;
       }
     }
   }
+  uint64_t inline_count = counted.size();
   std::sort(races.begin(), races.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
   if (inline_atomic) *inline_atomic = inline_count;
   return races;

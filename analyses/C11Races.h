@@ -2,8 +2,8 @@
 // consistent execution graph:
 //  * a data race: two accesses to overlapping bytes by different threads, at
 //    least one a write and at least one non-atomic, not ordered by
-//    happens-before. A plain access (an instruction site) to bytes that some
-//    atomic operation of the execution also accesses is taken for an inline
+//    happens-before, per byte. A plain access (an instruction site) to bytes
+//    that some atomic operation of the execution also accesses is taken for an inline
 //    atomic (gcc compiles relaxed, acquire and release loads and stores to
 //    plain movs) and counted in `inline_atomic`, never reported: ctrl cannot
 //    tell it from a non-atomic access, and a false race is worse than a

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "AccessShapes.h"
 #include "Dependence.h"
 #include "Operation.h"
 
@@ -113,37 +114,7 @@ void operations_of(const shm::Event& e, Range&& range, Object&& object) {
   }
 }
 
-// Locations are bytes: accesses of different sizes share exactly those (a
-// coarser key would join neighbours). But an access whose bytes no access
-// of another address or size touches in the execution is one location:
-// every one of its bytes would have the same history. Decided per aligned
-// 8-byte word; an access across words is always split into bytes.
-class Shapes {
- public:
-  void note(uint64_t addr, uint64_t size) {
-    if (size == 0) size = 1;
-    uint64_t first = addr >> 3, last = (addr + size - 1) >> 3;
-    if (first != last) {
-      for (uint64_t w = first; w <= last; ++w) words_[w] = kMixed;
-      return;
-    }
-    auto [it, inserted] = words_.try_emplace(first, shape(addr, size));
-    if (!inserted && it->second != shape(addr, size)) it->second = kMixed;
-  }
-  bool whole(uint64_t addr, uint64_t size) const {
-    if (size == 0) size = 1;
-    if (addr >> 3 != (addr + size - 1) >> 3) return false;
-    auto it = words_.find(addr >> 3);
-    return it != words_.end() && it->second == shape(addr, size);
-  }
-
- private:
-  static constexpr uint64_t kMixed = ~uint64_t(0);
-  static uint64_t shape(uint64_t addr, uint64_t size) { return addr << 8 | size; }
-  std::unordered_map<uint64_t, uint64_t> words_;
-};
-
-void accesses_of(const shm::Event& e, const Shapes& shapes, std::vector<MemoryOp>& out) {
+void accesses_of(const shm::Event& e, const AccessShapes& shapes, std::vector<MemoryOp>& out) {
   out.clear();
   operations_of(
       e,
@@ -192,7 +163,7 @@ std::optional<Borderline> find_borderline(const shm::Event* events, uint64_t n, 
   std::unordered_map<uint64_t, Location> locations;
   locations.reserve(256);
   std::vector<MemoryOp> accesses;
-  Shapes shapes;
+  AccessShapes shapes;
   for (uint64_t k = 0; k < n; ++k)
     operations_of(events[k], [&](Op, uint64_t addr, uint64_t size) { shapes.note(addr, size); }, [](Op, uint64_t) {});
   ClockArena arena;

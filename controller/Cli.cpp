@@ -133,6 +133,7 @@ struct AttachArgs {
   std::string visible = "auto";
   std::string fail_on_exit;  // as given (kept in traces)
   FailExitStatuses fail_exit;
+  std::string races = "on";  // --races: validated by CLI::IsMember below
   std::vector<std::string> instrument;
   std::vector<std::string> command;
   bool interactive = false;
@@ -296,6 +297,7 @@ int attach(AttachArgs a) {
   o->set_hang_timeout_ms(uint32_t(a.hang_timeout * 1000));
   o->set_visible(visible);
   o->set_fail_on_exit(a.fail_on_exit);
+  o->set_races_off(a.races == "off");
   for (const auto& lib : a.instrument) o->add_instrument(resolve_library(lib));
 
   ExploreOptions options;
@@ -313,6 +315,7 @@ int attach(AttachArgs a) {
   // what its steps before the checkpoint wrote: with the output shown, it
   // would be missing (pixz's blocks written before the restored step).
   options.checkpoints = !a.no_checkpoints && !a.show_output;
+  options.races = a.races == "on";
   options.progress = isatty(2);
   // Helper sessions print nothing and read nothing: with the program's
   // output shown, the executions they ran would be missing from it.
@@ -582,6 +585,12 @@ int run_cli(int argc, char** argv) {
                          "atomics: only synchronisation calls and locked/xchg/fence instructions; auto: all, but "
                          "atomics from the start again once an execution is cut by --max-steps (said in the summary)")
       ->check(CLI::IsMember({"auto", "all", "atomics"}))
+      ->capture_default_str();
+  attach_cmd->add_option("--races", a.races,
+                         "on: under --model sc, tso and pso, a data race (two threads access the same bytes, one "
+                         "writes, one access is not atomic, no happens-before between them) in an execution is a "
+                         "bug (data-race); off: not checked (c11/rc11 always check)")
+      ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();
   attach_cmd->add_flag("--interactive", a.interactive,
                        "step through one execution at a prompt instead of exploring (help lists the commands)");

@@ -92,7 +92,10 @@ Explorer::Explorer(Session& session, ExploreOptions options, proto::Trace trace_
     : session_(session),
       options_(std::move(options)),
       trace_dir_(options_.trace_dir),
-      template_(std::move(trace_template)) {}
+      template_(std::move(trace_template)) {
+  if (options_.races && !model_analysis(session_.config().model).plans_choices())
+    races_ = std::make_unique<DataRaceCheck>(session_);
+}
 
 void Explorer::mark_interrupted(ExplorationReport& report) {
   report.interrupted = true;
@@ -109,7 +112,8 @@ bool Explorer::record_bug(ExplorationReport& report, ExecutionResult result) {
   FoundBug found;
   found.preemptions = found.preemptions_found = count_preemptions(result.events);
   // Under c11/rc11 a schedule's Choices are tied to its steps: no shrinking.
-  if (options_.shrink && !result.before_checkpoint && result.kind != "tso-unsafe" &&
+  // A data race is the race check's verdict, which the shrinker's runs do not get.
+  if (options_.shrink && !result.before_checkpoint && result.kind != "tso-unsafe" && result.kind != "data-race" &&
       !model_analysis(session_.config().model).plans_choices()) {
     ShrinkStats st = shrink(session_, result, 64, options_.prefix.size());
     found.preemptions = st.after;
@@ -268,6 +272,10 @@ ExplorationReport Explorer::run() {
     if (may_have_model_bug(r))
       adopt_model_bug(r, strategy->last_model_bugs(), session_.symbolizer(),
                       [&](uint64_t a) { return session_.initialised_unseen(a); });
+    if (races_) {
+      races_->check(r);
+      report.races = races_->summary();
+    }
     return account(r);
   };
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "CheckpointedSearch.h"
+#include "DataRaceCheck.h"
 #include "ExecutionResult.h"
 #include "ParallelExplorer.h"
 #include "Session.h"
@@ -41,6 +42,9 @@ struct ExploreOptions {
   // -j: sessions that run executions at once (ParallelExplorer.h); 1: this
   // session alone. Counts, verdicts and bugs are the same for any value.
   unsigned jobs = 1;
+  // --races: under sc, tso and pso, each finished execution's first data
+  // race is its bug (DataRaceCheck.h); c11/rc11 find theirs in the graph.
+  bool races = true;
   // Tests: makes the strategy instead of make_strategy (a scripted one).
   std::function<std::unique_ptr<Strategy>()> strategy_factory;
 
@@ -140,6 +144,8 @@ struct ExplorationReport {
   // count per execution is measured against (issue 12, bench/anchors.sh).
   uint64_t steps = 0;
   uint64_t handoffs = 0;
+  // --races under sc/tso/pso: what the race check did (DataRaceCheck.h).
+  std::optional<DataRaceSummary> races;
   // Executions in place (agent/Rollback.h): how they got their process.
   RunnerStats runners;
   // -j N: executions run ahead of their plan and results taken from them.
@@ -195,6 +201,7 @@ class Explorer {
   ExecutionResult run_own(const ExecutionPlan& plan, uint64_t index);
 
   std::unique_ptr<CheckpointedSearch> checkpointed_;  // with options_.checkpoints
+  std::unique_ptr<DataRaceCheck> races_;                // with options_.races, under sc/tso/pso
   std::unique_ptr<ParallelExplorer> parallel_;        // with options_.jobs > 1, once started
   TraceDir trace_dir_;
   proto::Trace template_;

@@ -7,7 +7,12 @@
 namespace ctrl {
 
 void adopt_model_bug(ExecutionResult& r, const std::vector<Strategy::ModelBug>& bugs, const Symbolizer& symbols,
-                     const std::function<bool(uint64_t)>& initialised) {
+                     const std::function<bool(uint64_t)>& initialised,
+                     const std::function<std::string(uint64_t)>& name_data) {
+  auto data = [&](uint64_t addr) {
+    std::string name = name_data ? name_data(addr) : "";
+    return name.empty() ? symbols.describe_data(addr) : name;
+  };
   for (const Strategy::ModelBug& bug : bugs) {
     if (bug.kind == "uninitialized-load" && (!symbols.module_name(bug.address).empty() || initialised(bug.address)))
       continue;
@@ -26,9 +31,9 @@ void adopt_model_bug(ExecutionResult& r, const std::vector<Strategy::ModelBug>& 
     r.message = bug.message;
     if (bug.second != UINT64_MAX && bug.first < r.events.size())
       r.message += fmt::format(" (at {} and {}, on {})", symbols.describe_code(r.events[bug.first].site),
-                               symbols.describe_code(e.site), symbols.describe_data(e.addr));
+                               symbols.describe_code(e.site), data(e.addr));
     else
-      r.message += fmt::format(" (at {}, on {})", symbols.describe_code(e.site), symbols.describe_data(e.addr));
+      r.message += fmt::format(" (at {}, on {})", symbols.describe_code(e.site), data(e.addr));
     r.message += then;
     return;
   }

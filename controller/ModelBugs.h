@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "ExecutionResult.h"
@@ -24,7 +25,9 @@ inline bool may_have_model_bug(const ExecutionResult& r) {
 // modules (their static data is initialised) and not `initialised` in a
 // way no event shows (Session::initialised_unseen: before the checkpoint,
 // or a thread's static TLS). Names the accesses' code and data.
+// `name_data`, when given, names the data before the symbols do (a field).
 void adopt_model_bug(ExecutionResult& r, const std::vector<Strategy::ModelBug>& bugs, const Symbolizer& symbols,
-                     const std::function<bool(uint64_t)>& initialised);
+                     const std::function<bool(uint64_t)>& initialised,
+                     const std::function<std::string(uint64_t)>& name_data = {});
 
 }  // namespace ctrl

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "C11Races.h"
+#include "DataRaceCheck.h"
 #include "ElfInspector.h"
 #include "ExitStatus.h"
 #include "ModelAnalysis.h"
@@ -85,6 +86,10 @@ ReplayOutcome replay(Session& session, const proto::Trace& trace) {
   if (model_analysis(session.config().model).plans_choices() && may_have_model_bug(r))
     adopt_model_bug(r, model_bugs_of(r.events.data(), r.events.size(), trace_choices(trace)), session.symbolizer(),
                     [&](uint64_t a) { return session.initialised_unseen(a); });
+  // Under sc/tso/pso a race is the race check's verdict. Only a race's trace
+  // is checked: an execution saved for another bug had no race when found.
+  if (!model_analysis(session.config().model).plans_choices() && want == "data-race" && !trace.options().races_off())
+    DataRaceCheck(session).check(r);
   size_t steps = r.events.size();
   auto& symbols = session.symbolizer();
   switch (r.end) {

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "Backtracer.h"
 #include "ExitStatus.h"
@@ -246,6 +247,17 @@ void print_summary(std::FILE* out, const ExplorationReport& report) {
              report.bugs.size(), report.bugs.size() == 1 ? "" : "s", report.exhaustive ? "yes" : "no", fairness, bound,
              report.elapsed, why);
   // On stderr: stdout ends with the summary line (scripts read it there).
+  // What the race check (--races, DataRaceCheck.h) did.
+  if (const auto& races = report.races) {
+    if (!races->unchecked.empty())
+      fmt::print(stderr, "ctrl: data races not checked: {}\n", races->unchecked);
+    else if (races->executions)
+      fmt::print(stderr, "ctrl: data races checked in {} execution{}; treated as atomic: {}{}{}\n", races->executions,
+                 races->executions == 1 ? "" : "s",
+                 races->treated.empty() ? "nothing" : fmt::format("{}", fmt::join(races->treated, ", ")),
+                 races->treated_more ? fmt::format(" and {} more", races->treated_more) : "",
+                 races->debug_info ? "" : " (no debug information: only bytes atomic events touched)");
+  }
   bool at_limit = report.stopped_at_max_executions || report.bounded > 0 ||
                   (report.interrupted && report.stopped_by == "the time limit");
   if (systematic && !report.exhaustive && at_limit && report.bugs.empty())
@@ -345,6 +357,14 @@ nlohmann::json report_json(const ExplorationReport& report, const std::string& p
           {"files",
            {{"left_as", report.files_left_as},
             {"why", report.files_why.empty() ? nlohmann::json(nullptr) : nlohmann::json(report.files_why)}}},
+          // --races under sc/tso/pso (DataRaceCheck.h); null when off or c11/rc11.
+          {"races", report.races ? nlohmann::json{{"checked_executions", report.races->executions},
+                                                  {"unchecked", report.races->unchecked.empty()
+                                                                    ? nlohmann::json(nullptr)
+                                                                    : nlohmann::json(report.races->unchecked)},
+                                                  {"treated_as_atomic", report.races->treated},
+                                                  {"debug_info", report.races->debug_info}}
+                                 : nlohmann::json(nullptr)},
           {"preemption_bound", report.preemption_bound},
           {"preemption_bound_completed", report.preemption_bound_completed},
           {"bugs", bugs}};

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <new>
 
@@ -94,6 +95,28 @@ Symbolizer::Symbolizer(pid_t pid) {
 }
 
 Symbolizer::~Symbolizer() { dwfl_end(dwfl_); }
+
+std::vector<std::string> Symbolizer::module_names() const {
+  std::vector<std::string> names;
+  for (const ModuleSpan& span : spans_) names.push_back(module_basename(span.module));
+  return names;
+}
+
+Dwarf* Symbolizer::module_dwarf(const std::string& path, uint64_t* bias) const {
+  std::error_code ec;
+  for (const ModuleSpan& span : spans_) {
+    const char* file = nullptr;
+    dwfl_module_info(span.module, nullptr, nullptr, nullptr, nullptr, nullptr, &file, nullptr);
+    const char* name = dwfl_module_info(span.module, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
+    const char* which = file ? file : name;
+    if (!which || !std::filesystem::equivalent(which, path, ec)) continue;
+    Dwarf_Addr b = 0;
+    Dwarf* dw = dwfl_module_getdwarf(span.module, &b);
+    *bias = b;
+    return dw;
+  }
+  return nullptr;
+}
 
 Dwfl_Module* Symbolizer::module_at(uint64_t addr) const {
   // dwfl_addrmodule answers the last module for any address above it (the

@@ -24,6 +24,7 @@
 
 struct Dwfl;
 struct Dwfl_Module;
+struct Dwarf;
 
 namespace ctrl {
 
@@ -74,6 +75,11 @@ class Symbolizer {
   // Re-reads /proc/<pid>/maps for describe_data's region names. Silently
   // keeps the previous snapshot if the process is gone.
   void snapshot_regions(pid_t pid);
+  // The DWARF of the module loaded from `path` (the program) and its load
+  // bias, or null without debug information (or no such module).
+  Dwarf* module_dwarf(const std::string& path, uint64_t* bias) const;
+  // Basenames of the modules mapped when the Symbolizer was made.
+  std::vector<std::string> module_names() const;
 
  private:
   struct CodeInfo {

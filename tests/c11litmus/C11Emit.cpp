@@ -104,7 +104,10 @@ std::string emit_program(const Test& t, const std::string& lang) {
       o << "static std::atomic<long> " << loc << "{" << *init << "};\n";
       addr[loc] = loc;
     } else {
-      o << "static long " << loc << " = " << *init << ";\n";
+      // An atomic location is declared _Atomic: built with inline atomics,
+      // its relaxed, acquire and release accesses are plain movs, and its
+      // type (DWARF) is what tells ctrl's race check they are atomic.
+      o << "static " << (na || cpp ? "" : "_Atomic ") << "long " << loc << " = " << *init << ";\n";
       addr[loc] = "&" + loc;
     }
   }

@@ -11,7 +11,8 @@
 #         -P check_pct_bound.cmake
 #
 # Checks:
-#  - ctrl attach --strategy pct --pct-depth D --seed S --max-executions E
+#  - ctrl attach --strategy pct --pct-depth D --seed S --max-executions E (all three with
+#    --races off: the bound is about the assertion; the program races by design)
 #    --max-steps K --keep-going ran E executions, none cut by --max-steps (so
 #    every one took fewer than K steps), and exits 1;
 #  - the buggy executions (the occurrences of the bugs in the JSON report)
@@ -40,7 +41,7 @@ file(MAKE_DIRECTORY "${WORKDIR}/traces")
 
 set(what "ctrl attach --strategy pct --pct-depth ${DEPTH}")
 e2e_exec(run "${CTRL}" attach --strategy pct --pct-depth ${DEPTH} --seed ${SEED} --max-executions ${EXECUTIONS}
-  --max-steps ${MAX_STEPS} --keep-going --json "${WORKDIR}/pct.json" --trace-dir "${WORKDIR}/traces" "${PROGRAM}")
+  --max-steps ${MAX_STEPS} --races off --keep-going --json "${WORKDIR}/pct.json" --trace-dir "${WORKDIR}/traces" "${PROGRAM}")
 e2e_expect_exit("${run_rc}" 1 "${what}")
 e2e_check_report(pct "${WORKDIR}/pct.json" "${what}")
 string(JSON strategy GET "${pct_json}" strategy)
@@ -77,9 +78,9 @@ if(NOT replayed_kind STREQUAL pct_kind)
 endif()
 
 e2e_exec(random "${CTRL}" attach --strategy random --seed ${SEED} --max-executions ${EXECUTIONS}
-  --max-steps ${MAX_STEPS} --json "${WORKDIR}/random.json" --trace-dir "${WORKDIR}/traces" "${PROGRAM}")
+  --max-steps ${MAX_STEPS} --races off --json "${WORKDIR}/random.json" --trace-dir "${WORKDIR}/traces" "${PROGRAM}")
 e2e_expect_exit("${random_rc}" 0 "ctrl attach --strategy random (no bug expected)")
-e2e_exec(bounded "${CTRL}" attach --preemption-bound 0 --max-steps ${MAX_STEPS}
+e2e_exec(bounded "${CTRL}" attach --preemption-bound 0 --max-steps ${MAX_STEPS} --races off
   --json "${WORKDIR}/bounded.json" --trace-dir "${WORKDIR}/traces" "${PROGRAM}")
 e2e_expect_exit("${bounded_rc}" 0 "ctrl attach --preemption-bound 0 (no bug expected)")
 e2e_check_report(bounded "${WORKDIR}/bounded.json" "ctrl attach --preemption-bound 0")

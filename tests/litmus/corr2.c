@@ -12,7 +12,7 @@
  */
 #include "litmus.h"
 
-static long x;
+static volatile long x;
 static long res_r0, res_r1, res_r2, res_r3;
 
 static void *t0(void *arg) {

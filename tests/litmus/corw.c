@@ -10,7 +10,7 @@
  */
 #include "litmus.h"
 
-static long x;
+static volatile long x;
 static long res_r0;
 
 static void *t0(void *arg) {

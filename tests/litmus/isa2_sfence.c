@@ -11,7 +11,7 @@
  */
 #include "litmus.h"
 
-static long x, y, z;
+static volatile long x, y, z;
 static long res_r0, res_r1, res_r2;
 
 static void *t0(void *arg) {

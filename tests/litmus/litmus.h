@@ -11,7 +11,12 @@
  * Loaded values stay in registers (C locals) until the thread's operations
  * are done; only then are they copied into result globals (res_r0, ...) that
  * main reads after joining, so no extra visible access sits between the
- * operations under test. */
+ * operations under test.
+ *
+ * The shared locations are declared `static volatile long`: every mov of a
+ * litmus test is an atomic x86 access by design, and ctrl's race check
+ * (--races, on by default) takes volatile objects for marked ones, as the
+ * Linux kernel's KCSAN does; as plain longs they would be data races. */
 #ifndef LITMUS_H
 #define LITMUS_H
 

@@ -11,7 +11,7 @@
  */
 #include "litmus.h"
 
-static long x, y;
+static volatile long x, y;
 static long res_r0, res_r1;
 
 static void *t0(void *arg) {

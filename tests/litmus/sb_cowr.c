@@ -15,7 +15,7 @@
  */
 #include "litmus.h"
 
-static long x, z, w;
+static volatile long x, z, w;
 static long res_r0, res_r1, res_r2;
 
 static void *t0(void *arg) {

@@ -12,7 +12,7 @@
  */
 #include "litmus.h"
 
-static long x, f0, y, f1;
+static volatile long x, f0, y, f1;
 static long res_r0, res_r1;
 
 static void *t0(void *arg) {

@@ -10,7 +10,7 @@
  */
 #include "litmus.h"
 
-static long x, y;
+static volatile long x, y;
 
 static void *t0(void *arg) {
   STORE(x, 1);
