@@ -121,8 +121,14 @@ const char* direction(const MemAccess& a) { return a.writes ? "write" : "read"; 
 }  // namespace
 
 HbRaceCheck find_hb_races(const shm::Event* events, uint64_t n, const DeclaredAtomics& declared,
-                          const std::function<bool()>& stop) {
+                          const std::function<bool()>& stop,
+                          const std::vector<std::pair<uint64_t, uint64_t>>* checked) {
   HbRaceCheck out;
+  auto reported = [&](uint64_t addr) {
+    if (!checked) return true;
+    auto it = std::upper_bound(checked->begin(), checked->end(), std::make_pair(addr, UINT64_MAX));
+    return it != checked->begin() && addr < std::prev(it)->second;
+  };
   uint32_t threads = 1;
   for (uint64_t k = 0; k < n; ++k) {
     if (OpKind(events[k].kind) == OpKind::Flush) continue;
@@ -257,7 +263,7 @@ HbRaceCheck find_hb_races(const shm::Event* events, uint64_t n, const DeclaredAt
     for (const MemAccess& a : accesses) {
       auto ordered = [&](const Prior& p) { return p.thread == t || p.epoch <= mine[p.thread]; };
       auto conflict = [&](const Prior& p, bool p_writes) {
-        if (p.step == UINT32_MAX || ordered(p) || (p.atomic && a.atomic)) return false;
+        if (p.step == UINT32_MAX || ordered(p) || (p.atomic && a.atomic) || !reported(a.addr)) return false;
         Strategy::ModelBug bug;
         bug.kind = "data-race";
         bug.first = p.step;

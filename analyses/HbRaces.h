@@ -66,6 +66,9 @@ struct HbRaceCheck {
 // `stop` (polled every 4096 events; may be empty): gives up, with no race
 // and `stopped` set (Ctrl-C or the time limit must not wait for a long log).
 HbRaceCheck find_hb_races(const shm::Event* events, uint64_t n, const DeclaredAtomics& declared,
-                          const std::function<bool()>& stop = {});
+                          const std::function<bool()>& stop = {},
+                          const std::vector<std::pair<uint64_t, uint64_t>>* checked = nullptr);
+// `checked` (sorted [start, end) ranges; null: every address): only races on
+// bytes inside them are reported (happens-before is computed over all).
 
 }  // namespace ctrl

@@ -298,6 +298,7 @@ int attach(AttachArgs a) {
   o->set_visible(visible);
   o->set_fail_on_exit(a.fail_on_exit);
   o->set_races_off(a.races == "off");
+  o->set_races_all(a.races == "all");
   for (const auto& lib : a.instrument) o->add_instrument(resolve_library(lib));
 
   ExploreOptions options;
@@ -315,7 +316,8 @@ int attach(AttachArgs a) {
   // what its steps before the checkpoint wrote: with the output shown, it
   // would be missing (pixz's blocks written before the restored step).
   options.checkpoints = !a.no_checkpoints && !a.show_output;
-  options.races = a.races == "on";
+  options.races = a.races != "off";
+  options.races_all = a.races == "all";
   options.progress = isatty(2);
   // Helper sessions print nothing and read nothing: with the program's
   // output shown, the executions they ran would be missing from it.
@@ -588,9 +590,11 @@ int run_cli(int argc, char** argv) {
       ->capture_default_str();
   attach_cmd->add_option("--races", a.races,
                          "on: under --model sc, tso and pso, a data race (two threads access the same bytes, one "
-                         "writes, one access is not atomic, no happens-before between them) in an execution is a "
-                         "bug (data-race); off: not checked (c11/rc11 always check)")
-      ->check(CLI::IsMember({"on", "off"}))
+                         "writes, one access is not atomic, no happens-before between them) on the static data of "
+                         "the program or its libraries is a bug (data-race); all: on any memory, the heap too (malloc "
+                         "and free are not visible: a block malloc hands from one thread to another through its own "
+                         "lock can look racy); off: not checked (c11/rc11 always check)")
+      ->check(CLI::IsMember({"on", "all", "off"}))
       ->capture_default_str();
   attach_cmd->add_flag("--interactive", a.interactive,
                        "step through one execution at a prompt instead of exploring (help lists the commands)");

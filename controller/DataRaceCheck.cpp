@@ -44,7 +44,10 @@ void DataRaceCheck::check(ExecutionResult& r) {
   if (!declared_) load();
   if (!summary_.unchecked.empty()) return;
   const DeclaredAtomics& known = *declared_;
-  HbRaceCheck found = find_hb_races(r.events.data(), r.events.size(), known, [this] { return session_.should_stop(); });
+  std::vector<std::pair<uint64_t, uint64_t>> static_data;
+  if (!all_) static_data = session_.symbolizer().module_images();
+  HbRaceCheck found = find_hb_races(r.events.data(), r.events.size(), known, [this] { return session_.should_stop(); },
+                                    all_ ? nullptr : &static_data);
   if (found.stopped) return;
   ++summary_.executions;
   Symbolizer& symbols = session_.symbolizer();

@@ -32,11 +32,17 @@ struct DataRaceSummary {
   std::vector<std::string> treated;  // what was treated as atomic ("x (DWARF atomic type)"), first ones
   uint64_t treated_more = 0;         // beyond those
   bool debug_info = true;            // false: the program has none (only atomic events were evidence)
+  bool heap = false;                 // --races all: every address, not only the modules' static data
 };
 
 class DataRaceCheck {
  public:
-  explicit DataRaceCheck(Session& session) : session_(session) {}
+  // `all` (--races all): every address is race-checked; otherwise only the
+  // static data of the program and its libraries. malloc and free are not
+  // visible: a block one thread frees and another gets back from malloc is
+  // handed over through malloc's own lock, which no event shows, and would
+  // look racy.
+  DataRaceCheck(Session& session, bool all) : session_(session), all_(all) { summary_.heap = all; }
   // Makes the execution's first race its bug, when it may have one
   // (may_have_model_bug: a complete execution, or a bug other than a
   // deadlock or a hang, which the race then precedes).
@@ -47,6 +53,7 @@ class DataRaceCheck {
   static constexpr size_t kMaxTreated = 8;
   void load();
   Session& session_;
+  bool all_;
   std::optional<DeclaredAtomics> declared_;
   DataRaceSummary summary_;
   std::set<std::string> seen_;  // every entry of what was treated as atomic

@@ -94,7 +94,7 @@ Explorer::Explorer(Session& session, ExploreOptions options, proto::Trace trace_
       trace_dir_(options_.trace_dir),
       template_(std::move(trace_template)) {
   if (options_.races && !model_analysis(session_.config().model).plans_choices())
-    races_ = std::make_unique<DataRaceCheck>(session_);
+    races_ = std::make_unique<DataRaceCheck>(session_, options_.races_all);
 }
 
 void Explorer::mark_interrupted(ExplorationReport& report) {

@@ -45,6 +45,7 @@ struct ExploreOptions {
   // --races: under sc, tso and pso, each finished execution's first data
   // race is its bug (DataRaceCheck.h); c11/rc11 find theirs in the graph.
   bool races = true;
+  bool races_all = false;  // --races all: heap and anonymous memory too
   // Tests: makes the strategy instead of make_strategy (a scripted one).
   std::function<std::unique_ptr<Strategy>()> strategy_factory;
 

@@ -89,7 +89,7 @@ ReplayOutcome replay(Session& session, const proto::Trace& trace) {
   // Under sc/tso/pso a race is the race check's verdict. Only a race's trace
   // is checked: an execution saved for another bug had no race when found.
   if (!model_analysis(session.config().model).plans_choices() && want == "data-race" && !trace.options().races_off())
-    DataRaceCheck(session).check(r);
+    DataRaceCheck(session, trace.options().races_all()).check(r);
   size_t steps = r.events.size();
   auto& symbols = session.symbolizer();
   switch (r.end) {

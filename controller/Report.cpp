@@ -252,8 +252,9 @@ void print_summary(std::FILE* out, const ExplorationReport& report) {
     if (!races->unchecked.empty())
       fmt::print(stderr, "ctrl: data races not checked: {}\n", races->unchecked);
     else if (races->executions)
-      fmt::print(stderr, "ctrl: data races checked in {} execution{}; treated as atomic: {}{}{}\n", races->executions,
-                 races->executions == 1 ? "" : "s",
+      fmt::print(stderr, "ctrl: data races checked in {} execution{} ({}); treated as atomic: {}{}{}\n",
+                 races->executions, races->executions == 1 ? "" : "s",
+                 races->heap ? "every address" : "static data only: --races all checks the heap too",
                  races->treated.empty() ? "nothing" : fmt::format("{}", fmt::join(races->treated, ", ")),
                  races->treated_more ? fmt::format(" and {} more", races->treated_more) : "",
                  races->debug_info ? "" : " (no debug information: only bytes atomic events touched)");
@@ -363,7 +364,8 @@ nlohmann::json report_json(const ExplorationReport& report, const std::string& p
                                                                     ? nlohmann::json(nullptr)
                                                                     : nlohmann::json(report.races->unchecked)},
                                                   {"treated_as_atomic", report.races->treated},
-                                                  {"debug_info", report.races->debug_info}}
+                                                  {"debug_info", report.races->debug_info},
+                                                  {"heap", report.races->heap}}
                                  : nlohmann::json(nullptr)},
           {"preemption_bound", report.preemption_bound},
           {"preemption_bound_completed", report.preemption_bound_completed},

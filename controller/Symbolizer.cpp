@@ -174,6 +174,13 @@ std::string Symbolizer::source_line(uint64_t addr) const {
 
 std::string Symbolizer::function_name(uint64_t addr) const { return code_info(addr).function; }
 
+std::vector<std::pair<uint64_t, uint64_t>> Symbolizer::module_images() const {
+  std::vector<std::pair<uint64_t, uint64_t>> images;
+  for (const auto& span : spans_) images.emplace_back(span.start, span.end);
+  std::sort(images.begin(), images.end());
+  return images;
+}
+
 bool Symbolizer::in_module(uint64_t addr, std::string_view module_basename_substring) const {
   const CodeInfo& info = code_info(addr);
   return info.mapped && info.module.find(module_basename_substring) != std::string::npos;

@@ -52,6 +52,9 @@ class Symbolizer {
   // Whether addr lies in a module whose file basename contains the given
   // substring, e.g. in_module(ip, "libctrl-agent").
   bool in_module(uint64_t addr, std::string_view module_basename_substring) const;
+  // Every module's whole memory image ([start, end), sorted): its code and
+  // static data, .bss included.
+  std::vector<std::pair<uint64_t, uint64_t>> module_images() const;
 
   // Basename of the module containing addr, or "".
   std::string module_name(uint64_t addr) const;

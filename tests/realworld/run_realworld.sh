@@ -125,7 +125,12 @@ echo "ctrl exited with $ctrl_rc after $((elapsed_ms / 1000)).$(printf %03d $((el
 
 [ "$ctrl_rc" -ne 124 ] && [ "$ctrl_rc" -ne 137 ] || fail "ctrl did not end within $deadline s (stopped by timeout)"
 [ -f report.json ] || fail "ctrl wrote no JSON report"
-json_int() { sed -n "s/.*\"$1\": *\([0-9]*\).*/\1/p" report.json | head -n 1; }
+# The report's "executions" object, without its nested "probes" (whose keys
+# repeat the outer ones).
+report=$(tr -d ' \n' < report.json)
+executions=$(printf '%s\n' "$report" | sed -n 's/.*"executions":{//p' | sed 's/"probes":{[^}]*}//; s/}.*//')
+json_int() { printf '%s\n' "$executions" | sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p" | head -n 1; }
+json_any_int() { printf '%s\n' "$report" | sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p" | head -n 1; }
 total=$(json_int total)
 complete=$(json_int complete)
 blocked=$(json_int blocked)
@@ -232,7 +237,7 @@ limit=$total
 # executions under --visible all before the one cut by --max-steps printed
 # their output too (whole ones, and a prefix for the cut one), before the
 # exploration started again from the start.
-before=$(json_int executions_under_all)
+before=$(json_any_int executions_under_all)
 if [ -n "$before" ]; then
   echo "--visible auto fell back to atomics after $before executions under all"
   limit=$((limit + before))
