@@ -37,6 +37,12 @@ void DataRaceCheck::load() {
   Dwarf* dwarf = summary_.unchecked.empty() ? symbols.module_dwarf(session_.config().program, &bias) : nullptr;
   declared_ = read_declared_atomics(dwarf, bias);
   summary_.debug_info = declared_->had_debug_info;
+  // Without debug information an inline atomic (a relaxed, acquire or
+  // release load or store is a plain mov) cannot be told from a plain
+  // access: a stripped program (every Debian tool) would get false races.
+  if (summary_.unchecked.empty() && !declared_->had_debug_info)
+    summary_.unchecked =
+        "the program has no debug information: its inline atomics (plain moves) cannot be told from plain accesses";
 }
 
 void DataRaceCheck::check(ExecutionResult& r) {
