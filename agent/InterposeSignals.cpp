@@ -4,14 +4,15 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <sys/syscall.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
 
 #include <cstring>
 #include <initializer_list>
 
 #include "AgentDescriptors.h"
+#include "DeferredSignals.h"
 #include "InstructionSites.h"
 #include "KernelWaits.h"
 #include "RawSyscall.h"
@@ -131,6 +132,7 @@ void install_execution_signal_handlers() {
     real.sigaction(sig, &ours, nullptr);
   }
   handlers_installed = true;
+  deferred_signals::scan_program_handlers();
   sigset_t unblock;
   sigemptyset(&unblock);
   for (int sig = 1; sig < NSIG; ++sig)
@@ -200,6 +202,7 @@ int sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
     // common sa_mask) would be killed silently by a fault or an int3 site.
     if (!act) return real.sigaction(sig, act, old);
     rollback::note_sigaction(sig);
+    deferred_signals::note_program_handler(sig, act->sa_handler);
     struct sigaction copy = *act;
     remove_managed(copy.sa_mask);
     return real.sigaction(sig, &copy, old);
@@ -224,7 +227,8 @@ int sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
 
 sighandler_t signal(int sig, sighandler_t handler) {
   ensure_real();
-  struct sigaction act {}, old{};
+  struct sigaction act {
+  }, old{};
   act.sa_handler = handler;
   act.sa_flags = SA_RESTART;
   sigemptyset(&act.sa_mask);
@@ -274,7 +278,8 @@ long syscall(long number, ...) {
   if (number == SYS_rt_sigaction) {
     auto* kact = reinterpret_cast<const KernelSigaction*>(a[1]);
     auto* kold = reinterpret_cast<KernelSigaction*>(a[2]);
-    struct sigaction act {}, old{};
+    struct sigaction act {
+    }, old{};
     if (kact) {
       act.sa_sigaction = reinterpret_cast<void (*)(int, siginfo_t*, void*)>(kact->handler);
       act.sa_flags = int(kact->flags & ~kSaRestorer);  // libc supplies its own restorer

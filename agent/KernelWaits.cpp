@@ -539,6 +539,19 @@ bool modelled_syscall(long nr, const long a[6], uint64_t site, long& result) {
   if (nr == kFutexWaitv)
     rt.end_execution(shm::Outcome::Unsupported, me, site,
                      "the program calls futex_waitv, which ctrl does not model (a thread would sleep in the kernel)");
+  if (nr == SYS_sched_yield || nr == SYS_nanosleep || nr == SYS_clock_nanosleep) {
+    // Made by the program's own code (the Go runtime's osyield and usleep,
+    // its sysmon thread's polling), not through libc's functions: a yield
+    // point, as those are (InterposeProcess.cpp). A native sleep would keep
+    // the token while every other thread stays parked, and whether the
+    // sleeper's next look finds the others' work done would depend on time.
+    PendingOp op{OpKind::Yield, 0, 0, site};
+    op.drains = false;
+    rt.begin(me, op);
+    rt.log(me, OpKind::Yield, 0, site);
+    result = 0;
+    return true;
+  }
   if (nr != SYS_futex) return probed_call(me, nr, a, site, result);
   int cmd = int(a[1]) & ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME);
   uint64_t addr = addr_of(a[0]);

@@ -2,12 +2,12 @@
 
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <poll.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,6 +16,8 @@
 #include <cstring>
 
 #include "CheckpointClaim.h"
+#include "DeferredSignals.h"
+#include "Dependence.h"
 #include "FileJournal.h"
 #include "FileState.h"
 #include "Framing.h"
@@ -26,13 +28,12 @@
 #include "OwnPid.h"
 #include "ParkContext.h"
 #include "RawSyscall.h"
+#include "RealFunctions.h"
 #include "Rollback.h"
+#include "Signals.h"
+#include "TailChooser.h"
 #include "ThreadLocalStorage.h"
 #include "ThreadPool.h"
-#include "RealFunctions.h"
-#include "Signals.h"
-#include "Dependence.h"
-#include "TailChooser.h"
 #include "control.pb.h"
 
 namespace ctrl::agent {
@@ -115,17 +116,25 @@ void Runtime::publish_tid(uint32_t t, pid_t tid) {
 void Runtime::begin(uint32_t me, const PendingOp& op) {
   uint64_t live = t_program_sp;
   t_program_sp = 0;
-  model.set_pending(me, op);
-  if (!active || ended) return;
-  memory->stack_at(me, live);
-  uint32_t next = decide(me);
-  if (next == me) return;
-  if (step_ >= spread_at_) spread();
-  publish(me);
-  memory->switched_out(me);
-  hand_to(next);
-  wait_turn(me, last_enabled_ == ((uint64_t(1) << me) | (uint64_t(1) << next)));
-  memory->switched_in(me);
+  for (;;) {
+    model.set_pending(me, op);
+    if (!active || ended) return;
+    memory->stack_at(me, live);
+    uint32_t next = decide(me);
+    if (next == me) return;
+    if (step_ >= spread_at_) spread();
+    publish(me);
+    memory->switched_out(me);
+    // Signals sent while switched out wait for this turn (DeferredSignals.h).
+    uint64_t held = deferred_signals::hold();
+    hand_to(next);
+    wait_turn(me, last_enabled_ == ((uint64_t(1) << me) | (uint64_t(1) << next)));
+    memory->switched_in(me);
+    uint64_t at = step_;
+    deferred_signals::release(held);
+    // A handler that ran took steps of its own: `op` is decided again.
+    if (step_ == at) return;
+  }
 }
 
 void Runtime::first_turn(uint32_t me) {
