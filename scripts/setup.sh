@@ -15,8 +15,8 @@ packages=(build-essential cmake pkg-config libcapstone-dev libprotobuf-dev proto
 if [ "$mode" = test ]; then
   packages+=(xz-utils pigz zstd pbzip2 lbzip2 coreutils libglib2.0-dev gdb)
   # Issue 22: programs in other runtimes and libraries (rustc builds the
-  # suite's Rust std program).
-  packages+=(ripgrep fd-find p7zip-full plzip pixz ffmpeg libtbb-dev liburcu-dev libboost-system-dev libuv1-dev rustc)
+  # suite's Rust std program, golang-go its cgo Go program).
+  packages+=(ripgrep fd-find p7zip-full plzip pixz ffmpeg libtbb-dev liburcu-dev libboost-system-dev libuv1-dev rustc golang-go)
 fi
 
 missing=()
