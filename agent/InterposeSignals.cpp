@@ -13,6 +13,7 @@
 
 #include "AgentDescriptors.h"
 #include "DeferredSignals.h"
+#include "HookStack.h"
 #include "InstructionSites.h"
 #include "KernelWaits.h"
 #include "RawSyscall.h"
@@ -150,6 +151,7 @@ uint8_t* alt_stacks = nullptr;
 }  // namespace
 
 void reserve_alternate_stacks() {
+  reserve_hook_stacks();
   if (alt_stacks) return;
   void* p = mmap(nullptr, kAltStackSize * shm::kMaxThreads, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -168,6 +170,7 @@ stack_t prepare_thread_signals(uint32_t index) {
   // every signal around its pthread_create (before the checkpoint, while the
   // text is not patched yet), and its own sites then trap.
   unblock_managed_signals();
+  take_hook_stack(index);
   stack_t now{};
   void* stack = nullptr;
   if (alt_stacks && index < shm::kMaxThreads) {
