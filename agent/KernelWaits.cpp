@@ -509,7 +509,20 @@ bool perform_syscall_site(ucontext_t* uc, uint64_t address) {
   int saved_errno = errno;  // the program's errno is not this call's business
   long result = 0;
   long guarded = 0;
-  if (descriptor_syscall(nr, a, &guarded)) {
+  if ((nr == SYS_sched_yield || nr == SYS_nanosleep || nr == SYS_clock_nanosleep) && rt.controlled() && rt.active) {
+    // Made by the program's own code (the Go runtime's osyield and usleep,
+    // its sysmon thread's polling), not through libc's functions: a yield
+    // point, as those are (InterposeProcess.cpp). A native sleep would keep
+    // the token while every other thread stays parked, and whether the
+    // sleeper's next look finds the others' work done would depend on time.
+    // (libc's syscall() keeps making them natively: a raw sleep there is
+    // what the hang report names.)
+    uint32_t me = t_me;
+    PendingOp op{OpKind::Yield, 0, 0, address};
+    op.drains = false;
+    rt.begin(me, op);
+    rt.log(me, OpKind::Yield, 0, address);
+  } else if (descriptor_syscall(nr, a, &guarded)) {
     // A close/close_range/dup2 that would hit the agent's descriptors.
     result = guarded == -1 ? -errno : guarded;
   } else if (!modelled_syscall(nr, a, address, result)) {
@@ -539,19 +552,6 @@ bool modelled_syscall(long nr, const long a[6], uint64_t site, long& result) {
   if (nr == kFutexWaitv)
     rt.end_execution(shm::Outcome::Unsupported, me, site,
                      "the program calls futex_waitv, which ctrl does not model (a thread would sleep in the kernel)");
-  if (nr == SYS_sched_yield || nr == SYS_nanosleep || nr == SYS_clock_nanosleep) {
-    // Made by the program's own code (the Go runtime's osyield and usleep,
-    // its sysmon thread's polling), not through libc's functions: a yield
-    // point, as those are (InterposeProcess.cpp). A native sleep would keep
-    // the token while every other thread stays parked, and whether the
-    // sleeper's next look finds the others' work done would depend on time.
-    PendingOp op{OpKind::Yield, 0, 0, site};
-    op.drains = false;
-    rt.begin(me, op);
-    rt.log(me, OpKind::Yield, 0, site);
-    result = 0;
-    return true;
-  }
   if (nr != SYS_futex) return probed_call(me, nr, a, site, result);
   int cmd = int(a[1]) & ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME);
   uint64_t addr = addr_of(a[0]);

@@ -2,6 +2,7 @@
 
 #include <elf.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,8 +11,6 @@
 #include <cstring>
 #include <optional>
 #include <string_view>
-
-#include <fmt/format.h>
 
 #include "ExitStatus.h"
 
@@ -112,31 +111,49 @@ std::string resolve(const std::string& name) {
 
 std::string machine_name(unsigned machine) {
   switch (machine) {
-    case EM_386: return "32-bit x86 (i386)";
-    case EM_AARCH64: return "AArch64 (arm64)";
-    case EM_ARM: return "32-bit ARM";
-    case EM_RISCV: return "RISC-V";
-    case EM_PPC: return "32-bit PowerPC";
-    case EM_PPC64: return "64-bit PowerPC";
-    case EM_S390: return "IBM S/390";
-    case EM_MIPS: return "MIPS";
-    case EM_SPARC: return "SPARC";
-    case EM_SPARCV9: return "SPARC v9";
-    case EM_IA_64: return "IA-64";
+    case EM_386:
+      return "32-bit x86 (i386)";
+    case EM_AARCH64:
+      return "AArch64 (arm64)";
+    case EM_ARM:
+      return "32-bit ARM";
+    case EM_RISCV:
+      return "RISC-V";
+    case EM_PPC:
+      return "32-bit PowerPC";
+    case EM_PPC64:
+      return "64-bit PowerPC";
+    case EM_S390:
+      return "IBM S/390";
+    case EM_MIPS:
+      return "MIPS";
+    case EM_SPARC:
+      return "SPARC";
+    case EM_SPARCV9:
+      return "SPARC v9";
+    case EM_IA_64:
+      return "IA-64";
 #ifdef EM_LOONGARCH
-    case EM_LOONGARCH: return "LoongArch";
+    case EM_LOONGARCH:
+      return "LoongArch";
 #endif
-    case EM_X86_64: return "x86-64";
-    default: return fmt::format("machine type {}", machine);
+    case EM_X86_64:
+      return "x86-64";
+    default:
+      return fmt::format("machine type {}", machine);
   }
 }
 
 std::string elf_type_name(unsigned type) {
   switch (type) {
-    case ET_NONE: return "an ELF file of no type";
-    case ET_REL: return "a relocatable object file";
-    case ET_CORE: return "a core dump";
-    default: return fmt::format("an ELF file of type {}", type);
+    case ET_NONE:
+      return "an ELF file of no type";
+    case ET_REL:
+      return "a relocatable object file";
+    case ET_CORE:
+      return "a core dump";
+    default:
+      return fmt::format("an ELF file of type {}", type);
   }
 }
 
@@ -155,8 +172,7 @@ ProgramFacts inspect_program(const std::string& name) {
   const std::string candidate = resolve(name);
 
   struct stat st {};
-  if (::stat(candidate.c_str(), &st) != 0)
-    throw UsageError(fmt::format("program '{}' not found", name));
+  if (::stat(candidate.c_str(), &st) != 0) throw UsageError(fmt::format("program '{}' not found", name));
   if (S_ISDIR(st.st_mode)) throw UsageError(fmt::format("'{}' is a directory, not a program", name));
   if (!S_ISREG(st.st_mode)) throw UsageError(fmt::format("'{}' is not a regular file", name));
   if (::access(candidate.c_str(), X_OK) != 0)
@@ -233,14 +249,21 @@ ProgramFacts inspect_program(const std::string& name) {
     // The kernel would kill the process half-way through execve.
     if ((ph.p_type == PT_LOAD || ph.p_type == PT_INTERP) &&
         (ph.p_offset > file_size || file_size - ph.p_offset < ph.p_filesz))
-      throw malformed(fmt::format("truncated: a segment ends at byte {}, the file has {}", ph.p_offset + ph.p_filesz,
-                                  file_size));
+      throw malformed(
+          fmt::format("truncated: a segment ends at byte {}, the file has {}", ph.p_offset + ph.p_filesz, file_size));
   }
   if (!has_interp) {
     // A shared object without an entry point is a library; with one (and no
     // interpreter) it is a static-pie executable.
     if (eh.e_type == ET_DYN && eh.e_entry == 0)
       throw UsageError(fmt::format("'{}' is a shared library, not a program", name));
+    if (is_go_program(facts.path))
+      throw UsageError(fmt::format(
+          "'{}' is a statically linked Go program: ctrl's agent cannot be preloaded into it (ctrl would have to "
+          "follow the Go runtime's own clone and futex system calls from outside the program); build it with cgo "
+          "(CGO_ENABLED=1 and a package that imports \"C\", or -ldflags=-linkmode=external) so that it is "
+          "dynamically linked",
+          name));
     throw UsageError(fmt::format("'{}' is statically linked: ctrl's agent cannot be preloaded into it", name));
   }
 
@@ -283,6 +306,34 @@ std::optional<bool> imports_libatomic(const std::string& path) {
     }
   }
   if (!has_dynsym) return std::nullopt;
+  return false;
+}
+
+bool is_go_program(const std::string& path) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  struct stat st {};
+  if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0) return false;
+  const uint64_t file_size = static_cast<uint64_t>(st.st_size);
+  auto read_all = [&](void* buf, uint64_t len, uint64_t offset) {
+    if (offset > file_size || file_size - offset < len) return false;
+    auto got = read_at(fd.get(), buf, size_t(len), offset);
+    return got && *got == len;
+  };
+  Elf64_Ehdr eh;
+  if (!read_all(&eh, sizeof eh, 0) || eh.e_shentsize < sizeof(Elf64_Shdr) || eh.e_shstrndx >= eh.e_shnum) return false;
+  Elf64_Shdr names_sh;
+  if (!read_all(&names_sh, sizeof names_sh, eh.e_shoff + uint64_t(eh.e_shstrndx) * eh.e_shentsize) ||
+      names_sh.sh_size > (uint64_t(1) << 20))
+    return false;
+  std::string names(names_sh.sh_size, '\0');
+  if (!read_all(names.data(), names.size(), names_sh.sh_offset)) return false;
+  for (uint64_t i = 0; i < eh.e_shnum; ++i) {
+    Elf64_Shdr sh;
+    if (!read_all(&sh, sizeof sh, eh.e_shoff + i * eh.e_shentsize)) return false;
+    if (sh.sh_name >= names.size()) continue;
+    std::string_view name(names.c_str() + sh.sh_name);
+    if (name == ".go.buildinfo" || name == ".note.go.buildid") return true;
+  }
   return false;
 }
 

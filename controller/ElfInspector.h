@@ -38,6 +38,10 @@ ProgramFacts inspect_program(const std::string& name);
 // them) or it cannot be read: unknown.
 std::optional<bool> imports_libatomic(const std::string& path);
 
+// Whether the file is a program built by the Go toolchain (a section
+// .go.buildinfo or .note.go.buildid); false when it cannot be read.
+bool is_go_program(const std::string& path);
+
 // FNV-1a 64 of the file's bytes as 16 lowercase hex digits.
 // Throws UsageError if the file cannot be read.
 std::string hash_file(const std::string& path);

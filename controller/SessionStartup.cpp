@@ -20,6 +20,7 @@
 #include <fstream>
 
 #include "Backtracer.h"
+#include "ElfInspector.h"
 #include "ExitStatus.h"
 #include "HangWatch.h"
 #include "ProgramLibraries.h"
@@ -111,12 +112,28 @@ std::optional<ExecutionResult> Session::start() {
     for (const char* name : {"ASAN_OPTIONS", "TSAN_OPTIONS", "UBSAN_OPTIONS"}) {
       std::string prefix = std::string(name) + "=";
       std::string mine = prefix + "halt_on_error=1:abort_on_error=1";
-      auto user = std::find_if(spec.env.begin(), spec.env.end(), [&](const std::string& e) { return e.rfind(prefix, 0) == 0; });
+      auto user =
+          std::find_if(spec.env.begin(), spec.env.end(), [&](const std::string& e) { return e.rfind(prefix, 0) == 0; });
       if (user == spec.env.end())
         spec.env.push_back(mine);
       else
         *user = mine + ":" + user->substr(prefix.size());
     }
+  // A Go program: no asynchronous preemption. The runtime's sysmon sends
+  // SIGURG to a goroutine that has run for 10 ms of wall-clock time, so
+  // whether it does at a given step depends on time, not on the schedule,
+  // and an execution and its replay (DPOR's prefixes) differed. Goroutines
+  // are still preempted at function calls; what the program computes does
+  // not change. The user's own GODEBUG settings come after, so theirs win.
+  if (is_go_program(config_.program)) {
+    const std::string prefix = "GODEBUG=", mine = prefix + "asyncpreemptoff=1";
+    auto user =
+        std::find_if(spec.env.begin(), spec.env.end(), [&](const std::string& e) { return e.rfind(prefix, 0) == 0; });
+    if (user == spec.env.end())
+      spec.env.push_back(mine);
+    else
+      *user = mine + "," + user->substr(prefix.size());
+  }
   spec.env.push_back("LD_PRELOAD=" + preload + (user_preload.empty() ? "" : ":" + user_preload));
   spec.cwd = config_.cwd;
   spec.fds = {{sv[1], kTargetControlFd}, {region_.fd(), kTargetRegionFd}};
