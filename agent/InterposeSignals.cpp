@@ -4,8 +4,8 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/mman.h>
 #include <ucontext.h>
 
 #include <cstring>

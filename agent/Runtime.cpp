@@ -2,12 +2,12 @@
 
 #include <fcntl.h>
 #include <linux/futex.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <sys/prctl.h>
+#include <poll.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,7 +17,6 @@
 
 #include "CheckpointClaim.h"
 #include "DeferredSignals.h"
-#include "Dependence.h"
 #include "FileJournal.h"
 #include "FileState.h"
 #include "Framing.h"
@@ -28,12 +27,13 @@
 #include "OwnPid.h"
 #include "ParkContext.h"
 #include "RawSyscall.h"
-#include "RealFunctions.h"
 #include "Rollback.h"
-#include "Signals.h"
-#include "TailChooser.h"
 #include "ThreadLocalStorage.h"
 #include "ThreadPool.h"
+#include "RealFunctions.h"
+#include "Signals.h"
+#include "Dependence.h"
+#include "TailChooser.h"
 #include "control.pb.h"
 
 namespace ctrl::agent {

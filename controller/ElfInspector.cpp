@@ -2,7 +2,6 @@
 
 #include <elf.h>
 #include <fcntl.h>
-#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,6 +10,8 @@
 #include <cstring>
 #include <optional>
 #include <string_view>
+
+#include <fmt/format.h>
 
 #include "ExitStatus.h"
 
@@ -111,49 +112,31 @@ std::string resolve(const std::string& name) {
 
 std::string machine_name(unsigned machine) {
   switch (machine) {
-    case EM_386:
-      return "32-bit x86 (i386)";
-    case EM_AARCH64:
-      return "AArch64 (arm64)";
-    case EM_ARM:
-      return "32-bit ARM";
-    case EM_RISCV:
-      return "RISC-V";
-    case EM_PPC:
-      return "32-bit PowerPC";
-    case EM_PPC64:
-      return "64-bit PowerPC";
-    case EM_S390:
-      return "IBM S/390";
-    case EM_MIPS:
-      return "MIPS";
-    case EM_SPARC:
-      return "SPARC";
-    case EM_SPARCV9:
-      return "SPARC v9";
-    case EM_IA_64:
-      return "IA-64";
+    case EM_386: return "32-bit x86 (i386)";
+    case EM_AARCH64: return "AArch64 (arm64)";
+    case EM_ARM: return "32-bit ARM";
+    case EM_RISCV: return "RISC-V";
+    case EM_PPC: return "32-bit PowerPC";
+    case EM_PPC64: return "64-bit PowerPC";
+    case EM_S390: return "IBM S/390";
+    case EM_MIPS: return "MIPS";
+    case EM_SPARC: return "SPARC";
+    case EM_SPARCV9: return "SPARC v9";
+    case EM_IA_64: return "IA-64";
 #ifdef EM_LOONGARCH
-    case EM_LOONGARCH:
-      return "LoongArch";
+    case EM_LOONGARCH: return "LoongArch";
 #endif
-    case EM_X86_64:
-      return "x86-64";
-    default:
-      return fmt::format("machine type {}", machine);
+    case EM_X86_64: return "x86-64";
+    default: return fmt::format("machine type {}", machine);
   }
 }
 
 std::string elf_type_name(unsigned type) {
   switch (type) {
-    case ET_NONE:
-      return "an ELF file of no type";
-    case ET_REL:
-      return "a relocatable object file";
-    case ET_CORE:
-      return "a core dump";
-    default:
-      return fmt::format("an ELF file of type {}", type);
+    case ET_NONE: return "an ELF file of no type";
+    case ET_REL: return "a relocatable object file";
+    case ET_CORE: return "a core dump";
+    default: return fmt::format("an ELF file of type {}", type);
   }
 }
 
@@ -172,7 +155,8 @@ ProgramFacts inspect_program(const std::string& name) {
   const std::string candidate = resolve(name);
 
   struct stat st {};
-  if (::stat(candidate.c_str(), &st) != 0) throw UsageError(fmt::format("program '{}' not found", name));
+  if (::stat(candidate.c_str(), &st) != 0)
+    throw UsageError(fmt::format("program '{}' not found", name));
   if (S_ISDIR(st.st_mode)) throw UsageError(fmt::format("'{}' is a directory, not a program", name));
   if (!S_ISREG(st.st_mode)) throw UsageError(fmt::format("'{}' is not a regular file", name));
   if (::access(candidate.c_str(), X_OK) != 0)
@@ -249,8 +233,8 @@ ProgramFacts inspect_program(const std::string& name) {
     // The kernel would kill the process half-way through execve.
     if ((ph.p_type == PT_LOAD || ph.p_type == PT_INTERP) &&
         (ph.p_offset > file_size || file_size - ph.p_offset < ph.p_filesz))
-      throw malformed(
-          fmt::format("truncated: a segment ends at byte {}, the file has {}", ph.p_offset + ph.p_filesz, file_size));
+      throw malformed(fmt::format("truncated: a segment ends at byte {}, the file has {}", ph.p_offset + ph.p_filesz,
+                                  file_size));
   }
   if (!has_interp) {
     // A shared object without an entry point is a library; with one (and no

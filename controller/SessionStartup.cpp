@@ -112,8 +112,7 @@ std::optional<ExecutionResult> Session::start() {
     for (const char* name : {"ASAN_OPTIONS", "TSAN_OPTIONS", "UBSAN_OPTIONS"}) {
       std::string prefix = std::string(name) + "=";
       std::string mine = prefix + "halt_on_error=1:abort_on_error=1";
-      auto user =
-          std::find_if(spec.env.begin(), spec.env.end(), [&](const std::string& e) { return e.rfind(prefix, 0) == 0; });
+      auto user = std::find_if(spec.env.begin(), spec.env.end(), [&](const std::string& e) { return e.rfind(prefix, 0) == 0; });
       if (user == spec.env.end())
         spec.env.push_back(mine);
       else
