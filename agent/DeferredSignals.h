@@ -25,6 +25,10 @@
 // managed ones (`note_program_handler`): otherwise there is nothing to
 // defer, and a switch makes no extra system call.
 //
+// Not for a thread switched out at a signal wait (sigsuspend, pause,
+// sigwait: KernelWaits.h): its probe reads the thread's mask, and the call,
+// made after its turn, must still find the signal pending.
+//
 // Not explored: the delivery of such a signal at any other point than the
 // receiver's next turn (a real kernel could deliver it while the receiver
 // waits, interrupting a futex wait with EINTR).

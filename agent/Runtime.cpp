@@ -125,8 +125,10 @@ void Runtime::begin(uint32_t me, const PendingOp& op) {
     if (step_ >= spread_at_) spread();
     publish(me);
     memory->switched_out(me);
-    // Signals sent while switched out wait for this turn (DeferredSignals.h).
-    uint64_t held = deferred_signals::hold();
+    // Signals sent while switched out wait for this turn (DeferredSignals.h),
+    // but those a signal wait waits for: it is performed after this turn,
+    // and pause() would sleep for good after the handler ran here.
+    uint64_t held = op.kind == OpKind::SignalWait ? 0 : deferred_signals::hold();
     hand_to(next);
     wait_turn(me, last_enabled_ == ((uint64_t(1) << me) | (uint64_t(1) << next)));
     memory->switched_in(me);
