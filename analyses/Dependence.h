@@ -176,8 +176,8 @@ inline Access access_of(const shm::Event& e) {
 }
 
 inline shm::SleeperAccess to_record(const Access& a) {
-  return shm::SleeperAccess{a.write_addr, a.write_size, a.read_addr, a.read_size,           a.read2_addr,
-                            a.read2_size, a.object,     a.object2,   a.everything ? 1u : 0u};
+  return shm::SleeperAccess{a.write_addr, a.write_size, a.read_addr, a.read_size, a.read2_addr, a.read2_size,
+                            a.object,     a.object2,    a.everything ? 1u : 0u};
 }
 
 inline Access from_record(const shm::SleeperAccess& r) {

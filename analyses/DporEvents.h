@@ -30,16 +30,11 @@ inline uint64_t mix(uint64_t h, uint64_t v) {
 
 inline uint64_t size_mask(uint32_t size) {
   switch (size) {
-    case 1:
-      return 0xff;
-    case 2:
-      return 0xffff;
-    case 4:
-      return 0xffffffffull;
-    case 8:
-      return ~uint64_t(0);
-    default:
-      return 0;  // odd sizes and wide accesses: values not logged in full
+    case 1: return 0xff;
+    case 2: return 0xffff;
+    case 4: return 0xffffffffull;
+    case 8: return ~uint64_t(0);
+    default: return 0;  // odd sizes and wide accesses: values not logged in full
   }
 }
 
@@ -52,15 +47,12 @@ inline bool is_rmw(const shm::Event& e) { return op_is_rmw(OpKind(e.kind)); }
 inline bool nature_varies(const shm::Event& e) {
   if (!is_rmw(e) || (e.flags & (shm::kBuffered | shm::kForwarded))) return false;
   switch (RmwOp(e.rmw)) {
-    case RmwOp::None:
-      return OpKind(e.kind) != OpKind::AtomicRmw;  // odd-sized libatomic calls always write
+    case RmwOp::None: return OpKind(e.kind) != OpKind::AtomicRmw;  // odd-sized libatomic calls always write
     case RmwOp::Xchg:
     case RmwOp::Or:
     case RmwOp::And:
-    case RmwOp::Nand:
-      return true;
-    default:
-      return false;
+    case RmwOp::Nand: return true;
+    default: return false;
   }
 }
 
@@ -91,8 +83,7 @@ inline bool ordered_apart(const shm::Event& ea, uint64_t a_index, const shm::Eve
          (OpKind(eb.kind) == OpKind::BarrierLeave && OpKind(ea.kind) == OpKind::BarrierWait && ea.aux &&
           ea.addr == eb.addr && ea.value_read == eb.value_read) ||
          (OpKind(eb.kind) == OpKind::Flush && eb.aux == a_index) ||
-         (OpKind(ea.kind) == OpKind::Flush && eb.thread < shm::kFlushActorBase && ea.owner == eb.thread &&
-          drains(eb)) ||
+         (OpKind(ea.kind) == OpKind::Flush && eb.thread < shm::kFlushActorBase && ea.owner == eb.thread && drains(eb)) ||
          (OpKind(ea.kind) == OpKind::Flush && OpKind(eb.kind) == OpKind::Flush && ea.owner == eb.owner &&
           int64_t(ea.aux) < b_sfence);
 }

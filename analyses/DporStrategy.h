@@ -120,8 +120,8 @@ class DporStrategy final : public Strategy {
   // reversals that its own subtree then prunes).
   struct Step {
     uint32_t thread = 0;
-    Access access;             // what it does where it stands (as logged while unsure)
-    shm::Event event{};        // as logged where it ran
+    Access access;         // what it does where it stands (as logged while unsure)
+    shm::Event event{};    // as logged where it ran
     uint64_t history = 0;      // its thread's events before it (key of natures_)
     uint64_t index = 0;        // its step in that execution (a flush names its store's)
     int64_t flush_bound = -1;  // a flush: its store's sfence_before_
@@ -216,7 +216,7 @@ class DporStrategy final : public Strategy {
   std::vector<Pending> pending_;
   bool started_ = false;
   bool exhausted_ = false;
-  uint64_t branch_ = 0;         // where the planned execution leaves the stack
+  uint64_t branch_ = 0;  // where the planned execution leaves the stack
   uint32_t branch_thread_ = 0;  // source mode: the thread it runs there
   uint64_t races_ = 0, deferred_ = 0;
   uint64_t fairness_cuts_ = 0;

@@ -24,8 +24,8 @@
 // one location (the same result, n times cheaper).
 #pragma once
 
-#include <atomic>
 #include <cstdint>
+#include <atomic>
 #include <optional>
 #include <vector>
 

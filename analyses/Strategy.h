@@ -55,8 +55,7 @@ inline bool same_plan(const ExecutionPlan& a, const ExecutionPlan& b) {
       a.pct_depth != b.pct_depth || a.pct_change != b.pct_change || a.sleepers.size() != b.sleepers.size() ||
       a.choices.size() != b.choices.size())
     return false;
-  if (!a.choices.empty() &&
-      std::memcmp(a.choices.data(), b.choices.data(), a.choices.size() * sizeof(shm::Choice)) != 0)
+  if (!a.choices.empty() && std::memcmp(a.choices.data(), b.choices.data(), a.choices.size() * sizeof(shm::Choice)) != 0)
     return false;
   for (size_t k = 0; k < a.sleepers.size(); ++k)
     if (a.sleepers[k].first != b.sleepers[k].first ||

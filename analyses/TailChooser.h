@@ -25,7 +25,8 @@ inline uint64_t execution_seed(uint64_t seed, uint64_t index) {
 
 // `enabled` must not be empty. `current` is the thread that reached the
 // scheduling point; `last` the thread chosen at the previous step.
-inline uint32_t choose_tail(shm::TailPolicy policy, uint64_t enabled, uint32_t current, uint32_t last, uint64_t& rng) {
+inline uint32_t choose_tail(shm::TailPolicy policy, uint64_t enabled, uint32_t current, uint32_t last,
+                            uint64_t& rng) {
   switch (policy) {
     case shm::TailPolicy::Random: {
       uint32_t n = uint32_t(__builtin_popcountll(enabled));
