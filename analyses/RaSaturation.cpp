@@ -27,7 +27,22 @@ std::vector<uint32_t> RaSaturation::seen(uint32_t last, uint32_t sync, uint64_t 
 
 std::vector<uint32_t> RaSaturation::readable(const GraphEvent& e) const {
   uint32_t last = e.thread < last_of_thread_.size() ? last_of_thread_[e.thread] : kNone;
-  std::vector<uint32_t> s = seen(last, e.sync_from, e.loc);
+  return readable_after(seen(last, e.sync_from, e.loc), e.loc, e.kind == GraphKind::Rmw);
+}
+
+std::vector<uint32_t> RaSaturation::maximal_writes(uint64_t loc) const {
+  std::vector<uint32_t> all;
+  for (uint32_t w = 0; w < events_.size(); w++)
+    if (events_[w].is_write() && events_[w].loc == loc) all.push_back(w);
+  std::vector<uint32_t> out = readable_after(all, loc, false);
+  out.erase(std::remove(out.begin(), out.end(), kInit), out.end());
+  return out;
+}
+
+std::vector<uint32_t> RaSaturation::readable_after(const std::vector<uint32_t>& s, uint64_t loc, bool rmw) const {
+  GraphEvent e;
+  e.loc = loc;
+  e.kind = rmw ? GraphKind::Rmw : GraphKind::Read;
   // Events (po ∪ rf ∪ sync ∪ co_loc)+-before some seen write.
   std::vector<uint8_t> before(events_.size(), 0);
   std::vector<uint32_t> work;
@@ -51,7 +66,6 @@ std::vector<uint32_t> RaSaturation::readable(const GraphEvent& e) const {
     work.pop_back();
     preds(x, mark);
   }
-  bool rmw = e.kind == GraphKind::Rmw;
   std::vector<uint32_t> out;
   // The initial write is co-before every other: hidden once one is seen.
   if (s.empty() && !(rmw && init_reader_.count(e.loc))) out.push_back(kInit);

@@ -37,8 +37,13 @@ class RaSaturation {
  public:
   // The writes (steps, or kInit) event e, about to be pushed, may read.
   std::vector<uint32_t> readable(const GraphEvent& e) const;
+  // The same for a reader that has seen the writes `seen` (steps).
+  std::vector<uint32_t> readable_after(const std::vector<uint32_t>& seen, uint64_t loc, bool rmw) const;
   // Appends e (its rf, sync_from: earlier steps or kInit/kNone).
   bool push(const GraphEvent& e);
+  // The writes to loc no other write to loc follows in (po ∪ rf ∪ co_loc)+:
+  // every thread may read them.
+  std::vector<uint32_t> maximal_writes(uint64_t loc) const;
   size_t size() const { return events_.size(); }
   // a is hb-before b (strictly), both pushed.
   bool hb_before(uint32_t a, uint32_t b) const { return a != b && bit(hb_[b], a); }

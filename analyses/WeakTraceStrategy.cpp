@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <set>
 #include <unordered_set>
 
@@ -28,6 +29,10 @@ struct Step {
   EventId source = kAnySource;
   uint64_t value = 0;  // the source's value
   bool swappable = true;
+  // The event as it ran (its rf and sync_from are recomputed from `source`
+  // and `sync` when the plan is saturated: memory_below).
+  GraphEvent event;
+  EventId sync = kAnySource;
 };
 
 // A read DFVISIT made at step `pos`: the writes it has yet to read, and the
@@ -147,6 +152,11 @@ class WeakTraceExplorer {
       choices[k].choice.kind = shm::ChoiceKind::ReadFrom;
       choices[k].rf = src == kInitId ? kInit : step_of(ids, src, k);
     }
+    for (size_t k = 0; k < choices.size() && k < below_.size(); k++)
+      if (below_[k] != kNone) {
+        choices[k].choice.flags |= shm::kNotMoLast;
+        choices[k].mo_before = below_[k];
+      }
     ExecutionGraph g = ExecutionGraph::build(s.events, s.steps, choices);
     operands_.assign(s.steps, 0);
     for (uint64_t i = 0; i < s.steps; i++) operands_[i] = operand_of(s.events[i]);
@@ -309,6 +319,8 @@ class WeakTraceExplorer {
       const GraphEvent& e = g.at(k);
       out[k].thread = e.thread;
       out[k].swappable = k < current_.size() ? current_[k].swappable : true;
+      out[k].event = e;
+      out[k].sync = e.sync_from == kNone || e.sync_from == kInit ? kAnySource : ids[e.sync_from];
       if (e.is_read() && !e.fixed && e.rf != kNone) {
         out[k].source = e.rf == kInit ? kInitId : ids[e.rf];
         out[k].value = g.value_of(e.rf, e.loc);
@@ -355,7 +367,9 @@ class WeakTraceExplorer {
     return kNone;
   }
 
-  ExecutionPlan plan_of(const std::vector<Step>& steps) const {
+  // The plan of `steps`; also sets below_ (memory_below).
+  ExecutionPlan plan_of(const std::vector<Step>& steps) {
+    below_ = memory_below(steps);
     ExecutionPlan plan;
     plan.policy = shm::TailPolicy::Sticky;
     std::vector<uint32_t> count;
@@ -371,9 +385,56 @@ class WeakTraceExplorer {
         c.from = s.source == kInitId ? shm::kFromInit : step_of(ids, s.source, k);
         c.value = s.value;
       }
+      if (below_[k] != kNone) c.flags |= shm::kNotMoLast;
       plan.choices.push_back(c);
     }
     return plan;
+  }
+
+  // Which of the plan's writes must not reach memory, so that when the tail
+  // starts every location holds a write no other write to it follows in
+  // (po ∪ rf ∪ co_x)+ (the latest such in the plan): one every thread may
+  // read, so the tail's reads of memory stay RA-consistent (a new write
+  // is such a write, and a read of one only adds co edges into it). Per
+  // step: kNone, or the step of the write memory keeps (the write is placed
+  // before it). Locations a pthread call or locked instruction touches are
+  // left alone (those read memory).
+  static std::vector<uint32_t> memory_below(const std::vector<Step>& steps) {
+    std::vector<uint32_t> below(steps.size(), kNone);
+    std::vector<EventId> ids;
+    std::vector<uint32_t> count;
+    RaSaturation sat;
+    std::map<uint64_t, uint32_t> last_write;
+    std::set<uint64_t> untouchable;
+    for (uint32_t k = 0; k < steps.size(); k++) {
+      const Step& s = steps[k];
+      if (count.size() <= s.thread) count.resize(s.thread + 1, 0);
+      ids.push_back(uint64_t(s.thread) << 32 | count[s.thread]++);
+      GraphEvent e = s.event;
+      e.index = uint32_t(ids.back());
+      e.sync_from = s.sync == kAnySource ? kNone : step_of(ids, s.sync, k);
+      if (e.is_read()) {
+        if (s.source == kAnySource) {
+          auto it = last_write.find(e.loc);
+          e.rf = it == last_write.end() ? kInit : it->second;
+        } else {
+          e.rf = s.source == kInitId ? kInit : step_of(ids, s.source, k);
+        }
+        if (e.rf == kNone) return below;
+      }
+      if (e.fixed || !e.atomic()) untouchable.insert(e.loc);
+      if (!sat.push(e)) return below;
+      if (e.is_write()) last_write[e.loc] = k;
+    }
+    for (const auto& [loc, last] : last_write) {
+      if (untouchable.count(loc)) continue;
+      std::vector<uint32_t> top = sat.maximal_writes(loc);
+      if (top.empty()) continue;
+      uint32_t keep = *std::max_element(top.begin(), top.end());
+      for (uint32_t k = keep + 1; k <= last; k++)
+        if (steps[k].event.is_write() && steps[k].event.loc == loc) below[k] = keep;
+    }
+    return below;
   }
 
   bool stopping() {
@@ -391,6 +452,7 @@ class WeakTraceExplorer {
   std::chrono::steady_clock::time_point last_poll_{};
   std::vector<Node> stack_;  // by step, the deepest last
   std::vector<Step> current_;
+  std::vector<uint32_t> below_;     // memory_below(current_)
   std::vector<uint64_t> operands_;  // per step of the last execution: a RMW's operand
   std::unordered_set<uint64_t> seen_;
   Strategy::ModelCounts counts_;
