@@ -25,11 +25,15 @@
 // Nodes are a stack ordered by step: a node's alternatives run after every
 // node below it in the tree is done, as in the recursive algorithm.
 //
-// When the sticky tail's read of the latest write is not RA-consistent
-// (another read made it co-before a write the reader saw), the execution is
-// infeasible: counted, not reported, and its node explores the readable
-// writes instead. Every complete consistent execution's weak trace is
-// hashed: one seen twice is counted redundant (the optimality check).
+// The tail's reads read memory, so a plan keeps out of memory (kNotMoLast)
+// the writes that would leave there one some thread may not read
+// (memory_below): at the tail's start each location holds a write no other
+// write follows in (po ∪ rf ∪ co_x)+, which every thread may read, and the
+// tail keeps it so. Should a read still break RA (read-modify-writes can),
+// the execution is infeasible: counted, not reported, and its node explores
+// the readable writes instead. Every complete consistent execution's weak
+// trace is hashed: one seen twice is counted redundant (the optimality
+// check).
 //
 // Invariants: completed() is shown the execution of the plan next() returned
 // last; locked instructions and pthread calls read memory (they are not told
