@@ -17,3 +17,19 @@ add_test(NAME ra.crosscheck.seeds_2001_2600 COMMAND ra_crosscheck --strict seeds
 # 1000 4 9 1 disagrees on about 15% of them; see WeakTraceStrategy.h).
 set_tests_properties(ra.crosscheck.fixed ra.crosscheck.seeds_1_1500 ra.crosscheck.seeds_2001_2600
   PROPERTIES LABELS "ra;crosscheck" TIMEOUT 600)
+
+# ctrl itself, on compiled random load/store programs (threads created and
+# joined by main, libatomic calls): 200 seeds in 2 batches, about 30 s each.
+find_program(RA_CROSSCHECK_CC gcc)
+if(RA_CROSSCHECK_CC)
+  foreach(batch 1_100 101_200)
+    string(REPLACE "_" ";" range ${batch})
+    list(GET range 0 first)
+    list(GET range 1 last)
+    add_test(NAME ra.crosscheck.ctrl_${batch}
+      COMMAND ${CMAKE_COMMAND} -DTOOL=$<TARGET_FILE:ra_crosscheck> -DCTRL=$<TARGET_FILE:ctrl>
+        -DCC=${RA_CROSSCHECK_CC} -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/ra_work/${batch} -DFIRST=${first} -DLAST=${last}
+        -P ${CMAKE_CURRENT_SOURCE_DIR}/ra_programs.cmake)
+    set_tests_properties(ra.crosscheck.ctrl_${batch} PROPERTIES LABELS "ra;crosscheck" TIMEOUT 600)
+  endforeach()
+endif()

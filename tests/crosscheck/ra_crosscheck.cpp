@@ -13,6 +13,10 @@
 //   ra_crosscheck [--strict] fixed                 the hand-written cases (known counts)
 //   ra_crosscheck seeds FIRST LAST [MAX_OPS MAX_EVENTS RMW]
 //   ra_crosscheck program "r x; r x | r x; w x 1"
+//   ra_crosscheck emit SEED MAX_OPS MAX_EVENTS OUT.c
+//                 writes the random program as C (threads created by main,
+//                 libatomic loads and stores) and prints the oracle's count,
+//                 for the cross-check of ctrl itself (ra_programs.cmake)
 // Exit 0 when every program agrees, 1 otherwise (each disagreement printed).
 #include <cstdio>
 #include <cstdlib>
@@ -184,6 +188,32 @@ int main(int argc, char** argv) {
     std::printf("oracle %llu; ctrl %llu consistent, %llu redundant, %llu infeasible, %llu executions\n",
                 (unsigned long long)ra_oracle::count_weak_traces(p), (unsigned long long)r.consistent,
                 (unsigned long long)r.redundant, (unsigned long long)r.infeasible, (unsigned long long)r.executions);
+    return 0;
+  } else if (mode == "emit" && argc > 5) {
+    Program p =
+        ra_oracle::random_program(std::strtoull(argv[2], nullptr, 10), std::atoi(argv[3]), std::atoi(argv[4]), false);
+    FILE* out = std::fopen(argv[5], "w");
+    if (!out) return 2;
+    std::fprintf(out, "/* %s */\n#include <pthread.h>\n\nstatic int x[4];\nstatic volatile int sink[4];\n",
+                 ra_oracle::describe(p).c_str());
+    for (size_t t = 0; t < p.threads.size(); t++) {
+      std::fprintf(out, "static void *t%zu(void *arg) {\n  int s = 0;\n", t);
+      for (const ra_oracle::Op& o : p.threads[t]) {
+        if (o.kind == Kind::Load)
+          std::fprintf(out, "  s += __atomic_load_n(&x[%d], __ATOMIC_ACQUIRE);\n", o.var);
+        else if (o.kind == Kind::Store)
+          std::fprintf(out, "  __atomic_store_n(&x[%d], %d, __ATOMIC_RELEASE);\n", o.var, o.value);
+        else
+          std::fprintf(out, "  s += __atomic_fetch_add(&x[%d], %d, __ATOMIC_ACQ_REL);\n", o.var, o.value);
+      }
+      std::fprintf(out, "  sink[%zu] = s;\n  return arg;\n}\n", t);  // a slot per thread: no race
+    }
+    std::fprintf(out, "int main(void) {\n  pthread_t t[%zu];\n", p.threads.size());
+    for (size_t t = 0; t < p.threads.size(); t++) std::fprintf(out, "  pthread_create(&t[%zu], 0, t%zu, 0);\n", t, t);
+    for (size_t t = 0; t < p.threads.size(); t++) std::fprintf(out, "  pthread_join(t[%zu], 0);\n", t);
+    std::fprintf(out, "  return 0;\n}\n");
+    std::fclose(out);
+    std::printf("%llu\n", (unsigned long long)ra_oracle::count_weak_traces(p));
     return 0;
   } else if (mode == "seeds" && argc > 3) {
     uint64_t first = std::strtoull(argv[2], nullptr, 10), last = std::strtoull(argv[3], nullptr, 10);
