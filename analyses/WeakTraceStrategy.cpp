@@ -205,6 +205,17 @@ class WeakTraceExplorer {
     }
     // Nodes for the reads the tail made (and the one it could not make).
     std::vector<Step> steps = steps_of(g, ids, std::min(valid + 1, g.size()));
+    // A read-modify-write a swap made read the one that went first stays
+    // swappable (a later one may go before it in turn): it gets a node, with
+    // nothing else to read but schedules to come.
+    if (planned > 0 && planned <= valid && planned - 1 < g.size() && current_.back().swappable &&
+        g.at(planned - 1).kind == GraphKind::Rmw && !node_at(uint32_t(planned - 1))) {
+      Node n;
+      n.pos = uint32_t(planned - 1);
+      n.prefix.assign(steps.begin(), steps.begin() + n.pos);
+      n.read = steps[n.pos];
+      stack_.push_back(std::move(n));
+    }
     for (uint32_t i = uint32_t(planned); i < g.size() && i <= valid; i++) {
       const GraphEvent& e = g.at(i);
       if (!e.is_read()) continue;
@@ -299,7 +310,7 @@ class WeakTraceExplorer {
         Step read = steps[i];
         read.source = ids[j];
         read.value = value;
-        read.swappable = false;
+        read.swappable = true;
         sched.push_back(read);
       }
       add_schedule(*n, std::move(sched));

@@ -12,10 +12,14 @@ add_test(NAME ra.crosscheck.fixed COMMAND ra_crosscheck fixed)
 # programs, about 10 s); then up to 4 each, 10 in all (600 programs, 40 s).
 add_test(NAME ra.crosscheck.seeds_1_1500 COMMAND ra_crosscheck --strict seeds 1 1500 3 8 0)
 add_test(NAME ra.crosscheck.seeds_2001_2600 COMMAND ra_crosscheck --strict seeds 2001 2600 4 10 0)
-# Random programs with fetch-adds are not in: the read-modify-write
-# extension still misses and adds weak traces there (ra_crosscheck seeds 1
-# 1000 4 9 1 disagrees on about 15% of them; see WeakTraceStrategy.h).
+# Small random programs with fetch-adds (2 operations per thread, 4 in all,
+# 3000 programs): every weak trace reached, none too many, but some twice
+# (counted redundant, allowed here). Bigger ones (ra_crosscheck seeds 1 300
+# 4 9 1) still get weak traces the oracle rejects in about 1 program in 9:
+# not in CI (WeakTraceStrategy.h, known gap).
+add_test(NAME ra.crosscheck.rmw_seeds_1_3000 COMMAND ra_crosscheck --redundant-ok seeds 1 3000 2 4 1)
 set_tests_properties(ra.crosscheck.fixed ra.crosscheck.seeds_1_1500 ra.crosscheck.seeds_2001_2600
+  ra.crosscheck.rmw_seeds_1_3000
   PROPERTIES LABELS "ra;crosscheck" TIMEOUT 600)
 
 # ctrl itself, on compiled random load/store programs (threads created and

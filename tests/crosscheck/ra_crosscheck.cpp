@@ -10,7 +10,7 @@
 // RA-consistent; WeakTraceStrategy.h) are wasted runs, not wrong counts:
 // they are totalled, and refused only with --strict.
 //
-//   ra_crosscheck [--strict] fixed                 the hand-written cases (known counts)
+//   ra_crosscheck [--strict] [--redundant-ok] fixed                 the hand-written cases (known counts)
 //   ra_crosscheck seeds FIRST LAST [MAX_OPS MAX_EVENTS RMW]
 //   ra_crosscheck program "r x; r x | r x; w x 1"
 //   ra_crosscheck emit SEED MAX_OPS MAX_EVENTS OUT.c
@@ -100,6 +100,7 @@ std::vector<ctrl::shm::Event> simulate(const Program& p, const ctrl::ExecutionPl
 }
 
 bool strict = false;
+bool redundant_ok = false;  // --redundant-ok: repeats allowed (read-modify-writes)
 uint64_t infeasible_total = 0, infeasible_programs = 0;
 
 struct Result {
@@ -130,7 +131,7 @@ bool check(const Program& p, const std::string& name, long long known = -1) {
   Result got = explore(p);
   infeasible_total += got.infeasible;
   if (got.infeasible) infeasible_programs++;
-  bool ok = got.consistent == want && got.redundant == 0 && (!strict || got.infeasible == 0) &&
+  bool ok = got.consistent == want && (redundant_ok || got.redundant == 0) && (!strict || got.infeasible == 0) &&
             (known < 0 || uint64_t(known) == want);
   if (!ok)
     std::printf("MISMATCH %s: %s: oracle %llu%s, ctrl %llu consistent, %llu redundant, %llu infeasible\n", name.c_str(),
@@ -170,10 +171,9 @@ const Fixed kFixed[] = {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc > 1 && std::string(argv[1]) == "--strict") {
-    strict = true;
-    argv++;
-    argc--;
+  for (; argc > 1 && std::string(argv[1]).rfind("--", 0) == 0; argv++, argc--) {
+    if (std::string(argv[1]) == "--strict") strict = true;
+    if (std::string(argv[1]) == "--redundant-ok") redundant_ok = true;
   }
   std::string mode = argc > 1 ? argv[1] : "fixed";
   int bad = 0, total = 0;
