@@ -61,10 +61,14 @@ class C11Model final : public MemoryModel {
 
 constinit C11Model c11_instance{shm::MemoryModel::C11};
 constinit C11Model rc11_instance{shm::MemoryModel::RC11};
+// ra (release-acquire, analyses/RaAnalysis.cpp) follows the same Choices:
+// which store a read reads is all its weak-trace exploration decides.
+constinit C11Model ra_instance{shm::MemoryModel::RA};
 
 }  // namespace
 
 MemoryModel& c11_model() { return c11_instance; }
 MemoryModel& rc11_model() { return rc11_instance; }
+MemoryModel& ra_model() { return ra_instance; }
 
 }  // namespace ctrl::agent

@@ -38,6 +38,7 @@ MemoryModel& tso_model();
 MemoryModel& pso_model();
 MemoryModel& c11_model();
 MemoryModel& rc11_model();
+MemoryModel& ra_model();
 
 MemoryModel& memory_model_for(shm::MemoryModel model) {
   switch (model) {
@@ -46,6 +47,7 @@ MemoryModel& memory_model_for(shm::MemoryModel model) {
     case shm::MemoryModel::PSO: return pso_model();
     case shm::MemoryModel::C11: return c11_model();
     case shm::MemoryModel::RC11: return rc11_model();
+    case shm::MemoryModel::RA: return ra_model();
   }
   return sc_model();
 }

@@ -1,5 +1,7 @@
 #include "C11Races.h"
 
+#include "RaSaturation.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -141,13 +143,14 @@ std::vector<Strategy::ModelBug> find_initial_value_reads(const ExecutionGraph& g
 }
 
 std::vector<Strategy::ModelBug> model_bugs_of(const shm::Event* events, uint64_t n,
-                                              const std::vector<shm::Choice>& choices) {
+                                              const std::vector<shm::Choice>& choices, shm::MemoryModel model) {
   std::vector<StepChoice> steps(choices.size());
   for (size_t k = 0; k < choices.size(); k++) {
     steps[k].choice = choices[k];
     if (choices[k].kind == shm::ChoiceKind::ReadFrom) steps[k].rf = choices[k].from;
   }
   ExecutionGraph g = ExecutionGraph::build(events, n, steps);
+  if (model == shm::MemoryModel::RA) as_release_acquire(g);
   HappensBefore hb;
   if (!hb.compute(g)) return {};
   std::vector<Strategy::ModelBug> bugs = find_data_races(g, hb);

@@ -31,7 +31,9 @@ std::vector<Strategy::ModelBug> find_initial_value_reads(const ExecutionGraph& g
 
 // Both, in an execution rebuilt from its events and the Choices it ran with
 // (a replayed trace): races first. A promised read constrains nothing.
+// Under --model ra the orders are read as release-acquire (RaSaturation.h).
 std::vector<Strategy::ModelBug> model_bugs_of(const shm::Event* events, uint64_t n,
-                                              const std::vector<shm::Choice>& choices);
+                                              const std::vector<shm::Choice>& choices,
+                                              shm::MemoryModel model = shm::MemoryModel::C11);
 
 }  // namespace ctrl

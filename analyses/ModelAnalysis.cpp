@@ -12,6 +12,7 @@ const ModelAnalysis& tso_analysis();
 const ModelAnalysis& pso_analysis();
 const ModelAnalysis& c11_analysis();
 const ModelAnalysis& rc11_analysis();
+const ModelAnalysis& ra_analysis();
 
 const ModelAnalysis& model_analysis(shm::MemoryModel model) {
   switch (model) {
@@ -20,6 +21,7 @@ const ModelAnalysis& model_analysis(shm::MemoryModel model) {
     case shm::MemoryModel::PSO: return pso_analysis();
     case shm::MemoryModel::C11: return c11_analysis();
     case shm::MemoryModel::RC11: return rc11_analysis();
+    case shm::MemoryModel::RA: return ra_analysis();
   }
   return sc_analysis();
 }

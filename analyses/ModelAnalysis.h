@@ -39,6 +39,7 @@ class ModelAnalysis {
   enum class Exploration {
     Dependence,  // DPOR over the conflict relation (DporStrategy)
     Graphs,      // execution graphs checked for consistency (GraphStrategy)
+    WeakTraces,  // one execution per weak trace (po, rf): WeakTraceStrategy (ra)
   };
 
   virtual shm::MemoryModel id() const = 0;
@@ -49,7 +50,7 @@ class ModelAnalysis {
   // bugs (data races, uninitialised loads). What matches or rebuilds plans
   // by their threads alone (shrinking, live checkpoints, stepping, -j
   // helper sessions) does not serve such a model.
-  bool plans_choices() const { return exploration() == Exploration::Graphs; }
+  bool plans_choices() const { return exploration() != Exploration::Dependence; }
 
   // ---- dependence (Exploration::Dependence) ----
   // Executions have store buffers: flush actors (threads from

@@ -9,6 +9,7 @@
 #include "RandomStrategy.h"
 #include "RoundRobinStrategy.h"
 #include "Strategy.h"
+#include "WeakTraceStrategy.h"
 
 namespace ctrl {
 
@@ -20,6 +21,12 @@ std::unique_ptr<Strategy> make_strategy(const std::string& name, uint64_t seed, 
       throw std::invalid_argument("--model c11 and rc11 explore with --strategy dpor only (not " + name +
                                   (preemption_bound >= 0 ? " with --preemption-bound" : "") + ")");
     return std::make_unique<GraphStrategy>(analysis);
+  }
+  if (analysis.exploration() == ModelAnalysis::Exploration::WeakTraces) {
+    if (name != "dpor" || preemption_bound >= 0)
+      throw std::invalid_argument("--model ra explores with --strategy dpor only (not " + name +
+                                  (preemption_bound >= 0 ? " with --preemption-bound" : "") + ")");
+    return std::make_unique<WeakTraceStrategy>();
   }
   if (preemption_bound >= 0) {
     if (name.rfind("dpor", 0) != 0)

@@ -538,8 +538,16 @@ int run_cli(int argc, char** argv) {
                          "only atomics that are libatomic calls are followed, so build the program with "
                          "-fno-inline-atomics -latomic; instruction-site atomics (lock-prefixed, xchg, mfence) and "
                          "pthread calls are treated as seq_cst (SC). With c11/rc11: --strategy dpor only, one "
-                         "session (-j 1)")
-      ->check(CLI::IsMember({"sc", "tso", "pso", "c11", "rc11"}))
+                         "session (-j 1). "
+                         // --model ra (issue 23): TRACER's release-acquire model, explored by weak trace.
+                         "ra: release-acquire (TRACER, OOPSLA 2018): every atomic write is a release and every "
+                         "atomic read an acquire, whatever order the program gave (relaxed is strengthened, "
+                         "seq_cst weakened to acquire/release, fences order nothing more); read-modify-writes "
+                         "are both and atomic; one execution per weak trace (program order plus which store "
+                         "each load reads), never one per order of stores nobody reads; libatomic calls only, "
+                         "as for c11; locked instructions and pthread calls as seq_cst. --strategy dpor only, "
+                         "-j 1, no stepping, no live checkpoints")
+      ->check(CLI::IsMember({"sc", "tso", "pso", "c11", "rc11", "ra"}))
       ->capture_default_str();
   attach_cmd->add_option("--monitor", a.monitor,
                          "sober: check every SC execution for a load x86-TSO could make read a stale value "

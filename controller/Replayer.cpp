@@ -84,7 +84,7 @@ ReplayOutcome replay(Session& session, const proto::Trace& trace) {
   // A data race or an uninitialised load is the model's verdict on the
   // replayed execution, as in the exploration.
   if (model_analysis(session.config().model).plans_choices() && may_have_model_bug(r))
-    adopt_model_bug(r, model_bugs_of(r.events.data(), r.events.size(), trace_choices(trace)), session.symbolizer(),
+    adopt_model_bug(r, model_bugs_of(r.events.data(), r.events.size(), trace_choices(trace), session.config().model), session.symbolizer(),
                     [&](uint64_t a) { return session.initialised_unseen(a); });
   // Under sc/tso/pso a race is the race check's verdict. Only a race's trace
   // is checked: an execution saved for another bug had no race when found.

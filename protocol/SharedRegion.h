@@ -37,14 +37,15 @@ inline constexpr uint32_t kFlushActorBase = 32;
 // C11 and RC11 (issue 11): atomics whose order ctrl sees (libatomic calls)
 // follow the plan's Choice for what a load reads and whether a store becomes
 // the location's newest value (below); everything else runs as under SC.
-enum class MemoryModel : uint32_t { SC = 0, TSO = 1, PSO = 2, C11 = 3, RC11 = 4 };
-// "sc", "tso", "pso", "c11", "rc11" (as on the command line and in traces);
+enum class MemoryModel : uint32_t { SC = 0, TSO = 1, PSO = 2, C11 = 3, RC11 = 4, RA = 5 };
+// "sc", "tso", "pso", "c11", "rc11", "ra" (as on the command line and in traces);
 // SC otherwise.
 inline MemoryModel memory_model_named(const std::string& name) {
   if (name == "tso") return MemoryModel::TSO;
   if (name == "pso") return MemoryModel::PSO;
   if (name == "c11") return MemoryModel::C11;
   if (name == "rc11") return MemoryModel::RC11;
+  if (name == "ra") return MemoryModel::RA;
   return MemoryModel::SC;
 }
 

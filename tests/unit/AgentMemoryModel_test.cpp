@@ -29,7 +29,7 @@ struct Threads {
 
 TEST(AgentMemoryModel, EachModelIsItsOwnObject) {
   for (auto m : {shm::MemoryModel::SC, shm::MemoryModel::TSO, shm::MemoryModel::PSO, shm::MemoryModel::C11,
-                 shm::MemoryModel::RC11})
+                 shm::MemoryModel::RC11, shm::MemoryModel::RA})
     EXPECT_EQ(memory_model_for(m).id(), m);
 }
 

@@ -13,6 +13,7 @@
 #include "ExecutionGraph.h"
 #include "GraphStrategy.h"
 #include "Strategy.h"
+#include "WeakTraceStrategy.h"
 
 namespace ctrl {
 namespace {
@@ -32,7 +33,8 @@ TEST(ModelAnalysis, EachModelIsItsOwnObjectAndSaysHowItIsExplored) {
                        Row{shm::MemoryModel::TSO, Exploration::Dependence, true, false, false},
                        Row{shm::MemoryModel::PSO, Exploration::Dependence, true, true, false},
                        Row{shm::MemoryModel::C11, Exploration::Graphs, false, false, true},
-                       Row{shm::MemoryModel::RC11, Exploration::Graphs, false, false, false}}) {
+                       Row{shm::MemoryModel::RC11, Exploration::Graphs, false, false, false},
+                       Row{shm::MemoryModel::RA, Exploration::WeakTraces, false, false, false}}) {
     const ModelAnalysis& m = model_analysis(r.id);
     EXPECT_EQ(m.id(), r.id);
     EXPECT_EQ(m.exploration(), r.how) << int(r.id);
@@ -46,6 +48,11 @@ TEST(ModelAnalysis, TheFactoryBuildsEachModelsStrategy) {
   EXPECT_NE(dynamic_cast<DporStrategy*>(make_strategy("dpor", 0, -1, 3, shm::MemoryModel::TSO).get()), nullptr);
   EXPECT_NE(dynamic_cast<GraphStrategy*>(make_strategy("dpor", 0, -1, 3, shm::MemoryModel::RC11).get()), nullptr);
   EXPECT_THROW(make_strategy("random", 0, -1, 3, shm::MemoryModel::C11), std::invalid_argument);
+  // --model ra (issue 23): weak traces, a plan's Choices as under c11.
+  EXPECT_NE(dynamic_cast<WeakTraceStrategy*>(make_strategy("dpor", 0, -1, 3, shm::MemoryModel::RA).get()), nullptr);
+  EXPECT_THROW(make_strategy("pct", 0, -1, 3, shm::MemoryModel::RA), std::invalid_argument);
+  EXPECT_TRUE(model_analysis(shm::MemoryModel::RA).plans_choices());
+  EXPECT_EQ(shm::memory_model_named("ra"), shm::MemoryModel::RA);
 }
 
 TEST(ModelAnalysis, StoreBufferModelsKeepASleeperAcrossAFlushOnlyWhereItReadsItsOwnBytes) {

@@ -1,0 +1,157 @@
+#include "RaSaturation.h"
+
+#include <algorithm>
+
+namespace ctrl {
+
+namespace {
+void set_bit(std::vector<uint64_t>& s, uint32_t i) {
+  if (s.size() <= i / 64) s.resize(i / 64 + 1, 0);
+  s[i / 64] |= uint64_t(1) << (i % 64);
+}
+void unite(std::vector<uint64_t>& into, const std::vector<uint64_t>& from) {
+  if (into.size() < from.size()) into.resize(from.size(), 0);
+  for (size_t k = 0; k < from.size(); k++) into[k] |= from[k];
+}
+}  // namespace
+
+std::vector<uint32_t> RaSaturation::seen(uint32_t last, uint32_t sync, uint64_t loc) const {
+  std::vector<uint64_t> hb;
+  if (last != kNone) unite(hb, hb_[last]);
+  if (sync != kNone && sync != kInit && sync < hb_.size()) unite(hb, hb_[sync]);
+  std::vector<uint32_t> out;
+  for (uint32_t w = 0; w < events_.size(); w++)
+    if (events_[w].is_write() && events_[w].loc == loc && bit(hb, w)) out.push_back(w);
+  return out;
+}
+
+std::vector<uint32_t> RaSaturation::readable(const GraphEvent& e) const {
+  uint32_t last = e.thread < last_of_thread_.size() ? last_of_thread_[e.thread] : kNone;
+  return readable_after(seen(last, e.sync_from, e.loc), e.loc, e.kind == GraphKind::Rmw);
+}
+
+std::vector<uint32_t> RaSaturation::maximal_writes(uint64_t loc) const {
+  std::vector<uint32_t> all;
+  for (uint32_t w = 0; w < events_.size(); w++)
+    if (events_[w].is_write() && events_[w].loc == loc) all.push_back(w);
+  std::vector<uint32_t> out = readable_after(all, loc, false);
+  out.erase(std::remove(out.begin(), out.end(), kInit), out.end());
+  return out;
+}
+
+std::vector<uint32_t> RaSaturation::readable_after(const std::vector<uint32_t>& s, uint64_t loc, bool rmw) const {
+  GraphEvent e;
+  e.loc = loc;
+  e.kind = rmw ? GraphKind::Rmw : GraphKind::Read;
+  // Events (po ∪ rf ∪ sync ∪ co_loc)+-before some seen write.
+  std::vector<uint8_t> before(events_.size(), 0);
+  std::vector<uint32_t> work;
+  auto preds = [&](uint32_t x, auto&& f) {
+    if (po_prev_[x] != kNone) f(po_prev_[x]);
+    const GraphEvent& ev = events_[x];
+    if (ev.is_read() && ev.rf != kInit && ev.rf != kNone) f(ev.rf);
+    if (ev.sync_from != kNone && ev.sync_from != kInit) f(ev.sync_from);
+    if (ev.is_write() && ev.loc == e.loc)
+      for (uint32_t p : co_pred_[x]) f(p);
+  };
+  auto mark = [&](uint32_t p) {
+    if (!before[p]) {
+      before[p] = 1;
+      work.push_back(p);
+    }
+  };
+  for (uint32_t w : s) preds(w, mark);
+  while (!work.empty()) {
+    uint32_t x = work.back();
+    work.pop_back();
+    preds(x, mark);
+  }
+  std::vector<uint32_t> out;
+  // The initial write is co-before every other: hidden once one is seen.
+  if (s.empty() && !(rmw && init_reader_.count(e.loc))) out.push_back(kInit);
+  for (uint32_t w = 0; w < events_.size(); w++) {
+    const GraphEvent& x = events_[w];
+    if (!x.is_write() || x.loc != e.loc || before[w]) continue;
+    if (rmw && rmw_reader_[w] != kNone) continue;
+    out.push_back(w);
+  }
+  return out;
+}
+
+void RaSaturation::add_co(uint32_t a, uint32_t b) {
+  // A RMW comes right after the write it read: what follows that write
+  // follows the RMW.
+  while (rmw_reader_[a] != kNone && rmw_reader_[a] != b) a = rmw_reader_[a];
+  if (a == b) return;
+  if (std::find(co_succ_[a].begin(), co_succ_[a].end(), b) != co_succ_[a].end()) return;
+  co_succ_[a].push_back(b);
+  co_pred_[b].push_back(a);
+}
+
+bool RaSaturation::push(const GraphEvent& e) {
+  uint32_t i = uint32_t(events_.size());
+  std::vector<uint32_t> visible;
+  if (e.is_read()) {
+    if (e.rf == kNone) return false;
+    std::vector<uint32_t> r = readable(e);
+    if (std::find(r.begin(), r.end(), e.rf) == r.end()) return false;
+    uint32_t last = e.thread < last_of_thread_.size() ? last_of_thread_[e.thread] : kNone;
+    for (uint32_t v : seen(last, e.sync_from, e.loc))
+      if (v != e.rf && std::find(r.begin(), r.end(), v) != r.end()) visible.push_back(v);
+  }
+  if (last_of_thread_.size() <= e.thread) last_of_thread_.resize(e.thread + 1, kNone);
+  uint32_t prev = last_of_thread_[e.thread];
+  events_.push_back(e);
+  po_prev_.push_back(prev);
+  co_pred_.emplace_back();
+  co_succ_.emplace_back();
+  rmw_reader_.push_back(kNone);
+  std::vector<uint64_t> hb;
+  if (prev != kNone) unite(hb, hb_[prev]);
+  if (e.is_read() && e.rf != kInit) unite(hb, hb_[e.rf]);
+  if (e.sync_from != kNone && e.sync_from != kInit && e.sync_from < i) unite(hb, hb_[e.sync_from]);
+  set_bit(hb, i);
+  hb_.push_back(std::move(hb));
+  last_of_thread_[e.thread] = i;
+  if (e.is_read() && e.rf != kInit)
+    for (uint32_t v : visible) add_co(v, e.rf);
+  if (e.kind == GraphKind::Rmw) {
+    if (e.rf == kInit) {
+      init_reader_[e.loc] = i;
+      for (uint32_t w = 0; w < i; w++)
+        if (events_[w].is_write() && events_[w].loc == e.loc) add_co(i, w);
+    } else {
+      std::vector<uint32_t> after = co_succ_[e.rf];
+      add_co(e.rf, i);
+      rmw_reader_[e.rf] = i;
+      for (uint32_t b : after) add_co(i, b);
+    }
+  } else if (e.is_write()) {
+    auto it = init_reader_.find(e.loc);
+    if (it != init_reader_.end()) add_co(it->second, i);
+  }
+  return true;
+}
+
+}  // namespace ctrl
+
+namespace ctrl {
+
+void as_release_acquire(ExecutionGraph& g) {
+  for (size_t i = 0; i < g.size(); i++) {
+    GraphEvent& e = g.at(i);
+    if (!e.atomic()) continue;
+    if (e.kind == GraphKind::Fence) {
+      e.kind = GraphKind::Other;
+      continue;
+    }
+    if (e.kind == GraphKind::Rmw)
+      e.order = MemOrder::AcqRel;
+    else if (e.kind == GraphKind::Read)
+      e.order = MemOrder::Acquire;
+    else if (e.kind == GraphKind::Write)
+      e.order = MemOrder::Release;
+  }
+}
+
+}  // namespace ctrl

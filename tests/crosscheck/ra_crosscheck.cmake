@@ -1,0 +1,39 @@
+# --model ra (issue 23): the weak-trace exploration (WeakTraceStrategy.h)
+# against the brute-force oracle of RA-consistent weak traces
+# (ra_enumerate.h), on simulated runs of the hand-written cases with the
+# digest's counts (which check the oracle itself) and of random programs
+# (fixed seeds): the same count, nothing redundant, and for the random
+# load/store programs nothing infeasible (--strict). No compiler needed.
+# Run with: ctest -L ra
+add_executable(ra_crosscheck ra_crosscheck.cpp ra_enumerate.cpp)
+target_link_libraries(ra_crosscheck PRIVATE ctrl_analyses)
+add_test(NAME ra.crosscheck.fixed COMMAND ra_crosscheck fixed)
+# Loads and stores: 2-4 threads, up to 3 operations each, 8 in all (1500
+# programs, about 10 s); then up to 4 each, 10 in all (600 programs, 40 s).
+add_test(NAME ra.crosscheck.seeds_1_1500 COMMAND ra_crosscheck --strict seeds 1 1500 3 8 0)
+add_test(NAME ra.crosscheck.seeds_2001_2600 COMMAND ra_crosscheck --strict seeds 2001 2600 4 10 0)
+# Small random programs with fetch-adds (2 operations per thread, 4 in all,
+# 3000 programs): every weak trace reached, none too many, but some twice
+# (counted redundant, allowed here). Bigger ones (ra_crosscheck seeds 1 300
+# 4 9 1) still get weak traces the oracle rejects in about 1 program in 9:
+# not in CI (WeakTraceStrategy.h, known gap).
+add_test(NAME ra.crosscheck.rmw_seeds_1_3000 COMMAND ra_crosscheck --redundant-ok seeds 1 3000 2 4 1)
+set_tests_properties(ra.crosscheck.fixed ra.crosscheck.seeds_1_1500 ra.crosscheck.seeds_2001_2600
+  ra.crosscheck.rmw_seeds_1_3000
+  PROPERTIES LABELS "ra;crosscheck" TIMEOUT 600)
+
+# ctrl itself, on compiled random load/store programs (threads created and
+# joined by main, libatomic calls): 200 seeds in 2 batches, about 30 s each.
+find_program(RA_CROSSCHECK_CC gcc)
+if(RA_CROSSCHECK_CC)
+  foreach(batch 1_100 101_200)
+    string(REPLACE "_" ";" range ${batch})
+    list(GET range 0 first)
+    list(GET range 1 last)
+    add_test(NAME ra.crosscheck.ctrl_${batch}
+      COMMAND ${CMAKE_COMMAND} -DTOOL=$<TARGET_FILE:ra_crosscheck> -DCTRL=$<TARGET_FILE:ctrl>
+        -DCC=${RA_CROSSCHECK_CC} -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/ra_work/${batch} -DFIRST=${first} -DLAST=${last}
+        -P ${CMAKE_CURRENT_SOURCE_DIR}/ra_programs.cmake)
+    set_tests_properties(ra.crosscheck.ctrl_${batch} PROPERTIES LABELS "ra;crosscheck" TIMEOUT 600)
+  endforeach()
+endif()

@@ -1,0 +1,184 @@
+#include "ra_enumerate.h"
+
+#include <algorithm>
+#include <functional>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+
+namespace ra_oracle {
+
+namespace {
+
+struct Ev {
+  int thread, index;
+  Kind kind;
+  int var;
+  bool reads() const { return kind != Kind::Store; }
+  bool writes() const { return kind != Kind::Load; }
+};
+
+constexpr int kInit = -1;
+
+// Whether the relation (adjacency matrix, n nodes) has a cycle.
+bool cyclic(const std::vector<std::vector<uint8_t>>& m) {
+  size_t n = m.size();
+  std::vector<int> state(n, 0);
+  std::function<bool(size_t)> dfs = [&](size_t u) {
+    state[u] = 1;
+    for (size_t v = 0; v < n; v++)
+      if (m[u][v]) {
+        if (state[v] == 1) return true;
+        if (state[v] == 0 && dfs(v)) return true;
+      }
+    state[u] = 2;
+    return false;
+  };
+  for (size_t u = 0; u < n; u++)
+    if (state[u] == 0 && dfs(u)) return true;
+  return false;
+}
+
+}  // namespace
+
+uint64_t count_weak_traces(const Program& p) {
+  std::vector<Ev> ev;
+  for (int t = 0; t < int(p.threads.size()); t++)
+    for (int k = 0; k < int(p.threads[t].size()); k++)
+      ev.push_back(Ev{t, k, p.threads[t][k].kind, p.threads[t][k].var});
+  size_t n = ev.size();
+  // Node n + x is x's initial write.
+  size_t nodes = n + size_t(p.vars);
+  std::vector<size_t> reads;
+  for (size_t i = 0; i < n; i++)
+    if (ev[i].reads()) reads.push_back(i);
+  std::vector<std::vector<int>> choices;  // per read: its candidate writes
+  for (size_t r : reads) {
+    std::vector<int> c{kInit};
+    for (size_t w = 0; w < n; w++)
+      if (w != r && ev[w].writes() && ev[w].var == ev[r].var) c.push_back(int(w));
+    choices.push_back(c);
+  }
+  std::vector<size_t> pick(reads.size(), 0);
+  uint64_t count = 0;
+  for (;;) {
+    std::vector<int> rf(n, -2);
+    for (size_t k = 0; k < reads.size(); k++) rf[reads[k]] = choices[k][pick[k]];
+    auto node = [&](int w, int var) { return w == kInit ? n + size_t(var) : size_t(w); };
+    bool ok = true;
+    // A write is read by at most one read-modify-write.
+    for (size_t a = 0; a < n && ok; a++)
+      for (size_t b = a + 1; b < n && ok; b++)
+        if (ev[a].kind == Kind::FetchAdd && ev[b].kind == Kind::FetchAdd && ev[a].var == ev[b].var && rf[a] == rf[b])
+          ok = false;
+    std::vector<std::vector<uint8_t>> base(nodes, std::vector<uint8_t>(nodes, 0));
+    for (size_t a = 0; a < n; a++)
+      for (size_t b = 0; b < n; b++)
+        if (ev[a].thread == ev[b].thread && ev[a].index < ev[b].index) base[a][b] = 1;
+    for (size_t r : reads) base[node(rf[r], ev[r].var)][r] = 1;
+    for (int x = 0; x < p.vars && ok; x++) {
+      std::vector<size_t> ws;
+      for (size_t w = 0; w < n; w++)
+        if (ev[w].writes() && ev[w].var == x) ws.push_back(w);
+      std::sort(ws.begin(), ws.end());
+      bool some = false;
+      do {
+        // co_x: init, then ws in this order.
+        std::vector<size_t> order{n + size_t(x)};
+        order.insert(order.end(), ws.begin(), ws.end());
+        std::vector<size_t> pos(nodes, 0);
+        for (size_t k = 0; k < order.size(); k++) pos[order[k]] = k;
+        bool atomic = true;
+        for (size_t u : ws)
+          if (ev[u].kind == Kind::FetchAdd && pos[node(rf[u], x)] + 1 != pos[u]) atomic = false;
+        if (!atomic) continue;
+        auto m = base;
+        for (size_t a = 0; a < order.size(); a++)
+          for (size_t b = a + 1; b < order.size(); b++) m[order[a]][order[b]] = 1;
+        for (size_t r : reads)
+          if (ev[r].var == x)
+            for (size_t b = pos[node(rf[r], x)] + 1; b < order.size(); b++)
+              if (order[b] != r) m[r][order[b]] = 1;
+        if (!cyclic(m)) some = true;
+      } while (!some && std::next_permutation(ws.begin(), ws.end()));
+      if (!some) ok = false;
+    }
+    if (ok) count++;
+    size_t k = 0;
+    while (k < pick.size() && ++pick[k] == choices[k].size()) pick[k++] = 0;
+    if (k == pick.size()) break;
+  }
+  return count;
+}
+
+Program parse(const std::string& text) {
+  Program p;
+  p.vars = 0;
+  std::stringstream threads(text);
+  std::string thread;
+  while (std::getline(threads, thread, '|')) {
+    p.threads.emplace_back();
+    std::stringstream ops(thread);
+    std::string op;
+    while (std::getline(ops, op, ';')) {
+      std::stringstream words(op);
+      std::string k, var;
+      int value = 1;
+      if (!(words >> k)) continue;
+      words >> var >> value;
+      const std::string names = "xyzw";
+      if (var.size() != 1 || names.find(var[0]) == std::string::npos) throw std::invalid_argument("bad op: " + op);
+      Op o;
+      o.var = int(names.find(var[0]));
+      o.value = value;
+      o.kind = k == "r"   ? Kind::Load
+               : k == "w" ? Kind::Store
+               : k == "a" ? Kind::FetchAdd
+                          : throw std::invalid_argument(op);
+      p.vars = std::max(p.vars, o.var + 1);
+      p.threads.back().push_back(o);
+    }
+  }
+  return p;
+}
+
+std::string describe(const Program& p) {
+  std::string s;
+  const char* names = "xyzw";
+  for (size_t t = 0; t < p.threads.size(); t++) {
+    if (t) s += " | ";
+    for (size_t k = 0; k < p.threads[t].size(); k++) {
+      const Op& o = p.threads[t][k];
+      if (k) s += "; ";
+      s += o.kind == Kind::Load ? "r " : o.kind == Kind::Store ? "w " : "a ";
+      s += names[o.var];
+      if (o.kind != Kind::Load) s += " " + std::to_string(o.value);
+    }
+  }
+  return s;
+}
+
+Program random_program(uint64_t seed, int max_ops, int max_events, bool rmw) {
+  std::mt19937_64 rng(seed);
+  auto below = [&](int n) { return int(rng() % uint64_t(n)); };
+  Program p;
+  p.vars = 1 + below(3);
+  int threads = 2 + below(3);
+  int left = max_events;
+  for (int t = 0; t < threads && left > 0; t++) {
+    p.threads.emplace_back();
+    int ops = std::min(1 + below(max_ops), left);
+    left -= ops;
+    for (int k = 0; k < ops; k++) {
+      Op o;
+      o.var = below(p.vars);
+      int c = below(rmw ? 7 : 6);
+      o.kind = c < 3 ? Kind::Load : c < 6 ? Kind::Store : Kind::FetchAdd;
+      o.value = 1 + below(3);
+      p.threads.back().push_back(o);
+    }
+  }
+  return p;
+}
+
+}  // namespace ra_oracle
