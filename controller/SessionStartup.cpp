@@ -94,11 +94,6 @@ std::optional<ExecutionResult> Session::start() {
   std::string preload;
   bool sanitized = false;
   for (const auto& lib : program_libraries(config_.program)) {
-    if (is_thread_sanitizer(lib))
-      throw UsageError(
-          "ThreadSanitizer builds cannot be controlled yet: its pthread_create waits for the new thread on a raw "
-          "futex and its runtime runs threads of its own beside ctrl's scheduling; rebuild without "
-          "-fsanitize=thread (ctrl reports data races itself) or with -fsanitize=address");
     if (is_sanitizer_runtime(lib)) preload += lib + ":";
     if (is_sanitizer_runtime(lib) || std::filesystem::path(lib).filename().string().rfind("libubsan.so", 0) == 0)
       sanitized = true;
