@@ -250,7 +250,9 @@ ProgramFacts inspect_program(const std::string& name) {
   return facts;
 }
 
-std::optional<bool> imports_libatomic(const std::string& path) {
+std::optional<bool> imports_libatomic(const std::string& path) { return imports_prefixed(path, "__atomic_"); }
+
+std::optional<bool> imports_prefixed(const std::string& path, std::string_view prefix) {
   Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   struct stat st {};
   if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0) return std::nullopt;
@@ -279,7 +281,7 @@ std::optional<bool> imports_libatomic(const std::string& path) {
       Elf64_Sym sym;
       if (!read_all(&sym, sizeof sym, sh.sh_offset + k * sh.sh_entsize)) return std::nullopt;
       if (sym.st_shndx != SHN_UNDEF || sym.st_name >= names.size()) continue;
-      if (std::string_view(names.c_str() + sym.st_name).rfind("__atomic_", 0) == 0) return true;
+      if (std::string_view(names.c_str() + sym.st_name).rfind(prefix, 0) == 0) return true;
     }
   }
   if (!has_dynsym) return std::nullopt;

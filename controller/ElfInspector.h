@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace ctrl {
 
@@ -37,6 +38,9 @@ ProgramFacts inspect_program(const std::string& name);
 // file has no dynamic symbol table in its section headers (stripped of
 // them) or it cannot be read: unknown.
 std::optional<bool> imports_libatomic(const std::string& path);
+// Whether the file imports a function whose name starts with `prefix` (an
+// undefined dynamic symbol); nullopt as above.
+std::optional<bool> imports_prefixed(const std::string& path, std::string_view prefix);
 
 // FNV-1a 64 of the file's bytes as 16 lowercase hex digits.
 // Throws UsageError if the file cannot be read.
