@@ -113,7 +113,8 @@ std::optional<ExecutionResult> Session::start() {
   std::string preload;
   bool sanitized = false;
   const std::vector<std::string> libraries = program_libraries(config_.program);
-  if (std::any_of(libraries.begin(), libraries.end(), is_thread_sanitizer)) refuse_tsan_atomics(config_.program, libraries);
+  if (std::any_of(libraries.begin(), libraries.end(), is_thread_sanitizer))
+    refuse_tsan_atomics(config_.program, libraries);
   for (const auto& lib : libraries) {
     if (is_sanitizer_runtime(lib)) preload += lib + ":";
     if (is_sanitizer_runtime(lib) || std::filesystem::path(lib).filename().string().rfind("libubsan.so", 0) == 0)
