@@ -41,6 +41,12 @@ std::optional<bool> imports_libatomic(const std::string& path);
 // Whether the file imports a function whose name starts with `prefix` (an
 // undefined dynamic symbol); nullopt as above.
 std::optional<bool> imports_prefixed(const std::string& path, std::string_view prefix);
+// Whether the file defines and exports the dynamic symbol `name`; nullopt as
+// above.
+std::optional<bool> defines_symbol(const std::string& path, std::string_view name);
+// The two above: an undefined symbol starting with `prefix`, or a defined
+// one named `prefix`.
+std::optional<bool> has_dynamic_symbol(const std::string& path, std::string_view prefix, bool defined);
 
 // FNV-1a 64 of the file's bytes as 16 lowercase hex digits.
 // Throws UsageError if the file cannot be read.

@@ -115,6 +115,13 @@ std::optional<ExecutionResult> Session::start() {
   const std::vector<std::string> libraries = program_libraries(config_.program);
   if (std::any_of(libraries.begin(), libraries.end(), is_thread_sanitizer))
     refuse_tsan_atomics(config_.program, libraries);
+  // clang links TSan's runtime into the program by default: its
+  // interceptors and its own threads are then code of the program's, which
+  // the agent cannot tell apart (the thread start above hung).
+  if (defines_symbol(config_.program, "__tsan_init").value_or(false))
+    throw UsageError(
+        "ThreadSanitizer's runtime is linked into the program (clang's default): ctrl needs it as a shared library; "
+        "rebuild with -shared-libsan");
   for (const auto& lib : libraries) {
     if (is_sanitizer_runtime(lib)) preload += lib + ":";
     if (is_sanitizer_runtime(lib) || std::filesystem::path(lib).filename().string().rfind("libubsan.so", 0) == 0)
