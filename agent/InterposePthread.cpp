@@ -24,7 +24,31 @@ using namespace ctrl::agent;
 
 namespace ctrl::agent::thread_pool {
 
+namespace {
+
+void* controlled_start(const StartInfo& info);
+
+// The start of the calling thread while a sanitizer's start routine runs
+// before its first turn (SanitizerRuntime.h).
+thread_local const StartInfo* t_start __attribute__((tls_model("initial-exec"))) = nullptr;
+
+// What the sanitizer's start routine calls in place of the program's.
+void* sanitizer_entry(void*) { return controlled_start(*t_start); }
+
+}  // namespace
+
 void* run_controlled(const StartInfo& info) {
+  if (info.runtime_fn) {
+    // Uncontrolled (t_me not set yet) until the runtime calls the entry.
+    t_start = &info;
+    return info.runtime_fn(info.runtime_arg);
+  }
+  return controlled_start(info);
+}
+
+namespace {
+
+void* controlled_start(const StartInfo& info) {
   t_me = info.index;
   rt.first_turn(info.index);
   // The start routine's frames are below this one. (Its stack's bounds come
@@ -43,6 +67,10 @@ void* run_controlled(const StartInfo& info) {
   }
   return info.fn(info.arg);
 }
+
+}  // namespace
+
+void* (*sanitizer_entry_point())(void*) { return sanitizer_entry; }
 
 }  // namespace ctrl::agent::thread_pool
 
@@ -214,13 +242,21 @@ int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*fn)(vo
                      "creator");
   if (child != kNoThread && child >= rt.memory->max_threads())
     rt.end_execution(shm::Outcome::Unsupported, me, site, rt.memory->too_many_threads());
-  rt.model.thread(child).pending.site = reinterpret_cast<uint64_t>(fn);
-  rt.region.header->threads[child].start_routine = reinterpret_cast<uint64_t>(fn);
-  StartInfo start_info{fn, arg, child, signal_mask()};
+  // TSan's interceptor waits until the new thread ran its start routine's
+  // prologue: the thread runs it at once, then waits for its first turn.
+  sanitizer::ProgramStart program{fn, arg};
+  bool wrapped = sanitizer::take_wrapped_start(fn, arg, thread_pool::sanitizer_entry_point(), &program);
+  rt.model.thread(child).pending.site = reinterpret_cast<uint64_t>(program.fn);
+  rt.region.header->threads[child].start_routine = reinterpret_cast<uint64_t>(program.fn);
+  StartInfo start_info{program.fn, program.arg, child, signal_mask()};
+  if (wrapped) {
+    start_info.runtime_fn = fn;
+    start_info.runtime_arg = arg;
+  }
   int r = 0;
   uint32_t slot = thread_pool::kNoSlot;
   if (thread_pool::eligible(attr)) {
-    bool wake_now = !rt.may_defer_start();
+    bool wake_now = wrapped || !rt.may_defer_start();
     slot = thread_pool::start(start_info, thread, wake_now);
     if (slot != thread_pool::kNoSlot && !wake_now) rt.defer_start(child, slot);
   }

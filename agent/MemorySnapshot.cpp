@@ -428,6 +428,68 @@ const char* MemorySnapshot::arm(const MemoryRange* exclude, size_t nexclude) {
 }
 
 namespace {
+
+bool register_wp(int uffd, uint64_t from, uint64_t to) {
+  uffdio_register reg{};
+  reg.range = {from, to - from};
+  reg.mode = UFFDIO_REGISTER_MODE_WP;
+  return raw_syscall(SYS_ioctl, uffd, long(UFFDIO_REGISTER), reinterpret_cast<long>(&reg)) == 0;
+}
+
+bool write_protect(int uffd, uint64_t from, uint64_t to) {
+  uffdio_writeprotect wp{};
+  wp.range = {from, to - from};
+  wp.mode = UFFDIO_WRITEPROTECT_MODE_WP;
+  return raw_syscall(SYS_ioctl, uffd, long(UFFDIO_WRITEPROTECT), reinterpret_cast<long>(&wp)) == 0;
+}
+
+// [a, b) of an armed private writable mapping was replaced by a new mapping
+// (a sanitizer's runtime maps fresh memory with MAP_FIXED over the middle
+// of a large range of its shadow to clear it: TSan's reset of a thread's
+// stack or of a freed block): mapped again, registered, and given its armed
+// content, write-protected as at arm(). Only where the armed content is
+// known page by page; otherwise the mapping was really replaced.
+const char* put_back_replaced(MemorySnapshot::State* s, uint64_t a, uint64_t b) {
+  static const char* const kReplaced = "the program replaced a mapping it had before its first thread";
+  size_t first = 0;
+  while (first < s->nsaved && s->saved[first].end <= a) ++first;
+  uint64_t covered = a;
+  for (size_t j = first; j < s->nsaved && s->saved[j].start < b && covered < b; ++j) {
+    if (s->saved[j].start > covered) return kReplaced;
+    covered = s->saved[j].end;
+  }
+  if (covered < b) return kReplaced;
+  long m = raw_syscall(SYS_mmap, long(a), long(b - a), PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+  if (m != long(a) || !register_wp(s->uffd, a, b)) return kReplaced;
+  for (size_t j = first; j < s->nsaved && s->saved[j].start < b; ++j) {
+    const SavedRange& r = s->saved[j];
+    if (r.data == kZero) continue;
+    uint64_t from = r.start > a ? r.start : a, to = r.end < b ? r.end : b;
+    put_back(SavedRange{from, to, r.data + (from - r.start)}, s->pages);
+    if (!write_protect(s->uffd, from, to)) return kReplaced;
+  }
+  return nullptr;
+}
+
+// [from, to) is a mapping the armed process did not have unregistered: the
+// parts that were not mapped at arm() are removed, the parts of an armed
+// mapping put back (put_back_replaced).
+const char* put_back_unregistered(MemorySnapshot::State* s, uint64_t from, uint64_t to) {
+  uint64_t at = from;
+  for (size_t q = 0; q < s->registered.n && at < to; ++q) {
+    const MemoryRange& r = s->registered.r[q];
+    if (r.end <= at) continue;
+    if (r.start >= to) break;
+    if (r.start > at) raw_syscall(SYS_munmap, long(at), long(r.start - at));
+    uint64_t a = r.start > at ? r.start : at, b = r.end < to ? r.end : to;
+    if (const char* err = put_back_replaced(s, a, b)) return err;
+    at = b;
+  }
+  if (at < to) raw_syscall(SYS_munmap, long(at), long(to - at));
+  return nullptr;
+}
+
 // The restore is complete: the hot list holds, and the faults counted so
 // far (the restore's own included) are the baseline of the next one.
 const char* settled(MemorySnapshot::State* s) {
@@ -528,20 +590,12 @@ const char* MemorySnapshot::restore() {
       uint64_t from = fs;
       for (size_t j = u; j < s->unregistered.n && s->unregistered.r[j].start < fe && from < fe; ++j) {
         const MemoryRange& x = s->unregistered.r[j];
-        if (x.start > from) {
-          for (size_t q = 0; q < s->registered.n; ++q)
-            if (s->registered.r[q].start < x.start && s->registered.r[q].end > from)
-              return "the program replaced a mapping it had before its first thread";
-          raw_syscall(SYS_munmap, long(from), long(x.start - from));
-        }
+        if (x.start > from)
+          if (const char* err = put_back_unregistered(s, from, x.start)) return err;
         if (x.end > from) from = x.end;
       }
-      if (from < fe) {
-        for (size_t q = 0; q < s->registered.n; ++q)
-          if (s->registered.r[q].start < fe && s->registered.r[q].end > from)
-            return "the program replaced a mapping it had before its first thread";
-        raw_syscall(SYS_munmap, long(from), long(fe - from));
-      }
+      if (from < fe)
+        if (const char* err = put_back_unregistered(s, from, fe)) return err;
     }
   }
   // And none of the armed ones may be gone.

@@ -8,8 +8,10 @@
 // fault reaches user space); PAGEMAP_SCAN lists the marked pages. At
 // arm() every page of every writable private mapping is copied (or known to
 // be zero). restore() copies back exactly the pages written since, removes
-// the mappings created since, and checks that no mapping of the armed
-// process was removed or replaced.
+// the mappings created since, maps again (with its armed content) a piece
+// of an armed private writable mapping that a new mapping replaced (TSan
+// clears its shadow with MAP_FIXED), and checks that no other mapping of
+// the armed process was removed or replaced.
 //
 // Invariants:
 //  * All state lives in mappings of its own, outside the tracked memory

@@ -22,10 +22,20 @@ void (*set_report_fd)(void*) = nullptr;
 // The runtime's pthread_create interceptor: [start, end).
 uint64_t interceptor_start = 0, interceptor_end = 0;
 
+const char* file_name(const char* path) {
+  const char* name = strrchr(path, '/');
+  return name ? name + 1 : path;
+}
+
+bool thread_sanitizer_file(const char* path) {
+  if (!path) return false;
+  const char* name = file_name(path);
+  return strncmp(name, "libtsan.so", 10) == 0 || strncmp(name, "libclang_rt.tsan", 16) == 0;
+}
+
 bool runtime_file(const char* path) {
   if (!path) return false;
-  const char* name = strrchr(path, '/');
-  name = name ? name + 1 : path;
+  const char* name = file_name(path);
   for (const char* prefix : {"libasan.so", "libtsan.so", "libhwasan.so", "liblsan.so", "libubsan.so",
                              "libclang_rt."})
     if (strncmp(name, prefix, strlen(prefix)) == 0) return true;
@@ -70,6 +80,21 @@ bool internal_thread(uint64_t site) {
   if (site >= interceptor_start && site < interceptor_end) return false;
   Dl_info info{};
   return dladdr(reinterpret_cast<void*>(site), &info) && runtime_file(info.dli_fname);
+}
+
+bool take_wrapped_start(void* (*fn)(void*), void* arg, void* (*entry)(void*), ProgramStart* program) {
+  if (!runtime_present || !arg) return false;
+  Dl_info info{};
+  if (!dladdr(reinterpret_cast<void*>(fn), &info) || !thread_sanitizer_file(info.dli_fname)) return false;
+  // TSan's ThreadParam: {callback, param, tid, created, started}.
+  auto* param = static_cast<ProgramStart*>(arg);
+  Dl_info callback{};
+  if (!param->fn || (dladdr(reinterpret_cast<void*>(param->fn), &callback) && runtime_file(callback.dli_fname)))
+    return false;
+  *program = *param;
+  param->fn = entry;
+  param->arg = nullptr;
+  return true;
 }
 
 namespace {

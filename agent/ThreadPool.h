@@ -52,7 +52,15 @@ struct StartInfo {
   void* arg;
   uint32_t index;    // the thread's index in the model
   uint64_t sigmask;  // the creator's signal mask, which a new thread inherits
+  // A sanitizer's start routine, run uncontrolled before the thread's first
+  // turn; it calls the program's through the agent (SanitizerRuntime.h).
+  void* (*runtime_fn)(void*) = nullptr;
+  void* runtime_arg = nullptr;
 };
+
+// The routine a sanitizer's start routine calls in place of the program's:
+// the thread's first turn, then the program's routine (InterposePthread.cpp).
+void* (*sanitizer_entry_point())(void*);
 
 // At the checkpoint (the fork server): maps the slots' stacks and the
 // agent's own state, and creates every slot's thread there (it saves its

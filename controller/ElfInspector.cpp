@@ -257,7 +257,17 @@ ProgramFacts inspect_program(const std::string& name) {
   return facts;
 }
 
-std::optional<bool> imports_libatomic(const std::string& path) {
+std::optional<bool> imports_libatomic(const std::string& path) { return imports_prefixed(path, "__atomic_"); }
+
+std::optional<bool> imports_prefixed(const std::string& path, std::string_view prefix) {
+  return has_dynamic_symbol(path, prefix, false);
+}
+
+std::optional<bool> defines_symbol(const std::string& path, std::string_view name) {
+  return has_dynamic_symbol(path, name, true);
+}
+
+std::optional<bool> has_dynamic_symbol(const std::string& path, std::string_view prefix, bool defined) {
   Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   struct stat st {};
   if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0) return std::nullopt;
@@ -285,8 +295,9 @@ std::optional<bool> imports_libatomic(const std::string& path) {
     for (uint64_t k = 0; k < sh.sh_size / sh.sh_entsize; ++k) {
       Elf64_Sym sym;
       if (!read_all(&sym, sizeof sym, sh.sh_offset + k * sh.sh_entsize)) return std::nullopt;
-      if (sym.st_shndx != SHN_UNDEF || sym.st_name >= names.size()) continue;
-      if (std::string_view(names.c_str() + sym.st_name).rfind("__atomic_", 0) == 0) return true;
+      if ((sym.st_shndx != SHN_UNDEF) != defined || sym.st_name >= names.size()) continue;
+      std::string_view sym_name(names.c_str() + sym.st_name);
+      if (defined ? sym_name == prefix : sym_name.rfind(prefix, 0) == 0) return true;
     }
   }
   if (!has_dynsym) return std::nullopt;

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace ctrl {
 
@@ -37,6 +38,15 @@ ProgramFacts inspect_program(const std::string& name);
 // file has no dynamic symbol table in its section headers (stripped of
 // them) or it cannot be read: unknown.
 std::optional<bool> imports_libatomic(const std::string& path);
+// Whether the file imports a function whose name starts with `prefix` (an
+// undefined dynamic symbol); nullopt as above.
+std::optional<bool> imports_prefixed(const std::string& path, std::string_view prefix);
+// Whether the file defines and exports the dynamic symbol `name`; nullopt as
+// above.
+std::optional<bool> defines_symbol(const std::string& path, std::string_view name);
+// The two above: an undefined symbol starting with `prefix`, or a defined
+// one named `prefix`.
+std::optional<bool> has_dynamic_symbol(const std::string& path, std::string_view prefix, bool defined);
 
 // Whether the file is a program built by the Go toolchain (a section
 // .go.buildinfo or .note.go.buildid); false when it cannot be read.
