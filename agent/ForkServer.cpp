@@ -26,6 +26,7 @@
 #include "OwnCalls.h"
 #include "OwnPid.h"
 #include "RawSyscall.h"
+#include "ReadOnlyMemory.h"
 #include "RealFunctions.h"
 #include "Rollback.h"
 #include "Runtime.h"
@@ -179,6 +180,7 @@ void Runtime::checkpoint(uint64_t site) {
   prime_thread_stacks();
   thread_pool::reserve();
   reserve_alternate_stacks();
+  read_only_memory::record();
   proto::ControlMessage ready;
   ready.mutable_checkpoint_ready()->set_pid(getpid());
   ready.mutable_checkpoint_ready()->set_site(site);

@@ -116,8 +116,7 @@ namespace {
 
 long scan(MemorySnapshot::State* s, uint64_t start, uint64_t end, uint64_t inverted, uint64_t mask, uint64_t ret,
           uint64_t* walk_end) {
-  PmScanArg a{sizeof(PmScanArg), 0, start, end, 0, reinterpret_cast<uint64_t>(s->vec), kVec, 0, inverted, mask, 0,
-              ret};
+  PmScanArg a{sizeof(PmScanArg), 0, start, end, 0, reinterpret_cast<uint64_t>(s->vec), kVec, 0, inverted, mask, 0, ret};
   long n = raw_syscall(SYS_ioctl, s->pagemap, long(kPagemapScan), reinterpret_cast<long>(&a));
   *walk_end = a.walk_end;
   return n;
@@ -177,8 +176,8 @@ void put_back(const SavedRange& r, const uint8_t* pages) {
 }
 
 void* map_private(size_t size) {
-  long p = raw_syscall(SYS_mmap, 0, long(size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                       -1, 0);
+  long p =
+      raw_syscall(SYS_mmap, 0, long(size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   return p < 0 && p > -4096 ? nullptr : reinterpret_cast<void*>(p);
 }
 
@@ -270,8 +269,8 @@ const char* MemorySnapshot::arm(const MemoryRange* exclude, size_t nexclude) {
   api.features = kFeatureWpAsync;
   if (raw_syscall(SYS_ioctl, s->uffd, long(UFFDIO_API), reinterpret_cast<long>(&api)) != 0)
     return "the kernel has no asynchronous userfaultfd write-protect (Linux 6.7 or later)";
-  s->pagemap = hide(int(raw_syscall(SYS_openat, AT_FDCWD, reinterpret_cast<long>("/proc/self/pagemap"),
-                                    O_RDONLY | O_CLOEXEC)));
+  s->pagemap =
+      hide(int(raw_syscall(SYS_openat, AT_FDCWD, reinterpret_cast<long>("/proc/self/pagemap"), O_RDONLY | O_CLOEXEC)));
   if (s->pagemap < 0) return "cannot open /proc/self/pagemap";
   {
     PageRegion probe;
@@ -279,8 +278,8 @@ const char* MemorySnapshot::arm(const MemoryRange* exclude, size_t nexclude) {
     if (raw_syscall(SYS_ioctl, s->pagemap, long(kPagemapScan), reinterpret_cast<long>(&a)) < 0)
       return "the kernel has no PAGEMAP_SCAN (Linux 6.7 or later)";
   }
-  s->statm = hide(int(raw_syscall(SYS_openat, AT_FDCWD, reinterpret_cast<long>("/proc/self/statm"),
-                                  O_RDONLY | O_CLOEXEC)));
+  s->statm =
+      hide(int(raw_syscall(SYS_openat, AT_FDCWD, reinterpret_cast<long>("/proc/self/statm"), O_RDONLY | O_CLOEXEC)));
   if (s->statm < 0) return "cannot open /proc/self/statm";
   // Hold them, so that the program cannot close them.
   hold_descriptor(&s->uffd);
@@ -341,8 +340,18 @@ const char* MemorySnapshot::arm(const MemoryRange* exclude, size_t nexclude) {
     }
     uint64_t at = from;
     while (at < to) {
-      PmScanArg a{sizeof(PmScanArg), 0, at, to, 0, reinterpret_cast<uint64_t>(s->vec), kVec, 0, 0, 0,
-                  kIsPresent | kIsSwapped, kIsPresent | kIsSwapped};
+      PmScanArg a{sizeof(PmScanArg),
+                  0,
+                  at,
+                  to,
+                  0,
+                  reinterpret_cast<uint64_t>(s->vec),
+                  kVec,
+                  0,
+                  0,
+                  0,
+                  kIsPresent | kIsSwapped,
+                  kIsPresent | kIsSwapped};
       long n = raw_syscall(SYS_ioctl, s->pagemap, long(kPagemapScan), reinterpret_cast<long>(&a));
       if (n < 0) return "PAGEMAP_SCAN failed";
       uint64_t cursor = at;
@@ -440,7 +449,7 @@ const char* MemorySnapshot::arm(const MemoryRange* exclude, size_t nexclude) {
   for (size_t i = 0; i < s->nsaved; ++i)
     if (s->saved[i].data != kZero)
       copy_raw(s->pages + s->saved[i].data, reinterpret_cast<void*>(s->saved[i].start),
-             s->saved[i].end - s->saved[i].start);
+               s->saved[i].end - s->saved[i].start);
   s->brk = uint64_t(raw_syscall(SYS_brk, 0));
   // Sorted by address (the maps are; the pieces of one mapping too).
   if (!list_ranges(s, 0, kIsWpAllowed, s->registered) || !list_ranges(s, kIsWpAllowed, kIsWpAllowed, s->unregistered))
@@ -646,8 +655,7 @@ const char* MemorySnapshot::restore() {
         if (x.end > from) from = x.end;
       }
       if (from < fe) {
-        if (covers_unrecreatable(s, from, fe))
-          return "the program replaced a mapping it had before its first thread";
+        if (covers_unrecreatable(s, from, fe)) return "the program replaced a mapping it had before its first thread";
         raw_syscall(SYS_munmap, long(from), long(fe - from));
       }
     }

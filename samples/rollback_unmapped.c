@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 enum { kPage = 4096 };
-static char* guarded; /* a guard page, then two pages: the first written */
+static char* guarded;  /* a guard page, then two pages: the first written */
 static char* replaced; /* two pages, both written */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int counter;
