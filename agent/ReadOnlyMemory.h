@@ -16,6 +16,12 @@
 //    faults (a crash, at the store's own step). The program's mprotect of
 //    any of it (InterposeMemory.cpp) empties the table for the rest of the
 //    process, so loads there are steps again.
+//  * Not seen: such memory unmapped (munmap is not interposed, nor is a raw
+//    mprotect system call) and writable memory mapped in its place; loads
+//    there would not be steps. Libraries loaded after the checkpoint are not
+//    in the table (their loads stay steps).
+//  * Read-only *anonymous* memory is left out: a JIT flips its code pages
+//    between writable and executable.
 #pragma once
 
 #include <cstdint>
