@@ -55,6 +55,7 @@ bool Runtime::take_checkpoint(uint32_t me) {
   // The sleep set cannot be rebuilt: a plan restored from a checkpoint
   // starts its sleep set at or after the checkpoint.
   sleep_ = 0;
+  alone_ = false;
   h->current = me;
   if (h->nthreads < model.thread_count()) h->nthreads = model.thread_count();
   h->outcome = shm::Outcome::Running;
@@ -93,6 +94,7 @@ void Runtime::start_execution(pid_t fork_server, bool resumed) {
   pos_on_ = h->policy == shm::TailPolicy::Pos;
   if (pos_on_) pos_.reset(rng_);
   sleep_ = 0;
+  alone_ = false;
   last_enabled_ = 0;
   yielding_ = 0;
   unstarted_ = 0;
