@@ -26,6 +26,7 @@
 #include "OwnCalls.h"
 #include "OwnPid.h"
 #include "RawSyscall.h"
+#include "ReadOnlyMemory.h"
 #include "RealFunctions.h"
 #include "Rollback.h"
 #include "Runtime.h"
@@ -54,6 +55,7 @@ bool Runtime::take_checkpoint(uint32_t me) {
   // The sleep set cannot be rebuilt: a plan restored from a checkpoint
   // starts its sleep set at or after the checkpoint.
   sleep_ = 0;
+  alone_ = false;
   h->current = me;
   if (h->nthreads < model.thread_count()) h->nthreads = model.thread_count();
   h->outcome = shm::Outcome::Running;
@@ -92,6 +94,7 @@ void Runtime::start_execution(pid_t fork_server, bool resumed) {
   pos_on_ = h->policy == shm::TailPolicy::Pos;
   if (pos_on_) pos_.reset(rng_);
   sleep_ = 0;
+  alone_ = false;
   last_enabled_ = 0;
   yielding_ = 0;
   unstarted_ = 0;
@@ -179,6 +182,7 @@ void Runtime::checkpoint(uint64_t site) {
   prime_thread_stacks();
   thread_pool::reserve();
   reserve_alternate_stacks();
+  read_only_memory::record();
   proto::ControlMessage ready;
   ready.mutable_checkpoint_ready()->set_pid(getpid());
   ready.mutable_checkpoint_ready()->set_site(site);

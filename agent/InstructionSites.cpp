@@ -18,6 +18,7 @@
 #include "HookStack.h"
 #include "KernelWaits.h"
 #include "LoopState.h"
+#include "ReadOnlyMemory.h"
 #include "Runtime.h"
 #include "SiteMath.h"
 #include "MemoryModel.h"
@@ -410,6 +411,9 @@ void visible_site(const InstructionSites::Entry& e, ucontext_t* uc, const void* 
     uint64_t fs = s.segment == SiteSegment::Fs ? uint64_t(pthread_self()) : 0;
     uint64_t gs = s.segment == SiteSegment::Gs ? gs_base() : 0;
     ea = effective_address(s, *uc, e.address + s.length, fs, gs);
+    // A load of memory nobody can write races with nothing: not a step
+    // (ReadOnlyMemory.h).
+    if (s.kind == SiteKind::Load && read_only_memory::contains(ea, size)) return;
   }
   bool locked = s.flags & kSiteLocked;
   // A plain store (the store half of an unlocked read-modify-write too) is

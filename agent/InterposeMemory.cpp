@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "ReadOnlyMemory.h"
 #include "RealFunctions.h"
 #include "Rollback.h"
 #include "Runtime.h"
@@ -29,6 +30,7 @@ extern "C" {
 
 int mprotect(void* addr, size_t len, int prot) {
   static auto* next = next_symbol<int (*)(void*, size_t, int)>("mprotect");
+  read_only_memory::note_protection_change(reinterpret_cast<uint64_t>(addr), len);
   if (in_execution())
     rollback::note_memory_change(reinterpret_cast<uint64_t>(addr), len,
                                  "the program changed the protection of memory it had before its first thread");

@@ -62,6 +62,14 @@ struct RangeList {
   MemoryRange r[kMaxListed];
 };
 
+// An anonymous private mapping of the armed process that restore() can map
+// again if an execution removes it: a writable one (registered, its content
+// in the copies) or an inaccessible one (a guard page: no content).
+struct Recreatable {
+  uint64_t start, end;
+  int prot;
+};
+
 }  // namespace
 
 struct MemorySnapshot::State {
@@ -80,6 +88,9 @@ struct MemorySnapshot::State {
   // memory, which a scan skips whole, but not the registered memory that is
   // never put back (shared mappings, the agent's own).
   RangeList runs;
+  // What restore() may map again (Recreatable), by address.
+  size_t nrecreatable = 0;
+  Recreatable recreatable[kMaxListed];
   // The pages found written (and no longer write-protected), with where
   // their armed content is: put back after every execution.
   size_t nhot = 0;
@@ -96,7 +107,7 @@ struct MemorySnapshot::State {
   int statm = -1;
   uint64_t vsize = 0;
   // Scratch.
-  RangeList found;
+  RangeList found, found_unregistered;
   PageRegion vec[kVec];
   char maps[kMapsText];
 };
@@ -105,8 +116,7 @@ namespace {
 
 long scan(MemorySnapshot::State* s, uint64_t start, uint64_t end, uint64_t inverted, uint64_t mask, uint64_t ret,
           uint64_t* walk_end) {
-  PmScanArg a{sizeof(PmScanArg), 0, start, end, 0, reinterpret_cast<uint64_t>(s->vec), kVec, 0, inverted, mask, 0,
-              ret};
+  PmScanArg a{sizeof(PmScanArg), 0, start, end, 0, reinterpret_cast<uint64_t>(s->vec), kVec, 0, inverted, mask, 0, ret};
   long n = raw_syscall(SYS_ioctl, s->pagemap, long(kPagemapScan), reinterpret_cast<long>(&a));
   *walk_end = a.walk_end;
   return n;
@@ -166,8 +176,8 @@ void put_back(const SavedRange& r, const uint8_t* pages) {
 }
 
 void* map_private(size_t size) {
-  long p = raw_syscall(SYS_mmap, 0, long(size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                       -1, 0);
+  long p =
+      raw_syscall(SYS_mmap, 0, long(size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   return p < 0 && p > -4096 ? nullptr : reinterpret_cast<void*>(p);
 }
 
@@ -181,7 +191,9 @@ int hide(int fd) {
 
 struct Vma {
   uint64_t start, end;
+  int prot;
   bool writable, shared, file, special;
+  bool named;  // [heap], [stack], [anon:...]: never mapped again by restore()
 };
 
 // Parses one line of /proc/self/maps.
@@ -201,6 +213,9 @@ bool parse_vma(const char*& p, const char* end, Vma& v) {
   hex(v.end);
   if (p < end) ++p;
   const char* perms = p;
+  v.prot = 0;
+  if (p + 2 < end)
+    v.prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) | (perms[2] == 'x' ? PROT_EXEC : 0);
   v.writable = p + 1 < end && perms[1] == 'w';
   v.shared = p + 3 < end && perms[3] == 's';
   // offset, device, inode, then the name.
@@ -219,6 +234,7 @@ bool parse_vma(const char*& p, const char* end, Vma& v) {
   size_t len = size_t(p - name);
   if (p < end) ++p;
   v.file = inode != 0;
+  v.named = len > 0;
   v.special = (len >= 5 && memcmp(name, "[vdso", 5) == 0) || (len >= 5 && memcmp(name, "[vvar", 5) == 0) ||
               (len >= 10 && memcmp(name, "[vsyscall]", 10) == 0);
   return true;
@@ -253,8 +269,8 @@ const char* MemorySnapshot::arm(const MemoryRange* exclude, size_t nexclude) {
   api.features = kFeatureWpAsync;
   if (raw_syscall(SYS_ioctl, s->uffd, long(UFFDIO_API), reinterpret_cast<long>(&api)) != 0)
     return "the kernel has no asynchronous userfaultfd write-protect (Linux 6.7 or later)";
-  s->pagemap = hide(int(raw_syscall(SYS_openat, AT_FDCWD, reinterpret_cast<long>("/proc/self/pagemap"),
-                                    O_RDONLY | O_CLOEXEC)));
+  s->pagemap =
+      hide(int(raw_syscall(SYS_openat, AT_FDCWD, reinterpret_cast<long>("/proc/self/pagemap"), O_RDONLY | O_CLOEXEC)));
   if (s->pagemap < 0) return "cannot open /proc/self/pagemap";
   {
     PageRegion probe;
@@ -262,8 +278,8 @@ const char* MemorySnapshot::arm(const MemoryRange* exclude, size_t nexclude) {
     if (raw_syscall(SYS_ioctl, s->pagemap, long(kPagemapScan), reinterpret_cast<long>(&a)) < 0)
       return "the kernel has no PAGEMAP_SCAN (Linux 6.7 or later)";
   }
-  s->statm = hide(int(raw_syscall(SYS_openat, AT_FDCWD, reinterpret_cast<long>("/proc/self/statm"),
-                                  O_RDONLY | O_CLOEXEC)));
+  s->statm =
+      hide(int(raw_syscall(SYS_openat, AT_FDCWD, reinterpret_cast<long>("/proc/self/statm"), O_RDONLY | O_CLOEXEC)));
   if (s->statm < 0) return "cannot open /proc/self/statm";
   // Hold them, so that the program cannot close them.
   hold_descriptor(&s->uffd);
@@ -324,8 +340,18 @@ const char* MemorySnapshot::arm(const MemoryRange* exclude, size_t nexclude) {
     }
     uint64_t at = from;
     while (at < to) {
-      PmScanArg a{sizeof(PmScanArg), 0, at, to, 0, reinterpret_cast<uint64_t>(s->vec), kVec, 0, 0, 0,
-                  kIsPresent | kIsSwapped, kIsPresent | kIsSwapped};
+      PmScanArg a{sizeof(PmScanArg),
+                  0,
+                  at,
+                  to,
+                  0,
+                  reinterpret_cast<uint64_t>(s->vec),
+                  kVec,
+                  0,
+                  0,
+                  0,
+                  kIsPresent | kIsSwapped,
+                  kIsPresent | kIsSwapped};
       long n = raw_syscall(SYS_ioctl, s->pagemap, long(kPagemapScan), reinterpret_cast<long>(&a));
       if (n < 0) return "PAGEMAP_SCAN failed";
       uint64_t cursor = at;
@@ -380,6 +406,11 @@ const char* MemorySnapshot::arm(const MemoryRange* exclude, size_t nexclude) {
     // without the mprotect interposer's knowing); shared ones and the
     // agent's own are registered but never put back, so that the check for
     // new mappings (an unregistered one) skips them whole.
+    // A guard page (an inaccessible anonymous mapping: a thread stack's, an
+    // alternate signal stack's) can be mapped again as it was.
+    bool anonymous = !v.file && !v.named && !v.special && !v.shared;
+    if (anonymous && v.prot == 0 && s->nrecreatable < kMaxListed)
+      s->recreatable[s->nrecreatable++] = Recreatable{v.start, v.end, 0};
     if (v.special || (!v.writable && !v.shared)) continue;
     const char* err = for_pieces(v, [&](uint64_t from, uint64_t to, bool excluded) -> const char* {
       if (excluded || v.shared) {
@@ -399,6 +430,8 @@ const char* MemorySnapshot::arm(const MemoryRange* exclude, size_t nexclude) {
           if (s->saved[i].data != kZero && !protect(s->saved[i].start, s->saved[i].end))
             return "a private writable mapping cannot be write-protected";
       if (const char* err = add_piece(from, to, Kind::Hot)) return err;
+      // Its content is in the copies: it can be mapped again.
+      if (anonymous && s->nrecreatable < kMaxListed) s->recreatable[s->nrecreatable++] = Recreatable{from, to, v.prot};
       return nullptr;
     });
     if (err) return err;
@@ -416,7 +449,7 @@ const char* MemorySnapshot::arm(const MemoryRange* exclude, size_t nexclude) {
   for (size_t i = 0; i < s->nsaved; ++i)
     if (s->saved[i].data != kZero)
       copy_raw(s->pages + s->saved[i].data, reinterpret_cast<void*>(s->saved[i].start),
-             s->saved[i].end - s->saved[i].start);
+               s->saved[i].end - s->saved[i].start);
   s->brk = uint64_t(raw_syscall(SYS_brk, 0));
   // Sorted by address (the maps are; the pieces of one mapping too).
   if (!list_ranges(s, 0, kIsWpAllowed, s->registered) || !list_ranges(s, kIsWpAllowed, kIsWpAllowed, s->unregistered))
@@ -495,6 +528,102 @@ const char* put_back_unregistered(MemorySnapshot::State* s, uint64_t from, uint6
 const char* settled(MemorySnapshot::State* s) {
   s->hot_known = true;
   s->faults = fault_count();
+  return nullptr;
+}
+
+// [from, to) overlaps armed registered memory that restore() could not map
+// again (a file's, a named one, the agent's own): an execution's mapping
+// there cannot simply be removed.
+bool covers_unrecreatable(const MemorySnapshot::State* s, uint64_t from, uint64_t to) {
+  for (size_t q = 0; q < s->registered.n; ++q) {
+    uint64_t a = s->registered.r[q].start > from ? s->registered.r[q].start : from;
+    uint64_t b = s->registered.r[q].end < to ? s->registered.r[q].end : to;
+    if (a >= b) continue;
+    // (Recreatable entries are sorted by address.)
+    for (size_t i = 0; i < s->nrecreatable && a < b; ++i) {
+      const Recreatable& r = s->recreatable[i];
+      if ((r.prot & PROT_WRITE) && r.start <= a && r.end > a) a = r.end;
+    }
+    if (a < b) return true;
+  }
+  return false;
+}
+
+// Maps [from, to) of a recreatable mapping again, as arm() left it: a
+// writable one registered, its armed content copied back and its populated
+// pages write-protected (so that the next write faults, as after arm()).
+const char* map_again(MemorySnapshot::State* s, uint64_t from, uint64_t to, int prot) {
+  long p = raw_syscall(SYS_mmap, long(from), long(to - from), prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+                       -1, 0);
+  if (p != long(from)) {
+    if (p >= 0 || p < -4095) raw_syscall(SYS_munmap, p, long(to - from));
+    return "the program replaced a mapping it had before its first thread";
+  }
+  if (!(prot & PROT_WRITE)) return nullptr;
+  uffdio_register reg{};
+  reg.range = {from, to - from};
+  reg.mode = UFFDIO_REGISTER_MODE_WP;
+  if (raw_syscall(SYS_ioctl, s->uffd, long(UFFDIO_REGISTER), reinterpret_cast<long>(&reg)) != 0)
+    return "a removed mapping could not be tracked again";
+  for (size_t i = 0; i < s->nsaved; ++i) {
+    const SavedRange& r = s->saved[i];
+    if (r.end <= from) continue;
+    if (r.start >= to) break;
+    if (r.data == kZero) continue;  // never populated at arm(): a fresh mapping reads zero there too
+    uint64_t a = r.start > from ? r.start : from, b = r.end < to ? r.end : to;
+    put_back(SavedRange{a, b, r.data + (a - r.start)}, s->pages);
+    uffdio_writeprotect wp{};
+    wp.range = {a, b - a};
+    wp.mode = UFFDIO_WRITEPROTECT_MODE_WP;
+    if (raw_syscall(SYS_ioctl, s->uffd, long(UFFDIO_WRITEPROTECT), reinterpret_cast<long>(&wp)) != 0)
+      return "a removed mapping could not be tracked again";
+  }
+  return nullptr;
+}
+
+// Maps again what an execution removed of the recreatable mappings (Rust's
+// runtime unmaps the main thread's alternate signal stack and its guard
+// page at exit; libc unmaps cached thread stacks beyond its cache).
+const char* recreate_removed(MemorySnapshot::State* s) {
+  if (!list_ranges(s, 0, kIsWpAllowed, s->found)) return "too many mappings to track";
+  for (size_t i = 0; i < s->nrecreatable; ++i) {
+    const Recreatable& r = s->recreatable[i];
+    if (r.prot == 0) {
+      // A guard page: mapped again if its whole range is free; still
+      // there if all of it is mapped (msync fails on any hole).
+      long p = raw_syscall(SYS_mmap, long(r.start), long(r.end - r.start), PROT_NONE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+      if (p == long(r.start)) continue;
+      if (p >= 0 || p < -4095) raw_syscall(SYS_munmap, p, long(r.end - r.start));
+      if (raw_syscall(SYS_msync, long(r.start), long(r.end - r.start), MS_ASYNC) != 0)
+        return "the program removed part of a guard page it had before its first thread";
+      continue;
+    }
+    // The pieces of a writable one that are no longer registered.
+    uint64_t at = r.start;
+    size_t j = 0;
+    while (at < r.end) {
+      while (j < s->found.n && s->found.r[j].end <= at) ++j;
+      if (j < s->found.n && s->found.r[j].start <= at) {
+        at = s->found.r[j].end;
+        continue;
+      }
+      uint64_t gap_end = j < s->found.n && s->found.r[j].start < r.end ? s->found.r[j].start : r.end;
+      if (const char* err = map_again(s, at, gap_end, r.prot)) return err;
+      at = gap_end;
+    }
+  }
+  return nullptr;
+}
+
+// [from, to) is a mapping the armed process did not have there. Over no
+// armed memory, or over anonymous armed memory recreate_removed() maps
+// again (Rust's guard pages, a thread stack), it is simply removed; over
+// other armed memory, the pieces whose content is known page by page are
+// put back at once (TSan's shadow, cleared with MAP_FIXED).
+const char* remove_new(MemorySnapshot::State* s, uint64_t from, uint64_t to) {
+  if (covers_unrecreatable(s, from, to)) return put_back_unregistered(s, from, to);
+  raw_syscall(SYS_munmap, long(from), long(to - from));
   return nullptr;
 }
 }  // namespace
@@ -591,15 +720,20 @@ const char* MemorySnapshot::restore() {
       for (size_t j = u; j < s->unregistered.n && s->unregistered.r[j].start < fe && from < fe; ++j) {
         const MemoryRange& x = s->unregistered.r[j];
         if (x.start > from)
-          if (const char* err = put_back_unregistered(s, from, x.start)) return err;
+          if (const char* err = remove_new(s, from, x.start)) return err;
         if (x.end > from) from = x.end;
       }
       if (from < fe)
-        if (const char* err = put_back_unregistered(s, from, fe)) return err;
+        if (const char* err = remove_new(s, from, fe)) return err;
     }
   }
-  // And none of the armed ones may be gone.
+  // And none of the armed ones may be gone: the anonymous ones removed are
+  // mapped again with their armed content.
   if (!list_ranges(s, 0, kIsWpAllowed, s->found)) return "too many mappings to track";
+  if (!same(s->found, s->registered) || address_space_size(s->statm) != s->vsize) {
+    if (const char* err = recreate_removed(s)) return err;
+    if (!list_ranges(s, 0, kIsWpAllowed, s->found)) return "too many mappings to track";
+  }
   if (!same(s->found, s->registered)) return "the program removed a mapping it had before its first thread";
   if (address_space_size(s->statm) != s->vsize) return "the address space changed in a way not understood";
   return settled(s);

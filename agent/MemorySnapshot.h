@@ -8,10 +8,12 @@
 // fault reaches user space); PAGEMAP_SCAN lists the marked pages. At
 // arm() every page of every writable private mapping is copied (or known to
 // be zero). restore() copies back exactly the pages written since, removes
-// the mappings created since, maps again (with its armed content) a piece
-// of an armed private writable mapping that a new mapping replaced (TSan
-// clears its shadow with MAP_FIXED), and checks that no other mapping of
-// the armed process was removed or replaced.
+// the mappings created since, maps again the anonymous private mappings of
+// the armed process that were removed or replaced (with their armed
+// content; guard pages as such), puts back a piece of another armed private
+// writable mapping that a new mapping replaced when its content is known
+// page by page (TSan clears its shadow with MAP_FIXED), and checks that no
+// other mapping of the armed process was removed or replaced.
 //
 // Invariants:
 //  * All state lives in mappings of its own, outside the tracked memory
@@ -28,6 +30,9 @@
 //    scanned and the mappings checked. (Not seen by that test: a mapping of
 //    the armed process removed and another of the same size mapped and never
 //    touched in one execution.)
+//  * A mapping restore() maps again is as arm() left it: registered, its
+//    populated pages holding their armed content and write-protected, its
+//    others not populated (read as zero, as they did).
 //  * restore() must run on a stack outside the tracked memory, with no other
 //    thread of the process alive.
 #pragma once

@@ -15,7 +15,7 @@
 //  * The runner's state (context, ticket, counters, the reasons it stopped)
 //    lives outside the tracked memory: a rollback never undoes it.
 //  * Anything an execution changed that cannot be put back (a child process,
-//    a pending signal, a timer, a removed mapping, mprotect/madvise of the
+//    a pending signal, a timer, a removed file mapping, mprotect/madvise of the
 //    checkpoint's memory, the main thread gone) makes `refusal()` non-null;
 //    the runner then exits after the execution, as an execution in a
 //    forked process always did, and the next execution gets a new runner.

@@ -225,6 +225,13 @@ class Runtime {
   uint32_t last_ = 0;
   uint64_t step_ = 0;
   uint64_t rng_ = 0;
+  // The plan's thread is alone to the end: every other thread ended and the
+  // plan's remaining decisions are all its own. What it then does differently
+  // from the trace (a value ctrl does not control, such as its kernel thread
+  // id, formatted) is no divergence: nothing is left to schedule, so the
+  // rest of the plan is neither checked nor forced (the tail runs it).
+  bool alone_ = false;
+  bool alone_to_the_end(uint32_t me) const;
   PctChooser pct_;  // TailPolicy::Pct: this execution's priorities
   PosChooser pos_;  // TailPolicy::Pos: the next operations' priorities
   bool pos_on_ = false;
