@@ -318,7 +318,7 @@ void ReadsFromStrategy::completed(const ExecutionSummary& summary) {
   for (uint64_t i = 0; i < summary.steps; ++i) {
     const shm::Event& ev = summary.events[i];
     std::string why = unsupported_op(ev);
-    if (!why.empty()) return fail(why + " are not supported yet");
+    if (!why.empty()) return fail("not supported yet: " + why);
     uint32_t t = ev.thread;
     if (t >= s.threads.size() || s.threads[t].node == kNoNode || s.threads[t].exited)
       return fail("thread " + std::to_string(t) + " ran where the machine has none");
