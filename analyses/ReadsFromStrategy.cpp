@@ -30,9 +30,10 @@ uint64_t combine(uint64_t h, uint64_t v) { return scramble(h ^ scramble(v + 0x9E
 bool memory_kind(OpKind k) { return op_reads_memory(k) || op_writes_memory(k); }
 
 // Why the machine cannot follow `e` (empty: it can).
-std::string unsupported_op(const shm::Event& e) {
+std::string unsupported_op(const shm::Event& e, bool tso) {
   auto k = OpKind(e.kind);
-  if (e.thread >= shm::kFlushActorBase) return "store buffer flushes";
+  if (e.thread >= shm::kFlushActorBase) return tso && k == OpKind::Flush ? "" : "store buffer flushes";
+  if (!tso && (e.flags & (shm::kBuffered | shm::kForwarded))) return "store buffers";
   if (memory_kind(k)) {
     if (!dpor::size_mask(e.size)) return std::string(op_name(k)) + " of " + std::to_string(e.size) + " bytes";
     if (k == OpKind::Load && e.aux) return "string instructions";
@@ -81,7 +82,7 @@ bool reads_memory(const shm::Event& e) { return op_reads_memory(OpKind(e.kind));
 
 }  // namespace
 
-ReadsFromStrategy::ReadsFromStrategy() { new_node(); }  // node 0: the main thread's root
+ReadsFromStrategy::ReadsFromStrategy(bool tso) : tso_(tso) { new_node(); }  // node 0: the main thread's root
 
 uint32_t ReadsFromStrategy::new_node() {
   nodes_.emplace_back();
@@ -94,21 +95,29 @@ void ReadsFromStrategy::fail(std::string why) {
   std::fprintf(stderr, "ctrl: --equivalence rf stops: %s; use --equivalence mazurkiewicz\n", unsupported_.c_str());
 }
 
-std::optional<uint64_t> ReadsFromStrategy::key_of(const State& s, uint32_t /*t*/, const shm::Event& op) const {
+std::optional<std::pair<uint64_t, uint8_t>> ReadsFromStrategy::byte_seen(const State& s, uint32_t t, uint64_t addr,
+                                                                         bool* from_memory) const {
+  if (from_memory) *from_memory = false;
+  if (t < s.buffers.size())
+    for (auto it = s.buffers[t].rbegin(); it != s.buffers[t].rend(); ++it)
+      if (addr >= it->addr && addr < it->addr + it->size)
+        return std::make_pair(it->id, uint8_t(it->value >> (8 * (addr - it->addr))));
+  if (from_memory) *from_memory = true;
+  auto it = s.mem.find(addr);
+  if (it != s.mem.end()) return it->second;
+  auto init = init_.find(addr);
+  if (init == init_.end()) return std::nullopt;
+  return std::make_pair(kInitWriter, init->second);
+}
+
+std::optional<uint64_t> ReadsFromStrategy::key_of(const State& s, uint32_t t, const shm::Event& op) const {
   auto k = OpKind(op.kind);
   if (reads_memory(op)) {
     uint64_t v = 0;
     for (uint32_t b = 0; b < op.size; ++b) {
-      auto it = s.mem.find(op.addr + b);
-      uint8_t byte;
-      if (it != s.mem.end()) {
-        byte = it->second.second;
-      } else {
-        auto init = init_.find(op.addr + b);
-        if (init == init_.end()) return std::nullopt;
-        byte = init->second;
-      }
-      v |= uint64_t(byte) << (8 * b);
+      auto byte = byte_seen(s, t, op.addr + b);
+      if (!byte) return std::nullopt;
+      v |= uint64_t(byte->second) << (8 * b);
     }
     return v;
   }
@@ -119,7 +128,9 @@ std::optional<uint64_t> ReadsFromStrategy::key_of(const State& s, uint32_t /*t*/
   return 0;
 }
 
-bool ReadsFromStrategy::enabled(const State& s, const shm::Event& op) const {
+bool ReadsFromStrategy::enabled(const State& s, uint32_t t, const shm::Event& op) const {
+  // TSO: what waits for a drained buffer (DporEvents.h) waits.
+  if (tso_ && t < s.buffers.size() && !s.buffers[t].empty() && dpor::drains(op)) return false;
   switch (OpKind(op.kind)) {
     case OpKind::MutexLock: {
       auto it = s.mutexes.find(op.addr);
@@ -142,13 +153,18 @@ void ReadsFromStrategy::apply(State& s, uint32_t t, const Edge& e) const {
       // the order the reads ran in.
       uint64_t h = combine(0x5eed, id);
       for (uint32_t b = 0; b < ev.size; ++b) {
-        auto it = s.mem.find(ev.addr + b);
-        h = combine(h, it == s.mem.end() ? kInitWriter : it->second.first);
+        auto byte = byte_seen(s, t, ev.addr + b);
+        h = combine(h, byte ? byte->first : kInitWriter);
       }
       s.rf_hash += scramble(h);
     }
-    Access a = access_of(ev);
-    for (uint64_t b = 0; b < a.write_size; ++b) s.mem[a.write_addr + b] = {id, uint8_t(ev.value_written >> (8 * b))};
+    if (tso_ && (ev.flags & shm::kBuffered) && op_writes_memory(k)) {
+      if (s.buffers.size() <= t) s.buffers.resize(t + 1);
+      s.buffers[t].push_back(State::Buffered{id, ev.addr, ev.value_written, s.schedule.size(), ev.size});
+    } else {
+      Access a = access_of(ev);
+      for (uint64_t b = 0; b < a.write_size; ++b) s.mem[a.write_addr + b] = {id, uint8_t(ev.value_written >> (8 * b))};
+    }
   } else {
     switch (k) {
       case OpKind::MutexLock:
@@ -183,6 +199,13 @@ void ReadsFromStrategy::apply(State& s, uint32_t t, const Edge& e) const {
   s.schedule.push_back(t);
 }
 
+void ReadsFromStrategy::flush(State& s, uint32_t t) const {
+  State::Buffered b = s.buffers[t].front();
+  s.buffers[t].erase(s.buffers[t].begin());
+  for (uint32_t i = 0; i < b.size; ++i) s.mem[b.addr + i] = {b.id, uint8_t(b.value >> (8 * i))};
+  s.schedule.push_back(shm::kFlushActorBase + t);
+}
+
 uint64_t ReadsFromStrategy::class_key(const State& s) const {
   uint64_t h = combine(0xc1a55, s.rf_hash);
   for (const ThreadState& t : s.threads) h = combine(h, t.visible);
@@ -190,7 +213,10 @@ uint64_t ReadsFromStrategy::class_key(const State& s) const {
 }
 
 bool ReadsFromStrategy::independent(const Step& a, const Step& b) const {
-  return !conflicts(access_of(edges_[a.edge].ev), access_of(edges_[b.edge].ev));
+  // A flush writes its bytes; it conflicts with every access of them, its
+  // own thread's included (coarser than DPOR's chronological traces: sound,
+  // only more interleavings walked).
+  return !conflicts(access_of(a.ev), access_of(b.ev));
 }
 
 ReadsFromStrategy::Need ReadsFromStrategy::expand(Frame& f, ExecutionPlan& plan) {
@@ -217,7 +243,7 @@ ReadsFromStrategy::Need ReadsFromStrategy::expand(Frame& f, ExecutionPlan& plan)
         incomplete_ = true;
         continue;
       }
-      if (!enabled(s, n.op)) continue;
+      if (!enabled(s, t, n.op)) continue;
       auto key = key_of(s, t, n.op);
       auto it = key ? n.edge.find(*key) : n.edge.end();
       if (it == n.edge.end()) {
@@ -229,8 +255,18 @@ ReadsFromStrategy::Need ReadsFromStrategy::expand(Frame& f, ExecutionPlan& plan)
         incomplete_ = true;
         continue;
       }
-      steps.push_back(Step{t, it->second});
+      steps.push_back(Step{t, it->second, edges_[it->second].ev});
     }
+    for (uint32_t t = 0; t < s.buffers.size(); ++t)
+      if (!s.buffers[t].empty()) {
+        shm::Event fl{};
+        fl.kind = uint16_t(OpKind::Flush);
+        fl.thread = uint16_t(shm::kFlushActorBase + t);
+        fl.owner = uint8_t(t);
+        fl.addr = s.buffers[t].front().addr;
+        fl.size = s.buffers[t].front().size;
+        steps.push_back(Step{shm::kFlushActorBase + t, UINT32_MAX, fl});
+      }
   }
   if (steps.empty()) {
     // A complete interleaving (all threads done, the process exited, or a
@@ -256,7 +292,7 @@ ReadsFromStrategy::Need ReadsFromStrategy::expand(Frame& f, ExecutionPlan& plan)
   // before the process exit has the same class, as classes count visible
   // events only). Asleep, it says this state was covered.
   for (const Step& st : steps)
-    if (invisible(edges_[st.edge].ev)) {
+    if (st.edge != UINT32_MAX && invisible(st.ev) && !(tso_ && OpKind(st.ev.kind) == OpKind::Fence)) {
       if (asleep(st)) return Need::Done;
       f.todo.push_back(st);
       f.expanded = true;
@@ -301,7 +337,10 @@ std::optional<ExecutionPlan> ReadsFromStrategy::next() {
     f.todo.pop_back();
     Frame child;
     child.s = f.s;
-    apply(child.s, st.thread, edges_[st.edge]);
+    if (st.edge == UINT32_MAX)
+      flush(child.s, st.thread - shm::kFlushActorBase);
+    else
+      apply(child.s, st.thread, edges_[st.edge]);
     for (const std::vector<Step>* set : {&f.sleep, &f.done})
       for (const Step& z : *set)
         if (independent(z, st)) child.sleep.push_back(z);
@@ -317,9 +356,16 @@ void ReadsFromStrategy::completed(const ExecutionSummary& summary) {
   s.threads.push_back(ThreadState{0, 0, 0, false});
   for (uint64_t i = 0; i < summary.steps; ++i) {
     const shm::Event& ev = summary.events[i];
-    std::string why = unsupported_op(ev);
+    std::string why = unsupported_op(ev, tso_);
     if (!why.empty()) return fail("not supported yet: " + why);
     uint32_t t = ev.thread;
+    if (t >= shm::kFlushActorBase) {
+      uint32_t owner = t - shm::kFlushActorBase;
+      if (owner >= s.buffers.size() || s.buffers[owner].empty() || s.buffers[owner].front().step != ev.aux)
+        return fail("step " + std::to_string(i + 1) + ": a flush the machine did not expect");
+      flush(s, owner);
+      continue;
+    }
     if (t >= s.threads.size() || s.threads[t].node == kNoNode || s.threads[t].exited)
       return fail("thread " + std::to_string(t) + " ran where the machine has none");
     uint32_t node = s.threads[t].node;
@@ -332,11 +378,14 @@ void ReadsFromStrategy::completed(const ExecutionSummary& summary) {
         return fail("thread " + std::to_string(t) + " did something else after the same reads (step " +
                     std::to_string(i + 1) + "): ctrl cannot predict it");
     }
-    if (!enabled(s, ev)) return fail("step " + std::to_string(i + 1) + " ran where the machine has it blocked");
+    if (!enabled(s, t, ev)) return fail("step " + std::to_string(i + 1) + " ran where the machine has it blocked");
     // Initial bytes: what a read finds where this execution wrote nothing.
     if (reads_memory(ev))
-      for (uint32_t b = 0; b < ev.size; ++b)
-        if (!s.mem.count(ev.addr + b)) init_.try_emplace(ev.addr + b, uint8_t(ev.value_read >> (8 * b)));
+      for (uint32_t b = 0; b < ev.size; ++b) {
+        bool from_memory = false;
+        byte_seen(s, t, ev.addr + b, &from_memory);
+        if (from_memory && !s.mem.count(ev.addr + b)) init_.try_emplace(ev.addr + b, uint8_t(ev.value_read >> (8 * b)));
+      }
     auto key = key_of(s, t, ev);
     uint64_t seen = 0;
     if (reads_memory(ev))
@@ -368,7 +417,7 @@ void ReadsFromStrategy::completed(const ExecutionSummary& summary) {
   for (uint64_t i = 0; i < summary.npending && summary.pending; ++i) {
     const shm::Event& p = summary.pending[i];
     if (p.thread >= s.threads.size() || s.threads[p.thread].node == kNoNode) continue;
-    if (!unsupported_op(p).empty()) continue;
+    if (!unsupported_op(p, tso_).empty() || p.thread >= shm::kFlushActorBase) continue;
     Node& n = nodes_[s.threads[p.thread].node];
     if (!n.known) {
       n.known = true;

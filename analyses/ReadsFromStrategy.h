@@ -1,5 +1,5 @@
-// Reads-from equivalence under sequential consistency (--equivalence rf,
-// issue 23): one complete execution per consistent (po, rf) pair, where DPOR
+// Reads-from equivalence under sequential consistency and x86-TSO
+// (--equivalence rf, issue 23): one complete execution per consistent (po, rf) pair, where DPOR
 // (DporStrategy.h) runs one per Mazurkiewicz class. Two writes nobody reads
 // between need not be run in both orders.
 //
@@ -39,8 +39,12 @@
 // semaphores, rwlocks, futexes, kernel waits, string instructions) or a value
 // the machine did not predict (memory written where ctrl does not see it)
 // stops the exploration as unsupported (unsupported() says why; the search is
-// then not exhaustive). Under SC only: TSO and PSO are refused by the
-// command line.
+// then not exhaustive). Under TSO the machine has the agent's store buffers:
+// a buffered store goes to its thread's FIFO, a read sees the thread's newest
+// buffered bytes before memory (rf: that store), what drains waits for an
+// empty buffer (DporEvents.h), and flush actor 32 + t commits the oldest
+// entry; a flush conflicts with every access of its bytes. PSO is refused by
+// the command line.
 //
 // Invariants: completed() is shown the execution of the plan next() returned
 // last; `executed_` holds the class of every complete execution; a frame of
@@ -95,7 +99,8 @@ class FlatMap {
 
 class ReadsFromStrategy final : public Strategy {
  public:
-  ReadsFromStrategy();
+  // `tso`: x86-TSO (a FIFO store buffer per thread, its flush actor 32 + t).
+  explicit ReadsFromStrategy(bool tso = false);
   std::string name() const override { return "dpor-rf"; }
   std::optional<ExecutionPlan> next() override;
   void completed(const ExecutionSummary& s) override;
@@ -126,6 +131,12 @@ class ReadsFromStrategy final : public Strategy {
     std::vector<ThreadState> threads;
     FlatMap<uint64_t, std::pair<uint64_t, uint8_t>> mem;       // byte -> (writer, value)
     FlatMap<uint64_t, std::pair<uint32_t, uint64_t>> mutexes;  // addr -> (holder + 1, last writer)
+    // TSO: per thread its buffered stores, oldest first.
+    struct Buffered {
+      uint64_t id, addr, value, step;
+      uint32_t size;
+    };
+    std::vector<std::vector<Buffered>> buffers;
     uint64_t rf_hash = 0;
     bool ended = false;  // the process exited
     std::vector<uint32_t> schedule;
@@ -133,8 +144,9 @@ class ReadsFromStrategy final : public Strategy {
 
  private:
   struct Step {
-    uint32_t thread = 0;
-    uint32_t edge = 0;  // index into edges_
+    uint32_t thread = 0;  // a flush actor: kFlushActorBase + thread
+    uint32_t edge = 0;    // index into edges_ (a flush: none)
+    shm::Event ev{};      // what it does (a flush: its bytes)
   };
   struct Frame {
     State s;
@@ -150,7 +162,12 @@ class ReadsFromStrategy final : public Strategy {
   // The key of thread t's next operation `op` in s, or nothing when it reads
   // bytes whose initial value no execution showed.
   std::optional<uint64_t> key_of(const State& s, uint32_t t, const shm::Event& op) const;
-  bool enabled(const State& s, const shm::Event& op) const;
+  bool enabled(const State& s, uint32_t t, const shm::Event& op) const;
+  // The byte at addr as thread t sees it: (writer, value), or nothing when
+  // no execution showed its initial value. `from_memory`: not its buffer.
+  std::optional<std::pair<uint64_t, uint8_t>> byte_seen(const State& s, uint32_t t, uint64_t addr,
+                                                        bool* from_memory = nullptr) const;
+  void flush(State& s, uint32_t t) const;
   // Applies edge `e` of thread t to s (the step's effects, rf included).
   void apply(State& s, uint32_t t, const Edge& e) const;
   uint64_t class_key(const State& s) const;
@@ -161,6 +178,7 @@ class ReadsFromStrategy final : public Strategy {
   bool independent(const Step& a, const Step& b) const;
   void fail(std::string why);
 
+  bool tso_ = false;
   std::vector<Node> nodes_;
   std::vector<Edge> edges_;
   std::map<uint64_t, uint8_t> init_;  // initial bytes seen

@@ -16,11 +16,11 @@ namespace ctrl {
 std::unique_ptr<Strategy> make_strategy(const std::string& name, uint64_t seed, int preemption_bound,
                                         uint32_t pct_depth, shm::MemoryModel model) {
   const ModelAnalysis& analysis = model_analysis(model);
-  // --equivalence rf (issue 23): one execution per reads-from class, SC only.
+  // --equivalence rf (issue 23): one execution per reads-from class, SC and TSO.
   if (name == "dpor-rf") {
-    if (model != shm::MemoryModel::SC || preemption_bound >= 0)
-      throw std::invalid_argument("--equivalence rf explores under --model sc only, without --preemption-bound");
-    return std::make_unique<ReadsFromStrategy>();
+    if ((model != shm::MemoryModel::SC && model != shm::MemoryModel::TSO) || preemption_bound >= 0)
+      throw std::invalid_argument("--equivalence rf explores under --model sc or tso only, without --preemption-bound");
+    return std::make_unique<ReadsFromStrategy>(model == shm::MemoryModel::TSO);
   }
   if (analysis.exploration() == ModelAnalysis::Exploration::Graphs) {
     if (name != "dpor" || preemption_bound >= 0)

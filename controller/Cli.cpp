@@ -230,8 +230,8 @@ int step_through(Session& session, std::optional<proto::Trace> recording, const 
 // under SC, where it applies. Throws UsageError.
 void choose_equivalence(AttachArgs& a) {
   if (a.equivalence != "rf") return;
-  if (a.model != "sc")
-    throw UsageError(fmt::format("--equivalence rf is available with --model sc only (not {} yet)", a.model));
+  if (a.model != "sc" && a.model != "tso")
+    throw UsageError(fmt::format("--equivalence rf is available with --model sc and tso only (not {} yet)", a.model));
   if (a.strategy_given && a.strategy != "dpor")
     throw UsageError(fmt::format("--equivalence rf is a systematic search: use it with --strategy dpor (not {})",
                                  a.strategy));
@@ -546,7 +546,7 @@ int run_cli(int argc, char** argv) {
       ->check(optimal_dpor ? CLI::IsMember({"source", "optimal"}) : CLI::IsMember({"source"}))
       ->capture_default_str();
   attach_cmd->add_option("--equivalence", a.equivalence,
-                         "which executions count as the same under --model sc. mazurkiewicz (the default): "
+                         "which executions count as the same under --model sc and tso. mazurkiewicz (the default): "
                          "the same order of every two conflicting operations (a write and an access of the same "
                          "bytes, two operations on one mutex); rf: every read reads from the same write (stores "
                          "nobody reads between are not run in both orders), so fewer executions; systematic "
