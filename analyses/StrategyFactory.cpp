@@ -7,6 +7,7 @@
 #include "PreemptionBoundedStrategy.h"
 #include "ProbingStrategy.h"
 #include "RandomStrategy.h"
+#include "ReadsFromStrategy.h"
 #include "RoundRobinStrategy.h"
 #include "Strategy.h"
 #include "WeakTraceStrategy.h"
@@ -16,6 +17,12 @@ namespace ctrl {
 std::unique_ptr<Strategy> make_strategy(const std::string& name, uint64_t seed, int preemption_bound,
                                         uint32_t pct_depth, shm::MemoryModel model) {
   const ModelAnalysis& analysis = model_analysis(model);
+  // --equivalence rf (issue 23): one execution per reads-from class, SC and TSO.
+  if (name == "dpor-rf") {
+    if ((model != shm::MemoryModel::SC && model != shm::MemoryModel::TSO) || preemption_bound >= 0)
+      throw std::invalid_argument("--equivalence rf explores under --model sc or tso only, without --preemption-bound");
+    return std::make_unique<ReadsFromStrategy>(model == shm::MemoryModel::TSO);
+  }
   if (analysis.exploration() == ModelAnalysis::Exploration::Graphs) {
     if (name != "dpor" || preemption_bound >= 0)
       throw std::invalid_argument("--model c11 and rc11 explore with --strategy dpor only (not " + name +

@@ -3,13 +3,15 @@
 // cases with known counts) and counts its Mazurkiewicz classes by enumerating
 // every interleaving.
 //
-//   gen_and_count gen CASE OUT.c      writes the program, prints
+//   gen_and_count gen CASE OUT.c [EQUIV]
+//                                     writes the program, prints
 //                                     "classes N interleavings M events E threads T"
+//                                     EQUIV: mazurkiewicz (default), rf-sc or rf-tso
 //   gen_and_count verify CASE BINARY [OBJDUMP]
 //                                     checks with objdump that the compiled
 //                                     workers do exactly the modelled accesses,
 //                                     in program order (exit 1 and a diff if not)
-//   gen_and_count classes CASE        prints one interleaving per class
+//   gen_and_count classes CASE [EQUIV] prints one interleaving per class
 //   gen_and_count fixed               lists the hand-written cases
 //
 // CASE is a seed (decimal) or fixed:NAME.
@@ -36,6 +38,19 @@
 // interleaving of the workers' operations can happen once main has created
 // them all, and main joins a worker only after its exit), so they are left
 // out of the model.
+//
+// Reads-from classes (EQUIV rf-sc, rf-tso; --equivalence rf): two executions
+// are equivalent iff every read reads from the same write (or the initial
+// value). Reads are loads, read-modify-writes (all of them: a failed
+// compare-exchange too) and locks (reading the unlock before them, or the
+// mutex's initial state); writes are the events the Mazurkiewicz count calls
+// writes (a read-modify-write that leaves memory as it was only reads, so
+// nobody reads from it) and unlocks. rf-sc enumerates the interleavings;
+// rf-tso runs the x86-TSO machine (a FIFO store buffer per thread, a load
+// reads its thread's newest buffered store there or else memory; locked
+// instructions, lock and unlock wait for an empty buffer; a flush commits the
+// oldest entry) over every order of thread steps and flushes. The count is
+// the number of distinct rf maps among the complete executions.
 
 #include <array>
 #include <cstdint>
@@ -65,8 +80,8 @@ enum class Kind { Load, Store, FetchAdd, Exchange, Cas, Lock, Unlock };
 struct Op {
   Kind kind;
   int var = 0;
-  int a = 0;  // store / fetch_add / exchange constant; cas expected
-  int b = 0;  // cas desired
+  int a = 0;               // store / fetch_add / exchange constant; cas expected
+  int b = 0;               // cas desired
   bool use_result = true;  // fetch_add only: false gives `lock add`
 };
 
@@ -77,6 +92,8 @@ struct Program {
   std::array<int, kMaxVars> init{};
   std::vector<std::vector<Op>> threads;
   long long known = -1;  // the count a hand-written case must have
+  // Its reads-from classes under SC and TSO, when known independently (-1: not).
+  long long known_rf_sc = -1, known_rf_tso = -1;
 };
 
 // splitmix64: the same sequence on every platform and compiler.
@@ -220,16 +237,25 @@ std::vector<Program> fixed_programs() {
     p.init = init;
     v.push_back(p);
   };
+  // The reads-from counts of the case made last, under SC and TSO.
+  auto rf = [&](long long sc, long long tso) {
+    v.back().known_rf_sc = sc;
+    v.back().known_rf_tso = tso;
+  };
   // One writer, N readers of the same location: each reader is before or
   // after the write, independently: 2^N.
   make("readers1", 1, false, {{st(0, 1)}, {ld(0)}}, 2);
   make("readers2", 1, false, {{st(0, 1)}, {ld(0)}, {ld(0)}}, 4);
   make("readers3", 1, false, {{st(0, 1)}, {ld(0)}, {ld(0)}, {ld(0)}}, 8);
+  rf(8, 8);
   // Store buffering: x=1; r1=y || y=1; r2=x. Not both loads first: 3.
   make("store_buffering", 2, false, {{st(0, 1), ld(1)}, {st(1, 1), ld(0)}}, 3);
+  // Reads-from: the same 3 under SC; TSO adds both loads reading 0: 4.
+  rf(3, 4);
   // Two increments: 2 orders. Two fetch_add of 0 only read: 1.
   make("fetch_add1_x2", 1, false, {{add(0, 1)}, {add(0, 1)}}, 2);
   make("fetch_add0_x2", 1, false, {{add(0, 0)}, {add(0, 0)}}, 1);
+  rf(1, 1);
   // Exchanges that write the value already there only read: 1.
   make("exchange_same_x2", 1, false, {{xchg(0, 0)}, {xchg(0, 0)}}, 1);
   // Compare-exchanges that both fail only read: 1. Both from 0 to 1: the
@@ -238,15 +264,21 @@ std::vector<Program> fixed_programs() {
   make("cas_race_x2", 1, false, {{cas(0, 0, 1)}, {cas(0, 0, 1)}}, 2);
   // Three writers of one location: 3! orders.
   make("writers3", 1, false, {{st(0, 1)}, {st(0, 2)}, {st(0, 1)}}, 6);
+  // Nobody reads: one reads-from class.
+  rf(1, 1);
   // Independent threads: 1.
   make("independent3", 3, false, {{st(0, 1), ld(0)}, {st(1, 1), ld(1)}, {add(2, 1), ld(2)}}, 1);
   // Critical sections: the order of the sections, 2 and 3!.
   make("mutex2", 1, true, {{lk(), st(0, 1), ul()}, {lk(), ld(0), ul()}}, 2);
   make("mutex3_empty", 1, true, {{lk(), ul()}, {lk(), ul()}, {lk(), ul()}}, 6);
+  // Each lock reads the unlock before it: the 3! orders stay apart.
+  rf(6, 6);
   // Message passing: data=1; flag=1 || r1=flag; r2=data. Each load before
   // or after its store, except r1 after flag=1 with r2 before data=1 (a
   // cycle): 3.
   make("message_passing", 2, false, {{st(0, 1), st(1, 1)}, {ld(1), ld(0)}}, 3);
+  // TSO keeps store order and load order: 3 under both.
+  rf(3, 3);
   // Read-modify-writes that only read, next to a reader and a writer: each
   // of the two reads before or after the write: 4. (Once found by this test:
   // a sleeping no-op fetch_add / failing compare-exchange was woken by the
@@ -389,13 +421,27 @@ struct Counter {
     std::ostringstream o;
     o << "T" << t << ":";
     switch (op.kind) {
-      case Kind::Load: o << "load(g" << op.var << ")"; break;
-      case Kind::Store: o << "store(g" << op.var << "," << op.a << ")"; break;
-      case Kind::FetchAdd: o << "fetch_add(g" << op.var << "," << op.a << ")"; break;
-      case Kind::Exchange: o << "exchange(g" << op.var << "," << op.a << ")"; break;
-      case Kind::Cas: o << "cas(g" << op.var << "," << op.a << "->" << op.b << ")"; break;
-      case Kind::Lock: o << "lock"; break;
-      case Kind::Unlock: o << "unlock"; break;
+      case Kind::Load:
+        o << "load(g" << op.var << ")";
+        break;
+      case Kind::Store:
+        o << "store(g" << op.var << "," << op.a << ")";
+        break;
+      case Kind::FetchAdd:
+        o << "fetch_add(g" << op.var << "," << op.a << ")";
+        break;
+      case Kind::Exchange:
+        o << "exchange(g" << op.var << "," << op.a << ")";
+        break;
+      case Kind::Cas:
+        o << "cas(g" << op.var << "," << op.a << "->" << op.b << ")";
+        break;
+      case Kind::Lock:
+        o << "lock";
+        break;
+      case Kind::Unlock:
+        o << "unlock";
+        break;
     }
     if (op.kind != Kind::Lock && op.kind != Kind::Unlock) o << (write ? "[w]" : "[r]");
     return o.str();
@@ -415,18 +461,34 @@ struct Counter {
       bool write = false, mutex = false;
       int& x = mem[op.var];
       switch (op.kind) {
-        case Kind::Load: break;
-        case Kind::Store: x = op.a; write = true; break;
-        case Kind::FetchAdd: write = op.a != 0; x += op.a; break;
-        case Kind::Exchange: write = x != op.a; x = op.a; break;
+        case Kind::Load:
+          break;
+        case Kind::Store:
+          x = op.a;
+          write = true;
+          break;
+        case Kind::FetchAdd:
+          write = op.a != 0;
+          x += op.a;
+          break;
+        case Kind::Exchange:
+          write = x != op.a;
+          x = op.a;
+          break;
         case Kind::Cas:
           if (x == op.a) {
             x = op.b;
             write = true;
           }
           break;
-        case Kind::Lock: holder = t; mutex = true; break;
-        case Kind::Unlock: holder = -1; mutex = true; break;
+        case Kind::Lock:
+          holder = t;
+          mutex = true;
+          break;
+        case Kind::Unlock:
+          holder = -1;
+          mutex = true;
+          break;
       }
       int id = base[t] + pc[t];
       for (const Done& d : done) {
@@ -474,6 +536,160 @@ size_t count_classes(const Program& p) {
   return c.classes.size();
 }
 
+// Reads-from classes under SC or x86-TSO (see the header): the signature of
+// an execution is, per event, 0 when it does not read, 1 when it reads the
+// initial value (or a mutex never unlocked), 2 + the writer's id otherwise.
+struct RfCounter {
+  using RfSignature = std::array<int8_t, kMaxEvents>;
+  struct RfHash {
+    size_t operator()(const RfSignature& s) const {
+      uint64_t h = 0xcbf29ce484222325ull;
+      for (int8_t v : s) h = (h ^ uint8_t(v)) * 0x100000001B3ull;
+      return size_t(h);
+    }
+  };
+  struct Buffered {
+    int var, value, id;
+  };
+
+  const Program& p;
+  const bool tso;
+  int nthreads;
+  std::vector<int> base;
+  std::unordered_set<RfSignature, RfHash> classes;
+  uint64_t interleavings = 0;
+  bool want_examples = false;
+  std::vector<std::pair<RfSignature, std::string>> examples;
+
+  std::array<int, kMaxThreads> pc{};
+  std::array<int, kMaxVars> mem{};
+  std::array<int, kMaxVars> writer{};  // id of the write memory holds, -1: the initial value
+  std::array<std::vector<Buffered>, kMaxThreads> buffer;
+  int holder = -1;
+  int last_unlock = -1;
+  RfSignature sig{};
+  std::vector<std::string> trail;
+
+  RfCounter(const Program& prog, bool tso_model) : p(prog), tso(tso_model), nthreads(int(prog.threads.size())) {
+    int n = 0;
+    for (const auto& t : p.threads) {
+      base.push_back(n);
+      n += int(t.size());
+    }
+    mem = p.init;
+    writer.fill(-1);
+  }
+
+  // What thread t's load of var finds: its newest buffered store there, or memory.
+  std::pair<int, int> find(int t, int var) const {
+    for (auto it = buffer[t].rbegin(); it != buffer[t].rend(); ++it)
+      if (it->var == var) return {it->value, it->id};
+    return {mem[var], writer[var]};
+  }
+
+  static int8_t code(int writer_id) { return int8_t(writer_id < 0 ? 1 : 2 + writer_id); }
+
+  void dfs() {
+    bool any = false;
+    for (int t = 0; t < nthreads; ++t) {
+      // A flush of t's oldest buffered store.
+      if (!buffer[t].empty()) {
+        any = true;
+        Buffered b = buffer[t].front();
+        auto saved_mem = mem;
+        auto saved_writer = writer;
+        buffer[t].erase(buffer[t].begin());
+        mem[b.var] = b.value;
+        writer[b.var] = b.id;
+        if (want_examples) trail.push_back("flush" + std::to_string(t) + "(g" + std::to_string(b.var) + ")");
+        dfs();
+        if (want_examples) trail.pop_back();
+        buffer[t].insert(buffer[t].begin(), b);
+        mem = saved_mem;
+        writer = saved_writer;
+      }
+      if (pc[t] >= int(p.threads[t].size())) continue;
+      const Op& op = p.threads[t][pc[t]];
+      // Locked instructions, lock and unlock wait for an empty buffer.
+      bool drains = op.kind != Kind::Load && op.kind != Kind::Store;
+      if (drains && !buffer[t].empty()) continue;
+      if (op.kind == Kind::Lock && holder != -1) continue;
+      any = true;
+      int id = base[t] + pc[t];
+      auto saved_mem = mem;
+      auto saved_writer = writer;
+      int saved_holder = holder, saved_unlock = last_unlock;
+      auto saved_sig = sig;
+      bool write = false;
+      int& x = mem[op.var];
+      switch (op.kind) {
+        case Kind::Load:
+          sig[id] = code(find(t, op.var).second);
+          break;
+        case Kind::Store:
+          write = true;
+          if (tso)
+            buffer[t].push_back(Buffered{op.var, op.a, id});
+          else
+            x = op.a;
+          break;
+        case Kind::FetchAdd:
+          sig[id] = code(writer[op.var]);
+          write = op.a != 0;
+          x += op.a;
+          break;
+        case Kind::Exchange:
+          sig[id] = code(writer[op.var]);
+          write = x != op.a;
+          x = op.a;
+          break;
+        case Kind::Cas:
+          sig[id] = code(writer[op.var]);
+          if (x == op.a) {
+            x = op.b;
+            write = true;
+          }
+          break;
+        case Kind::Lock:
+          sig[id] = code(last_unlock);
+          holder = t;
+          break;
+        case Kind::Unlock:
+          holder = -1;
+          last_unlock = id;
+          break;
+      }
+      if (write && !(tso && op.kind == Kind::Store)) writer[op.var] = id;
+      ++pc[t];
+      if (want_examples) trail.push_back(Counter::describe(t, op, write));
+
+      dfs();
+
+      if (want_examples) trail.pop_back();
+      --pc[t];
+      if (tso && op.kind == Kind::Store) buffer[t].pop_back();
+      sig = saved_sig;
+      holder = saved_holder;
+      last_unlock = saved_unlock;
+      writer = saved_writer;
+      mem = saved_mem;
+    }
+    if (!any) {
+      for (int t = 0; t < nthreads; ++t)
+        if (pc[t] < int(p.threads[t].size())) {
+          fprintf(stderr, "gen_and_count: case %s can deadlock (generator bug)\n", p.name.c_str());
+          exit(3);
+        }
+      ++interleavings;
+      if (classes.insert(sig).second && want_examples) {
+        std::string s;
+        for (const auto& e : trail) s += (s.empty() ? "" : " ") + e;
+        examples.emplace_back(sig, s);
+      }
+    }
+  }
+};
+
 // ---------------------------------------------------------------- objdump check
 
 // The accesses a worker must make, in order, as tokens: "load g0",
@@ -484,13 +700,27 @@ std::vector<std::string> expected_tokens(const Program& p, int t) {
   for (const Op& op : p.threads[t]) {
     std::string g = "g" + std::to_string(op.var);
     switch (op.kind) {
-      case Kind::Load: v.push_back("load " + g); break;
-      case Kind::Store: v.push_back("store " + g); break;
-      case Kind::FetchAdd: v.push_back("rmw " + g); break;
-      case Kind::Exchange: v.push_back("xchg " + g); break;
-      case Kind::Cas: v.push_back("cas " + g); break;
-      case Kind::Lock: v.push_back("lock"); break;
-      case Kind::Unlock: v.push_back("unlock"); break;
+      case Kind::Load:
+        v.push_back("load " + g);
+        break;
+      case Kind::Store:
+        v.push_back("store " + g);
+        break;
+      case Kind::FetchAdd:
+        v.push_back("rmw " + g);
+        break;
+      case Kind::Exchange:
+        v.push_back("xchg " + g);
+        break;
+      case Kind::Cas:
+        v.push_back("cas " + g);
+        break;
+      case Kind::Lock:
+        v.push_back("lock");
+        break;
+      case Kind::Unlock:
+        v.push_back("unlock");
+        break;
     }
   }
   v.push_back("store sink");
@@ -590,8 +820,8 @@ int verify(const Program& p, const std::string& binary, const std::string& objdu
 
 int usage() {
   fprintf(stderr,
-          "usage: gen_and_count gen CASE OUT.c | verify CASE BINARY [OBJDUMP] | classes CASE | fixed\n"
-          "       CASE: a seed or fixed:NAME\n");
+          "usage: gen_and_count gen CASE OUT.c [EQUIV] | verify CASE BINARY [OBJDUMP] | classes CASE [EQUIV] | fixed\n"
+          "       CASE: a seed or fixed:NAME; EQUIV: mazurkiewicz (default), rf-sc or rf-tso\n");
   return 2;
 }
 
@@ -615,23 +845,47 @@ int main(int argc, char** argv) {
     return verify(p, argv[3], argc == 5 ? argv[4] : "objdump");
   }
   if (mode != "gen" && mode != "classes") return usage();
-  if (mode == "gen" && argc != 4) return usage();
+  int equiv_arg = mode == "gen" ? 4 : 3;
+  if (argc > equiv_arg + 1 || argc < equiv_arg) return usage();
+  std::string equiv = argc == equiv_arg + 1 ? argv[equiv_arg] : "mazurkiewicz";
+  if (equiv != "mazurkiewicz" && equiv != "rf-sc" && equiv != "rf-tso") return usage();
   if (event_count(p) > kMaxEvents) {
     fprintf(stderr, "gen_and_count: case %s has too many events\n", p.name.c_str());
     return 3;
   }
-  Counter c(p);
-  c.want_examples = mode == "classes";
-  c.dfs();
-  if (p.known >= 0 && (long long)c.classes.size() != p.known) {
-    fprintf(stderr, "gen_and_count: brute force counts %zu classes for %s, known to have %lld\n", c.classes.size(),
-            p.name.c_str(), p.known);
-    return 3;
+  size_t nclasses = 0;
+  uint64_t ninterleavings = 0;
+  std::vector<std::string> examples;
+  if (equiv == "mazurkiewicz") {
+    Counter c(p);
+    c.want_examples = mode == "classes";
+    c.dfs();
+    if (p.known >= 0 && (long long)c.classes.size() != p.known) {
+      fprintf(stderr, "gen_and_count: brute force counts %zu classes for %s, known to have %lld\n", c.classes.size(),
+              p.name.c_str(), p.known);
+      return 3;
+    }
+    nclasses = c.classes.size();
+    ninterleavings = c.interleavings;
+    for (auto& e : c.examples) examples.push_back(e.second);
+  } else {
+    RfCounter c(p, equiv == "rf-tso");
+    c.want_examples = mode == "classes";
+    c.dfs();
+    long long known = equiv == "rf-sc" ? p.known_rf_sc : p.known_rf_tso;
+    if (known >= 0 && (long long)c.classes.size() != known) {
+      fprintf(stderr, "gen_and_count: brute force counts %zu %s classes for %s, known to have %lld\n", c.classes.size(),
+              equiv.c_str(), p.name.c_str(), known);
+      return 3;
+    }
+    nclasses = c.classes.size();
+    ninterleavings = c.interleavings;
+    for (auto& e : c.examples) examples.push_back(e.second);
   }
   if (mode == "classes") {
     printf("%s", source_of(p).c_str());
-    printf("// %zu classes, %llu interleavings\n", c.classes.size(), (unsigned long long)c.interleavings);
-    for (size_t i = 0; i < c.examples.size(); ++i) printf("class %zu: %s\n", i + 1, c.examples[i].second.c_str());
+    printf("// %zu %s classes, %llu interleavings\n", nclasses, equiv.c_str(), (unsigned long long)ninterleavings);
+    for (size_t i = 0; i < examples.size(); ++i) printf("class %zu: %s\n", i + 1, examples[i].c_str());
     return 0;
   }
   std::ofstream out(argv[3]);
@@ -641,7 +895,7 @@ int main(int argc, char** argv) {
     fprintf(stderr, "gen_and_count: cannot write %s\n", argv[3]);
     return 2;
   }
-  printf("classes %zu interleavings %llu events %d memops %d threads %zu\n", c.classes.size(),
-         (unsigned long long)c.interleavings, event_count(p), mem_op_count(p), p.threads.size());
+  printf("classes %zu interleavings %llu events %d memops %d threads %zu\n", nclasses,
+         (unsigned long long)ninterleavings, event_count(p), mem_op_count(p), p.threads.size());
   return 0;
 }
