@@ -11,6 +11,7 @@
 #include <cstring>
 #include <initializer_list>
 
+#include "VirtualClock.h"
 #include "AgentDescriptors.h"
 #include "InstructionSites.h"
 #include "KernelWaits.h"
@@ -259,6 +260,7 @@ long syscall(long number, ...) {
   va_end(ap);
   ensure_real();
   if (long r; descriptor_syscall(number, a, &r)) return r;
+  if (long r; virtual_clock::answer_syscall(number, a, &r)) return r;
   long modelled = 0;
   if (modelled_syscall(number, a, reinterpret_cast<uint64_t>(__builtin_return_address(0)), modelled)) {
     if (modelled >= 0) return modelled;

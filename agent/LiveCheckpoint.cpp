@@ -1,3 +1,4 @@
+#include "VirtualClock.h"
 #include "LiveCheckpoint.h"
 
 #include <fcntl.h>
@@ -101,11 +102,7 @@ long sys(long number, Args... args) {
 
 int* tid_word_of(uint64_t fs_base) { return reinterpret_cast<int*>(fs_base + uint64_t(Runtime::tid_offset())); }
 
-uint64_t now_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
-}
+uint64_t now_ns() { return uint64_t(virtual_clock::real_monotonic_ns()); }
 
 // A thread's signal state from /proc/self/task/TID/status (no heap, no
 // stdio): blocked (SigBlk), pending for it (SigPnd) and for the process

@@ -1,3 +1,4 @@
+#include "VirtualClock.h"
 #include "Runtime.h"
 
 #include <fcntl.h>
@@ -247,16 +248,13 @@ void Runtime::ask(uint32_t me, uint64_t mask) {
   // way to its first turn, its slot not yet published): what the
   // controller reads and unwinds is then exact. A thread that never parks
   // within a second is shown as it is.
-  timespec start{};
-  clock_gettime(CLOCK_MONOTONIC, &start);
+  int64_t start = virtual_clock::real_monotonic_ns();
   for (;;) {
     bool all = true;
     for (uint32_t t = 0; t < model.thread_count() && t < shm::kMaxThreads && all; ++t)
       if (t != me && model.thread(t).used && !model.thread(t).finished && !parked_asleep(t)) all = false;
     if (all) break;
-    timespec now{};
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    if (now.tv_sec - start.tv_sec >= 2) break;
+    if (virtual_clock::real_monotonic_ns() - start >= 2000000000) break;
     real.sched_yield();
   }
   for (;;) {

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <ctime>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -263,6 +264,15 @@ int attach(AttachArgs a) {
   config.in_place = !a.no_rollback;
   config.model = model;
   config.fail_on_exit = a.fail_exit;
+  {
+    // One origin for the virtual clocks of every session of this run, kept
+    // in the trace (agent/VirtualClock.h).
+    timespec real_now{}, mono_now{};
+    clock_gettime(CLOCK_REALTIME, &real_now);
+    clock_gettime(CLOCK_MONOTONIC, &mono_now);
+    config.clock_realtime_ns = int64_t(real_now.tv_sec) * 1000000000 + real_now.tv_nsec;
+    config.clock_monotonic_ns = int64_t(mono_now.tv_sec) * 1000000000 + mono_now.tv_nsec;
+  }
   if (a.model != "sc" && a.strategy == "dpor-optimal")
     throw UsageError(fmt::format("--dpor optimal is not available with --model {} yet (use --dpor source)", a.model));
   if (a.model != "sc" && !a.monitor.empty())
@@ -287,6 +297,8 @@ int attach(AttachArgs a) {
   for (const auto& arg : config.args) p->add_args(arg);
   for (const auto& e : config.env) p->add_env(e);
   p->set_cwd(config.cwd);
+  p->set_clock_realtime_ns(config.clock_realtime_ns);
+  p->set_clock_monotonic_ns(config.clock_monotonic_ns);
   auto* o = trace.mutable_options();
   o->set_strategy(a.strategy);
   o->set_seed(a.seed);

@@ -6,6 +6,7 @@
 // the control channel. A program that ends before its first thread has had
 // its one execution there.
 #include <fmt/format.h>
+
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -13,6 +14,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <ctime>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -125,6 +127,15 @@ std::optional<ExecutionResult> Session::start() {
     spec.fds.push_back({config_.sites_fd, kTargetSitesFd});
   }
   spec.quiet = !config_.show_output;
+  {
+    timespec real_now{}, mono_now{};
+    clock_gettime(CLOCK_REALTIME, &real_now);
+    clock_gettime(CLOCK_MONOTONIC, &mono_now);
+    auto ns = [](const timespec& t) { return int64_t(t.tv_sec) * 1000000000 + t.tv_nsec; };
+    shm::Header& h = region_.header();
+    h.clock_realtime_ns = config_.clock_realtime_ns ? config_.clock_realtime_ns : ns(real_now);
+    h.clock_monotonic_ns = config_.clock_monotonic_ns ? config_.clock_monotonic_ns : ns(mono_now);
+  }
 
   template_pid_ = tracer_.launch(spec);
   close(sv[1]);
