@@ -27,6 +27,7 @@
 #include "GdbServer.h"
 #include "Instrumentation.h"
 #include "ModelAnalysis.h"
+#include "OutputKind.h"
 #include "Replayer.h"
 #include "Report.h"
 #include "Symbolizer.h"
@@ -311,6 +312,9 @@ int attach(AttachArgs a) {
   o->set_fail_on_exit(a.fail_on_exit);
   o->set_races_off(a.races == "off");
   o->set_races_all(a.races == "all");
+  o->set_show_output(a.show_output);
+  o->set_stdout_kind(a.show_output ? output_kind(1) : "null");
+  o->set_stderr_kind(a.show_output ? output_kind(2) : "null");
   for (const auto& lib : a.instrument) o->add_instrument(resolve_library(lib));
 
   ExploreOptions options;
@@ -435,6 +439,20 @@ int replay_command(const std::string& trace_path, const std::string& json_path, 
                    const std::string& batch, const std::string& gdb_port, bool checkpoints) {
   JsonReport json(json_path);
   proto::Trace trace = load_trace(trace_path);
+  // The recording's descriptors (OutputKind.h): its output is shown when it
+  // was, and a difference in their kinds is said, since the program may
+  // start differently (ffmpeg's heap).
+  show_output = show_output || trace.options().show_output();
+  if (!trace.options().stdout_kind().empty())
+    for (int fd : {1, 2}) {
+      const std::string& then = fd == 1 ? trace.options().stdout_kind() : trace.options().stderr_kind();
+      std::string now = show_output ? output_kind(fd) : "null";
+      if (now != then)
+        fmt::print(stderr,
+                   "ctrl: warning: the program's {} is {} in this replay but was {} when the trace was recorded: a "
+                   "program that starts differently for each may diverge (replay where the recording ran)\n",
+                   fd == 1 ? "stdout" : "stderr", describe_output_kind(now), describe_output_kind(then));
+    }
   SessionConfig config = replay_config(trace, find_agent(), show_output);
   InstrumentationOptions iopts;
   iopts.visible = trace.options().visible().empty() ? "all" : trace.options().visible();

@@ -15,10 +15,14 @@ e2e_expect_exit("${run_rc}" 1 "ctrl attach")
 e2e_check_report(report "${WORKDIR}/report.json" "ctrl attach")
 # The busy processes end with the script (killed by their job ids) or after
 # 60 s at the latest.
-e2e_exec(loaded bash -c "for i in 1 2; do timeout 60 sh -c 'while :; do :; done' >/dev/null 2>&1 & done
-  rc=0
-  for i in 1 2 3; do \"$0\" replay \"$1\"; r=$?; [ $r -eq 1 ] || rc=$r; done
-  kill %1 %2 2>/dev/null; wait
-  exit $rc" "${CTRL}" "${report_trace}")
+file(WRITE "${WORKDIR}/loaded.sh" [=[
+for i in 1 2; do timeout 60 sh -c 'while :; do :; done' >/dev/null 2>&1 & done
+rc=0
+for i in 1 2 3; do "$1" replay "$2"; r=$?; [ $r -eq 1 ] || rc=$r; done
+kill %1 %2 2>/dev/null
+wait
+exit $rc
+]=])
+e2e_exec(loaded bash "${WORKDIR}/loaded.sh" "${CTRL}" "${report_trace}")
 e2e_expect_exit("${loaded_rc}" 0 "three replays of ${report_trace} on a loaded machine (0: each exited 1)")
 message(STATUS "ok: the trace replays three times on a loaded machine")
