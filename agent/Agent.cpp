@@ -13,7 +13,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "VirtualClock.h"
 #include "Framing.h"
 #include "InstructionSites.h"
 #include "KernelWaits.h"
@@ -23,6 +22,7 @@
 #include "Rollback.h"
 #include "Runtime.h"
 #include "SanitizerRuntime.h"
+#include "VirtualClock.h"
 #include "control.pb.h"
 
 using namespace ctrl;

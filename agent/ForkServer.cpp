@@ -17,7 +17,6 @@
 #include <cstdio>
 #include <cstring>
 
-#include "VirtualClock.h"
 #include "CheckpointClaim.h"
 #include "FileJournal.h"
 #include "FileState.h"
@@ -33,6 +32,7 @@
 #include "SanitizerRuntime.h"
 #include "Signals.h"
 #include "ThreadPool.h"
+#include "VirtualClock.h"
 #include "control.pb.h"
 
 namespace ctrl::agent {

@@ -172,8 +172,7 @@ int clock_nanosleep(clockid_t clock, int flags, const struct timespec* req, stru
     int64_t ns = int64_t(req->tv_sec) * 1000000000 + req->tv_nsec;
     timespec now{};
     // An absolute time: the time left until it on the clock the program reads.
-    if (flags & TIMER_ABSTIME && clock_gettime(clock, &now) == 0)
-      ns -= int64_t(now.tv_sec) * 1000000000 + now.tv_nsec;
+    if (flags & TIMER_ABSTIME && clock_gettime(clock, &now) == 0) ns -= int64_t(now.tv_sec) * 1000000000 + now.tv_nsec;
     virtual_clock::advance(ns);
   }
   if (!rt.controlled() || !rt.active) return real.clock_nanosleep(clock, flags, req, rem);

@@ -4,14 +4,13 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <sys/syscall.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
 
 #include <cstring>
 #include <initializer_list>
 
-#include "VirtualClock.h"
 #include "AgentDescriptors.h"
 #include "InstructionSites.h"
 #include "KernelWaits.h"
@@ -20,6 +19,7 @@
 #include "Rollback.h"
 #include "Runtime.h"
 #include "Signals.h"
+#include "VirtualClock.h"
 
 using namespace ctrl;
 using namespace ctrl::agent;

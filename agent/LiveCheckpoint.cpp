@@ -1,4 +1,3 @@
-#include "VirtualClock.h"
 #include "LiveCheckpoint.h"
 
 #include <fcntl.h>
@@ -27,6 +26,7 @@
 #include "RealFunctions.h"
 #include "Runtime.h"
 #include "ThreadPool.h"
+#include "VirtualClock.h"
 #include "control.pb.h"
 
 namespace ctrl::agent::live_checkpoint {

@@ -1,14 +1,13 @@
-#include "VirtualClock.h"
 #include "Runtime.h"
 
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <poll.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,6 +16,7 @@
 #include <cstring>
 
 #include "CheckpointClaim.h"
+#include "Dependence.h"
 #include "FileJournal.h"
 #include "FileState.h"
 #include "Framing.h"
@@ -27,13 +27,13 @@
 #include "OwnPid.h"
 #include "ParkContext.h"
 #include "RawSyscall.h"
+#include "RealFunctions.h"
 #include "Rollback.h"
+#include "Signals.h"
+#include "TailChooser.h"
 #include "ThreadLocalStorage.h"
 #include "ThreadPool.h"
-#include "RealFunctions.h"
-#include "Signals.h"
-#include "Dependence.h"
-#include "TailChooser.h"
+#include "VirtualClock.h"
 #include "control.pb.h"
 
 namespace ctrl::agent {

@@ -1,30 +1,29 @@
 #include "Cli.h"
 
+#include <fmt/format.h>
 #include <limits.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
-#include <ctime>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
 
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
-
 #include "DebugPrompt.h"
 #include "DebugSession.h"
 #include "ElfInspector.h"
-#include "InlineAtomics.h"
 #include "ExitStatus.h"
 #include "Explorer.h"
 #include "GdbServer.h"
+#include "InlineAtomics.h"
 #include "Instrumentation.h"
 #include "ModelAnalysis.h"
 #include "OutputKind.h"

@@ -6,7 +6,6 @@
 // the control channel. A program that ends before its first thread has had
 // its one execution there.
 #include <fmt/format.h>
-
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -14,10 +13,10 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <ctime>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 
