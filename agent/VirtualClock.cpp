@@ -152,10 +152,13 @@ int gettimeofday(timeval* tv, void* tz) {
   }
   // The time zone, obsolete, stays the kernel's.
   if (tz) raw_syscall(SYS_gettimeofday, 0, reinterpret_cast<long>(tz));
-  if (tv) {
+  // (libc declares `tv` non-null; the kernel accepts a null one.)
+  timeval* out = tv;
+  __asm__("" : "+r"(out));
+  if (out) {
     int64_t ns = realtime_origin + tick();
-    tv->tv_sec = time_t(ns / kNsPerSecond);
-    tv->tv_usec = suseconds_t(ns % kNsPerSecond / 1000);
+    out->tv_sec = time_t(ns / kNsPerSecond);
+    out->tv_usec = suseconds_t(ns % kNsPerSecond / 1000);
   }
   return 0;
 }
