@@ -22,6 +22,7 @@
 #include "Rollback.h"
 #include "Runtime.h"
 #include "SanitizerRuntime.h"
+#include "VirtualClock.h"
 #include "control.pb.h"
 
 using namespace ctrl;
@@ -81,6 +82,8 @@ __attribute__((constructor)) void agent_init() {
   unsetenv("CTRL_REGION_FD");
   unsetenv("CTRL_SITES_FD");
   if (const char* missing = resolve_real_functions()) fail(control, std::string("cannot resolve ") + missing);
+  // (Before anything reads a clock through the agent's interposers.)
+  if (region_fd >= 0) virtual_clock::init_from_region(region_fd);
   if (control < 0 || region_fd < 0) return;
   sanitizer::init();
   own_pid_init();

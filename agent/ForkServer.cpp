@@ -33,6 +33,7 @@
 #include "SanitizerRuntime.h"
 #include "Signals.h"
 #include "ThreadPool.h"
+#include "VirtualClock.h"
 #include "control.pb.h"
 
 namespace ctrl::agent {
@@ -109,6 +110,7 @@ void Runtime::start_execution(pid_t fork_server, bool resumed) {
   // back as they were at the checkpoint.
   file_state::start_execution();
   sanitizer::start_execution();
+  virtual_clock::start_execution();
   // A runner did it once, before its snapshot (the descriptors it keeps).
   if (!in_place_) discard_output();
   h->started.store(1, std::memory_order_release);
@@ -156,6 +158,7 @@ void Runtime::prime_thread_stacks() {
 void Runtime::checkpoint(uint64_t site) {
   AgentScope scope;
   checkpointed = true;
+  virtual_clock::checkpoint();
   if (!claim_checkpoint()) {
     // Another process of the program is the fork server: this one goes on
     // without ctrl.

@@ -20,6 +20,7 @@
 #include "RealFunctions.h"
 #include "Runtime.h"
 #include "SanitizerRuntime.h"
+#include "VirtualClock.h"
 
 using namespace ctrl;
 using namespace ctrl::agent;
@@ -143,6 +144,7 @@ void thrd_yield() {
 
 int usleep(useconds_t us) {
   ensure_real();
+  virtual_clock::advance(int64_t(us) * 1000);
   if (!rt.controlled() || !rt.active) return real.usleep(us);
   yield_point(SITE());
   return 0;
@@ -150,6 +152,7 @@ int usleep(useconds_t us) {
 
 unsigned sleep(unsigned s) {
   ensure_real();
+  virtual_clock::advance(int64_t(s) * 1000000000);
   if (!rt.controlled() || !rt.active) return real.sleep(s);
   yield_point(SITE());
   return 0;
@@ -157,6 +160,7 @@ unsigned sleep(unsigned s) {
 
 int nanosleep(const struct timespec* req, struct timespec* rem) {
   ensure_real();
+  if (req) virtual_clock::advance(int64_t(req->tv_sec) * 1000000000 + req->tv_nsec);
   if (!rt.controlled() || !rt.active) return real.nanosleep(req, rem);
   yield_point(SITE());
   return 0;
@@ -164,6 +168,13 @@ int nanosleep(const struct timespec* req, struct timespec* rem) {
 
 int clock_nanosleep(clockid_t clock, int flags, const struct timespec* req, struct timespec* rem) {
   ensure_real();
+  if (req) {
+    int64_t ns = int64_t(req->tv_sec) * 1000000000 + req->tv_nsec;
+    timespec now{};
+    // An absolute time: the time left until it on the clock the program reads.
+    if (flags & TIMER_ABSTIME && clock_gettime(clock, &now) == 0) ns -= int64_t(now.tv_sec) * 1000000000 + now.tv_nsec;
+    virtual_clock::advance(ns);
+  }
   if (!rt.controlled() || !rt.active) return real.clock_nanosleep(clock, flags, req, rem);
   yield_point(SITE());
   return 0;

@@ -4,8 +4,8 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <sys/syscall.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
 
 #include <cstring>
@@ -21,6 +21,7 @@
 #include "Rollback.h"
 #include "Runtime.h"
 #include "Signals.h"
+#include "VirtualClock.h"
 
 using namespace ctrl;
 using namespace ctrl::agent;
@@ -266,6 +267,7 @@ long syscall(long number, ...) {
   va_end(ap);
   ensure_real();
   if (long r; descriptor_syscall(number, a, &r)) return r;
+  if (long r; virtual_clock::answer_syscall(number, a, &r)) return r;
   long modelled = 0;
   if (modelled_syscall(number, a, reinterpret_cast<uint64_t>(__builtin_return_address(0)), modelled)) {
     if (modelled >= 0) return modelled;

@@ -26,6 +26,7 @@
 #include "RealFunctions.h"
 #include "Runtime.h"
 #include "ThreadPool.h"
+#include "VirtualClock.h"
 #include "control.pb.h"
 
 namespace ctrl::agent::live_checkpoint {
@@ -101,11 +102,7 @@ long sys(long number, Args... args) {
 
 int* tid_word_of(uint64_t fs_base) { return reinterpret_cast<int*>(fs_base + uint64_t(Runtime::tid_offset())); }
 
-uint64_t now_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
-}
+uint64_t now_ns() { return uint64_t(virtual_clock::real_monotonic_ns()); }
 
 // A thread's signal state from /proc/self/task/TID/status (no heap, no
 // stdio): blocked (SigBlk), pending for it (SigPnd) and for the process

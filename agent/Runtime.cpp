@@ -2,12 +2,12 @@
 
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <poll.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,6 +17,7 @@
 
 #include "CheckpointClaim.h"
 #include "DeferredSignals.h"
+#include "Dependence.h"
 #include "FileJournal.h"
 #include "FileState.h"
 #include "Framing.h"
@@ -27,13 +28,13 @@
 #include "OwnPid.h"
 #include "ParkContext.h"
 #include "RawSyscall.h"
+#include "RealFunctions.h"
 #include "Rollback.h"
+#include "Signals.h"
+#include "TailChooser.h"
 #include "ThreadLocalStorage.h"
 #include "ThreadPool.h"
-#include "RealFunctions.h"
-#include "Signals.h"
-#include "Dependence.h"
-#include "TailChooser.h"
+#include "VirtualClock.h"
 #include "control.pb.h"
 
 namespace ctrl::agent {
@@ -258,16 +259,13 @@ void Runtime::ask(uint32_t me, uint64_t mask) {
   // way to its first turn, its slot not yet published): what the
   // controller reads and unwinds is then exact. A thread that never parks
   // within a second is shown as it is.
-  timespec start{};
-  clock_gettime(CLOCK_MONOTONIC, &start);
+  int64_t start = virtual_clock::real_monotonic_ns();
   for (;;) {
     bool all = true;
     for (uint32_t t = 0; t < model.thread_count() && t < shm::kMaxThreads && all; ++t)
       if (t != me && model.thread(t).used && !model.thread(t).finished && !parked_asleep(t)) all = false;
     if (all) break;
-    timespec now{};
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    if (now.tv_sec - start.tv_sec >= 2) break;
+    if (virtual_clock::real_monotonic_ns() - start >= 2000000000) break;
     real.sched_yield();
   }
   for (;;) {

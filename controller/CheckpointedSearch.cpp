@@ -117,7 +117,7 @@ ExecutionResult CheckpointedSearch::run(ExecutionPlan plan, uint64_t index,
     if (r.end == ExecutionResult::End::Diverged) {
       // The restored process was not the execution it was taken from:
       // something a restore does not put back (ffmpeg under DPOR, issue 22
-      // item 6: a thread then waits on a condition never signalled). The
+      // item 6, read the time, now virtual: agent/VirtualClock.h). The
       // plan runs again from the start, and checkpoints stay off: a restore
       // must never change what an exploration finds.
       enabled_ = false;

@@ -1,31 +1,32 @@
 #include "Cli.h"
 
+#include <fmt/format.h>
 #include <limits.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
 
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
-
 #include "DebugPrompt.h"
 #include "DebugSession.h"
 #include "ElfInspector.h"
-#include "InlineAtomics.h"
 #include "ExitStatus.h"
 #include "Explorer.h"
 #include "GdbServer.h"
+#include "InlineAtomics.h"
 #include "Instrumentation.h"
 #include "ModelAnalysis.h"
+#include "OutputKind.h"
 #include "Replayer.h"
 #include "Report.h"
 #include "Symbolizer.h"
@@ -276,6 +277,15 @@ int attach(AttachArgs a) {
   config.in_place = !a.no_rollback;
   config.model = model;
   config.fail_on_exit = a.fail_exit;
+  {
+    // One origin for the virtual clocks of every session of this run, kept
+    // in the trace (agent/VirtualClock.h).
+    timespec real_now{}, mono_now{};
+    clock_gettime(CLOCK_REALTIME, &real_now);
+    clock_gettime(CLOCK_MONOTONIC, &mono_now);
+    config.clock_realtime_ns = int64_t(real_now.tv_sec) * 1000000000 + real_now.tv_nsec;
+    config.clock_monotonic_ns = int64_t(mono_now.tv_sec) * 1000000000 + mono_now.tv_nsec;
+  }
   if (a.model != "sc" && a.strategy == "dpor-optimal")
     throw UsageError(fmt::format("--dpor optimal is not available with --model {} yet (use --dpor source)", a.model));
   if (a.model != "sc" && !a.monitor.empty())
@@ -300,6 +310,8 @@ int attach(AttachArgs a) {
   for (const auto& arg : config.args) p->add_args(arg);
   for (const auto& e : config.env) p->add_env(e);
   p->set_cwd(config.cwd);
+  p->set_clock_realtime_ns(config.clock_realtime_ns);
+  p->set_clock_monotonic_ns(config.clock_monotonic_ns);
   auto* o = trace.mutable_options();
   o->set_strategy(a.strategy);
   o->set_seed(a.seed);
@@ -312,6 +324,9 @@ int attach(AttachArgs a) {
   o->set_fail_on_exit(a.fail_on_exit);
   o->set_races_off(a.races == "off");
   o->set_races_all(a.races == "all");
+  o->set_show_output(a.show_output);
+  o->set_stdout_kind(a.show_output ? output_kind(1) : "null");
+  o->set_stderr_kind(a.show_output ? output_kind(2) : "null");
   for (const auto& lib : a.instrument) o->add_instrument(resolve_library(lib));
 
   ExploreOptions options;
@@ -436,6 +451,20 @@ int replay_command(const std::string& trace_path, const std::string& json_path, 
                    const std::string& batch, const std::string& gdb_port, bool checkpoints) {
   JsonReport json(json_path);
   proto::Trace trace = load_trace(trace_path);
+  // The recording's descriptors (OutputKind.h): its output is shown when it
+  // was, and a difference in their kinds is said, since the program may
+  // start differently (ffmpeg's heap).
+  show_output = show_output || trace.options().show_output();
+  if (!trace.options().stdout_kind().empty())
+    for (int fd : {1, 2}) {
+      const std::string& then = fd == 1 ? trace.options().stdout_kind() : trace.options().stderr_kind();
+      std::string now = show_output ? output_kind(fd) : "null";
+      if (now != then)
+        fmt::print(stderr,
+                   "ctrl: warning: the program's {} is {} in this replay but was {} when the trace was recorded: a "
+                   "program that starts differently for each may diverge (replay where the recording ran)\n",
+                   fd == 1 ? "stdout" : "stderr", describe_output_kind(now), describe_output_kind(then));
+    }
   SessionConfig config = replay_config(trace, find_agent(), show_output);
   InstrumentationOptions iopts;
   iopts.visible = trace.options().visible().empty() ? "all" : trace.options().visible();

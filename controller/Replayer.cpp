@@ -31,6 +31,9 @@ SessionConfig replay_config(const proto::Trace& trace, const std::string& agent,
   config.args.assign(program.args().begin(), program.args().end());
   config.env.assign(program.env().begin(), program.env().end());
   config.cwd = program.cwd();
+  // The recording's clocks (0 in a trace of an older ctrl: the replay's own).
+  config.clock_realtime_ns = program.clock_realtime_ns();
+  config.clock_monotonic_ns = program.clock_monotonic_ns();
   config.agent = agent;
   config.max_steps = std::max<uint64_t>(trace.options().max_steps(), uint64_t(trace.decisions_size()) + 1);
   config.hang_timeout = trace.options().hang_timeout_ms() / 1000.0;

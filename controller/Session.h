@@ -59,6 +59,12 @@ struct SessionConfig {
   // program's CPUs (RunExecution.spread): no other session of this ctrl
   // runs executions meanwhile (-j 1).
   bool spread = true;
+  // The origin of the program's virtual clocks (agent/VirtualClock.h), in
+  // nanoseconds of CLOCK_REALTIME and CLOCK_MONOTONIC: when ctrl started
+  // (attach), or the trace's (replay), so that every execution and every
+  // replay reads the same times. 0: the launch's own.
+  int64_t clock_realtime_ns = 0;
+  int64_t clock_monotonic_ns = 0;
 };
 
 // How executions got their process (in place: agent/Rollback.h).

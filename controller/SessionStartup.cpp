@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 
@@ -164,6 +165,15 @@ std::optional<ExecutionResult> Session::start() {
     spec.fds.push_back({config_.sites_fd, kTargetSitesFd});
   }
   spec.quiet = !config_.show_output;
+  {
+    timespec real_now{}, mono_now{};
+    clock_gettime(CLOCK_REALTIME, &real_now);
+    clock_gettime(CLOCK_MONOTONIC, &mono_now);
+    auto ns = [](const timespec& t) { return int64_t(t.tv_sec) * 1000000000 + t.tv_nsec; };
+    shm::Header& h = region_.header();
+    h.clock_realtime_ns = config_.clock_realtime_ns ? config_.clock_realtime_ns : ns(real_now);
+    h.clock_monotonic_ns = config_.clock_monotonic_ns ? config_.clock_monotonic_ns : ns(mono_now);
+  }
 
   template_pid_ = tracer_.launch(spec);
   close(sv[1]);

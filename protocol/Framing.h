@@ -38,15 +38,34 @@ inline bool read_all(int fd, void* data, size_t len) {
   return true;
 }
 
+// Frames up to this size are built and parsed on the stack, never on the
+// heap: the agent sends and receives them inside the program, whose heap must
+// not depend on what a message holds. A message's size varies with the
+// varint length of a pid (16384 and up take a byte more), and a buffer one
+// byte longer can take a heap chunk 16 bytes larger: every later heap
+// address of the program moved by 16 bytes when the recording and the replay
+// ran with pids on either side (issue 22, item 11). Larger frames (a long
+// path) use the heap; their size does not depend on the run.
+inline constexpr size_t kStackFrame = 1024;
+
 template <class Message>
 bool send_message(int fd, const Message& m) {
-  std::string bytes;
-  if (!m.SerializeToString(&bytes)) return false;
-  uint32_t len = uint32_t(bytes.size());
+  size_t size = m.ByteSizeLong();
+  if (size > kMaxMessage) return false;
+  auto put_length = [size](unsigned char* p) {
+    for (int i = 0; i < 4; ++i) p[i] = static_cast<unsigned char>(size >> (8 * i));
+  };
   // One send per frame: several processes (the fork server and an execution)
   // write to the same socket, and a frame must not be split between writers.
-  std::string frame{char(len), char(len >> 8), char(len >> 16), char(len >> 24)};
-  frame += bytes;
+  if (size + 4 <= kStackFrame) {
+    unsigned char frame[kStackFrame];
+    put_length(frame);
+    if (!m.SerializeToArray(frame + 4, int(size))) return false;
+    return write_all(fd, frame, size + 4);
+  }
+  std::string frame(size + 4, '\0');
+  put_length(reinterpret_cast<unsigned char*>(frame.data()));
+  if (!m.SerializeToArray(frame.data() + 4, int(size))) return false;
   return write_all(fd, frame.data(), frame.size());
 }
 
@@ -57,6 +76,11 @@ bool receive_message(int fd, Message& m) {
   if (!read_all(fd, buf, 4)) return false;
   uint32_t len = uint32_t(buf[0]) | uint32_t(buf[1]) << 8 | uint32_t(buf[2]) << 16 | uint32_t(buf[3]) << 24;
   if (len > kMaxMessage) return false;
+  if (len <= kStackFrame) {
+    unsigned char bytes[kStackFrame];
+    if (!read_all(fd, bytes, len)) return false;
+    return m.ParseFromArray(bytes, int(len));
+  }
   std::string bytes(len, '\0');
   if (!read_all(fd, bytes.data(), len)) return false;
   return m.ParseFromString(bytes);

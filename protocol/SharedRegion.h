@@ -28,7 +28,7 @@
 namespace ctrl::shm {
 
 inline constexpr uint32_t kMagic = 0x4c525443;  // "CTRL"
-inline constexpr uint32_t kVersion = 12;
+inline constexpr uint32_t kVersion = 13;
 inline constexpr uint32_t kMaxThreads = 64;
 // Under x86-TSO each thread t has a flush actor, scheduled as thread
 // kFlushActorBase + t; so at most kFlushActorBase threads there.
@@ -290,6 +290,11 @@ struct Header {
   uint32_t pct_depth;
   uint32_t pad4;
   uint64_t pct_change[kMaxPctDepth - 1];
+  // The origin of the program's virtual clocks (agent/VirtualClock.h): the
+  // controller's CLOCK_REALTIME and CLOCK_MONOTONIC when it launched the
+  // program, or a trace's when it replays one. Written before the launch.
+  int64_t clock_realtime_ns;
+  int64_t clock_monotonic_ns;
 
   // Executions forked in advance ("spares") wait for this counter: the k-th
   // spare runs once it reaches k. The controller raises it (and wakes the
