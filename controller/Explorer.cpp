@@ -75,6 +75,9 @@ TraceDir::TraceDir(const std::string& path) {
     made_.clear();
     throw UsageError(fmt::format("--trace-dir: cannot create {}: {}", path, ec.message()));
   }
+  // The directories made here are the owner's only, as the traces are (an
+  // existing directory keeps the mode its owner gave it).
+  for (const std::string& made : made_) fs::permissions(made, fs::perms::owner_all, fs::perm_options::replace, ec);
   if (!fs::is_directory(dir, ec))
     throw UsageError(fmt::format("--trace-dir: {} is not a directory", path));
   if (::access(path_.c_str(), W_OK | X_OK) != 0)

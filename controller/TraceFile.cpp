@@ -71,14 +71,15 @@ void save_trace(const std::string& path, const proto::Trace& trace) {
   bytes += payload;
 
   // O_EXCL with a name unique to this process and call keeps concurrent
-  // savers (threads or processes) from writing into each other's temp file;
-  // a plain open() mode lets the umask apply as for any other output file.
+  // savers (threads or processes) from writing into each other's temp file.
+  // Mode 0600: a trace holds the program's environment and arguments, which
+  // may carry secrets (issue 26), so only its owner may read it.
   static std::atomic<unsigned> counter{0};
   std::string tmp;
   int fd = -1;
   for (int attempt = 0; fd < 0 && attempt < 100; ++attempt) {
     tmp = fmt::format("{}.tmp.{}.{}", path, ::getpid(), counter++);
-    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0 && errno != EEXIST) break;
   }
   if (fd < 0) throw InternalError(fmt::format("cannot write trace file '{}': {}", path, std::strerror(errno)));

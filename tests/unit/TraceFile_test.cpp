@@ -1,6 +1,7 @@
 #include "TraceFile.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -155,6 +156,14 @@ TEST_F(TraceFileTest, OverwriteReplacesAndLeavesNoTemporaryFiles) {
   size_t entries = 0;
   for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir_)) ++entries;
   EXPECT_EQ(entries, 1u);
+}
+
+TEST_F(TraceFileTest, SavedTraceIsReadableByItsOwnerOnly) {
+  // Whatever the umask allows: a trace holds the program's environment.
+  mode_t old = ::umask(022);
+  save_trace(path("t.trace"), sample_trace());
+  ::umask(old);
+  EXPECT_EQ(fs::status(path("t.trace")).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
 }
 
 TEST_F(TraceFileTest, SaveIntoMissingDirectoryIsAnInternalError) {
