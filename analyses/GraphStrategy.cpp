@@ -7,8 +7,9 @@
 
 #include "C11Consistency.h"
 #include "C11Races.h"
-#include "ModelAnalysis.h"
 #include "ExecutionGraph.h"
+#include "ModelAnalysis.h"
+#include "RmwValues.h"
 
 namespace ctrl {
 
@@ -46,46 +47,6 @@ uint64_t plan_hash(const PlanItem& p) {
   return h;
 }
 
-uint64_t truncate(uint64_t v, uint32_t size) { return size >= 8 ? v : v & ((uint64_t(1) << (8 * size)) - 1); }
-
-// A RMW's new value from the value it reads (Event::aux holds the operand).
-uint64_t rmw_result(RmwOp op, uint64_t old, uint64_t operand) {
-  switch (op) {
-    case RmwOp::Xchg:
-      return operand;
-    case RmwOp::Add:
-      return old + operand;
-    case RmwOp::Sub:
-      return old - operand;
-    case RmwOp::And:
-      return old & operand;
-    case RmwOp::Or:
-      return old | operand;
-    case RmwOp::Xor:
-      return old ^ operand;
-    case RmwOp::Nand:
-      return ~(old & operand);
-    default:
-      return operand;
-  }
-}
-
-// What a RMW combines with the value it reads: the agent logs it in aux
-// under c11/rc11; exchange, add and subtract also show it in their values.
-uint64_t operand_of(const shm::Event& e) {
-  if (OpKind(e.kind) != OpKind::AtomicRmw) return e.aux;
-  switch (RmwOp(e.rmw)) {
-    case RmwOp::Xchg:
-      return e.value_written;
-    case RmwOp::Add:
-      return e.value_written - e.value_read;
-    case RmwOp::Sub:
-      return e.value_read - e.value_written;
-    default:
-      return e.aux;
-  }
-}
-
 }  // namespace
 
 class GraphExplorer {
@@ -113,7 +74,7 @@ class GraphExplorer {
     bugs_.clear();
     ExecutionGraph g = ExecutionGraph::build(s.events, s.steps, current_.steps);
     operands_.assign(s.steps, 0);
-    for (uint64_t i = 0; i < s.steps; i++) operands_[i] = operand_of(s.events[i]);
+    for (uint64_t i = 0; i < s.steps; i++) operands_[i] = rmw_operand(s.events[i]);
     bool promised = false;
     for (const GraphEvent& e : g.events()) promised = promised || e.promise;
     if (!keep_promises(g) || !model_.consistent(g)) {
@@ -306,7 +267,7 @@ class GraphExplorer {
     GraphEvent e = g.at(i);
     e.rf = w;
     e.promise = false;
-    e.rval = truncate(g.value_of(w, e.loc), 8);
+    e.rval = truncate_to_size(g.value_of(w, e.loc), 8);
     if (e.op == OpKind::AtomicCas) {
       e.kind = e.rval == e.expected ? GraphKind::Rmw : GraphKind::Read;
     } else if (e.op == OpKind::AtomicRmw) {

@@ -11,6 +11,7 @@
 #include "C11Races.h"
 #include "ExecutionGraph.h"
 #include "RaSaturation.h"
+#include "RmwValues.h"
 
 namespace ctrl {
 
@@ -45,45 +46,6 @@ struct Node {
   std::vector<std::vector<Step>> schedules;
   std::set<std::vector<EventId>> scheduled;  // each schedule's observations, sorted
 };
-
-uint64_t truncate(uint64_t v, uint32_t size) { return size >= 8 ? v : v & ((uint64_t(1) << (8 * size)) - 1); }
-
-// A RMW's new value from the value it reads.
-uint64_t rmw_result(RmwOp op, uint64_t old, uint64_t operand) {
-  switch (op) {
-    case RmwOp::Xchg:
-      return operand;
-    case RmwOp::Add:
-      return old + operand;
-    case RmwOp::Sub:
-      return old - operand;
-    case RmwOp::And:
-      return old & operand;
-    case RmwOp::Or:
-      return old | operand;
-    case RmwOp::Xor:
-      return old ^ operand;
-    case RmwOp::Nand:
-      return ~(old & operand);
-    default:
-      return operand;
-  }
-}
-
-// What a RMW combines with the value it reads (as GraphStrategy reads it).
-uint64_t operand_of(const shm::Event& e) {
-  if (OpKind(e.kind) != OpKind::AtomicRmw) return e.aux;
-  switch (RmwOp(e.rmw)) {
-    case RmwOp::Xchg:
-      return e.value_written;
-    case RmwOp::Add:
-      return e.value_written - e.value_read;
-    case RmwOp::Sub:
-      return e.value_read - e.value_written;
-    default:
-      return e.aux;
-  }
-}
 
 uint64_t mix(uint64_t h, uint64_t v) {
   for (int b = 0; b < 8; b++) {
@@ -159,7 +121,7 @@ class WeakTraceExplorer {
       }
     ExecutionGraph g = ExecutionGraph::build(s.events, s.steps, choices);
     operands_.assign(s.steps, 0);
-    for (uint64_t i = 0; i < s.steps; i++) operands_[i] = operand_of(s.events[i]);
+    for (uint64_t i = 0; i < s.steps; i++) operands_[i] = rmw_operand(s.events[i]);
     as_release_acquire(g);
     size_t planned = current_.size();
     // Replay the execution in the saturated semantics; readable sets of the
@@ -303,9 +265,9 @@ class WeakTraceExplorer {
         uint64_t old = g.value_of(r.rf, r.loc);
         uint64_t value = w.wval;
         if (w.op == OpKind::AtomicCas) {
-          if (truncate(old, w.size) != truncate(w.expected, w.size)) continue;  // j would fail
+          if (truncate_to_size(old, w.size) != truncate_to_size(w.expected, w.size)) continue;  // j would fail
         } else if (w.op == OpKind::AtomicRmw) {
-          value = truncate(rmw_result(w.rmw, old, operands_[j]), w.size);
+          value = truncate_to_size(rmw_result(w.rmw, old, operands_[j]), w.size);
         }
         Step read = steps[i];
         read.source = ids[j];
