@@ -4,7 +4,7 @@
 // other thread in pthread_create, in code ctrl does not see. Under
 // --model c11/rc11 a read of a _Thread_local atomic that no store of the
 // execution happens before reads that initialisation, not an uninitialised
-// value (controller/ModelBugs.h).
+// value (controller/exploration/ModelBugs.h).
 //
 // x86-64 is TLS variant II: the static blocks lie right below the thread
 // pointer, at the same offsets in every thread. Dynamic TLS (a library

@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
-#include "ExitStatus.h"
-#include "Session.h"
+#include "cli/ExitStatus.h"
+#include "session/Session.h"
 
 using namespace ctrl;
 using clock_type = std::chrono::steady_clock;

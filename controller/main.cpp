@@ -2,8 +2,8 @@
 #include <cstdio>
 #include <exception>
 
-#include "Cli.h"
-#include "ExitStatus.h"
+#include "cli/Cli.h"
+#include "cli/ExitStatus.h"
 
 int main(int argc, char** argv) {
   try {

@@ -67,7 +67,7 @@ function(attach_and_check prefix sub)
     "${PROGRAM}" ${program_args})
   set(${prefix}_rc "${run_rc}" PARENT_SCOPE)
   e2e_expect_exit("${run_rc}" "${EXPECT_EXIT}" "${what}")
-  # A run that checked nothing exits 2 too (controller/Verdict.h): its
+  # A run that checked nothing exits 2 too (controller/reports/Verdict.h): its
   # summary and JSON report are checked as well.
   if(DEFINED EXPECT_OUTPUT AND NOT "${run_out}\n${run_err}" MATCHES "${EXPECT_OUTPUT}")
     e2e_fail("${what}: the output does not match '${EXPECT_OUTPUT}'")

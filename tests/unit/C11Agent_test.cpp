@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "Session.h"
+#include "session/Session.h"
 
 namespace ctrl {
 namespace {

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "Explorer.h"
-#include "Instrumentation.h"
-#include "Session.h"
+#include "exploration/Explorer.h"
+#include "sites/Instrumentation.h"
+#include "session/Session.h"
 
 using namespace ctrl;
 

@@ -1,4 +1,4 @@
-#include "ElfInspector.h"
+#include "binary/ElfInspector.h"
 
 #include <elf.h>
 #include <stdlib.h>
@@ -15,7 +15,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "ExitStatus.h"
+#include "cli/ExitStatus.h"
 
 namespace ctrl {
 namespace {

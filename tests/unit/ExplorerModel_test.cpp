@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "ElfInspector.h"
-#include "Explorer.h"
-#include "Replayer.h"
-#include "Session.h"
-#include "TraceFile.h"
+#include "binary/ElfInspector.h"
+#include "exploration/Explorer.h"
+#include "exploration/Replayer.h"
+#include "session/Session.h"
+#include "reports/TraceFile.h"
 
 namespace ctrl {
 namespace {

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "ExitStatus.h"
-#include "Explorer.h"
-#include "Session.h"
-#include "TraceFile.h"
+#include "cli/ExitStatus.h"
+#include "exploration/Explorer.h"
+#include "session/Session.h"
+#include "reports/TraceFile.h"
 
 using namespace ctrl;
 

@@ -1,6 +1,6 @@
 // The gdb remote protocol: GdbConnection's framing over a socketpair, and
 // the session-free parts of the server (GdbPackets).
-#include "GdbConnection.h"
+#include "gdb/GdbConnection.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -15,8 +15,8 @@
 #include <regex>
 #include <thread>
 
-#include "ExitStatus.h"
-#include "GdbPackets.h"
+#include "cli/ExitStatus.h"
+#include "gdb/GdbPackets.h"
 
 using namespace ctrl;
 

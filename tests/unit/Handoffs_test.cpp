@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "Explorer.h"
+#include "exploration/Explorer.h"
 
 using namespace ctrl;
 

@@ -1,8 +1,8 @@
 // Live checkpoints of a paused multithreaded execution (agent/LiveCheckpoint.h,
-// controller/LiveCheckpoints.h), on samples/checkpoint_threads with the real
+// controller/session/LiveCheckpoints.h), on samples/checkpoint_threads with the real
 // agent: a continuation from a restored checkpoint must be the original
 // continuation, event for event, with the same exit status and output.
-#include "LiveCheckpoints.h"
+#include "session/LiveCheckpoints.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -13,11 +13,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "Backtracer.h"
-#include "Instrumentation.h"
-#include "Session.h"
-#include "Symbolizer.h"
-#include "Tracer.h"
+#include "binary/Backtracer.h"
+#include "sites/Instrumentation.h"
+#include "session/Session.h"
+#include "binary/Symbolizer.h"
+#include "session/Tracer.h"
 
 namespace ctrl {
 namespace {

@@ -1,4 +1,4 @@
-#include "SiteDecoder.h"
+#include "sites/SiteDecoder.h"
 
 #include <capstone/x86.h>
 #include <elf.h>
@@ -17,9 +17,9 @@
 
 #include <initializer_list>
 
-#include "ExitStatus.h"
-#include "RegisterLiveness.h"
-#include "SiteClassifier.h"
+#include "cli/ExitStatus.h"
+#include "sites/RegisterLiveness.h"
+#include "sites/SiteClassifier.h"
 
 namespace ctrl {
 namespace {

@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "SiteClassifier.h"
+#include "sites/SiteClassifier.h"
 
 namespace ctrl {
 namespace {

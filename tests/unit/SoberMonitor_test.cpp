@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "BackgroundMonitor.h"
+#include "session/BackgroundMonitor.h"
 #include "Operation.h"
 
 namespace ctrl {

@@ -1,4 +1,4 @@
-#include "Symbolizer.h"
+#include "binary/Symbolizer.h"
 
 #include <sys/ptrace.h>
 
@@ -18,7 +18,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "Backtracer.h"
+#include "binary/Backtracer.h"
 
 // Probes with known names, lines and layouts. extern "C" keeps the plain
 // names plain; the namespaced function checks demangling.

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <string>
 
-#include "Explorer.h"
+#include "exploration/Explorer.h"
 
 namespace ctrl {
 namespace {

@@ -1,4 +1,4 @@
-#include "TraceFile.h"
+#include "reports/TraceFile.h"
 
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -14,7 +14,7 @@
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 
-#include "ExitStatus.h"
+#include "cli/ExitStatus.h"
 
 namespace ctrl {
 namespace {

@@ -1,4 +1,4 @@
-#include "VariablePrinter.h"
+#include "debug/VariablePrinter.h"
 
 #include <fmt/format.h>
 #include <gmock/gmock.h>
@@ -16,9 +16,9 @@
 #include <map>
 #include <string>
 
-#include "Backtracer.h"
-#include "ExitStatus.h"
-#include "MemoryExaminer.h"
+#include "binary/Backtracer.h"
+#include "cli/ExitStatus.h"
+#include "debug/MemoryExaminer.h"
 
 namespace ctrl {
 namespace {

@@ -1,13 +1,13 @@
-// What a run may claim (controller/Verdict.h) and --fail-on-exit's lists
-// (controller/FailOnExit.h).
-#include "Verdict.h"
+// What a run may claim (controller/reports/Verdict.h) and --fail-on-exit's lists
+// (controller/cli/FailOnExit.h).
+#include "reports/Verdict.h"
 
 #include <gtest/gtest.h>
 
-#include "ExitStatus.h"
-#include "Explorer.h"
-#include "FailOnExit.h"
-#include "Report.h"
+#include "cli/ExitStatus.h"
+#include "exploration/Explorer.h"
+#include "cli/FailOnExit.h"
+#include "reports/Report.h"
 
 namespace ctrl {
 namespace {

@@ -1,0 +1,741 @@
+#include "cli/Cli.h"
+
+#include <fmt/format.h>
+#include <limits.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "debug/DebugPrompt.h"
+#include "debug/DebugSession.h"
+#include "binary/ElfInspector.h"
+#include "cli/ExitStatus.h"
+#include "exploration/Explorer.h"
+#include "gdb/GdbServer.h"
+#include "sites/InlineAtomics.h"
+#include "sites/Instrumentation.h"
+#include "ModelAnalysis.h"
+#include "session/OutputKind.h"
+#include "exploration/Replayer.h"
+#include "reports/Report.h"
+#include "binary/Symbolizer.h"
+#include "reports/TraceFile.h"
+#include "reports/Verdict.h"
+
+extern char** environ;
+
+namespace ctrl {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The agent sits at <prefix>/lib/ctrl/ beside <prefix>/bin/ctrl, in the build
+// tree as in an installation; CTRL_AGENT overrides.
+std::string find_agent() {
+  if (const char* env = getenv("CTRL_AGENT"); env && *env) {
+    if (!fs::exists(env)) throw InternalError(fmt::format("CTRL_AGENT={} does not exist", env));
+    return fs::absolute(env).string();
+  }
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) throw InternalError("cannot find ctrl's own executable");
+  fs::path agent = self.parent_path().parent_path() / "lib" / "ctrl" / "libctrl-agent.so";
+  if (!fs::exists(agent)) throw InternalError(fmt::format("ctrl's agent is missing: {}", agent.string()));
+  return agent.string();
+}
+
+// The target inherits ctrl's environment, minus ctrl's own settings.
+std::vector<std::string> target_environment() {
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) {
+    std::string_view v(*e);
+    if (v.rfind("CTRL_", 0) == 0) continue;
+    env.emplace_back(v);
+  }
+  return env;
+}
+
+std::string current_dir() {
+  std::error_code ec;
+  auto p = fs::current_path(ec);
+  return ec ? "" : p.string();
+}
+
+// Numbers on the command line are taken as text and converted here: CLI11
+// would let "-5" wrap round to a huge seed, take "nan" for a time, and print
+// a 300-digit bound in its range message.
+std::string shown(const std::string& text) { return text.size() > 24 ? text.substr(0, 20) + "..." : text; }
+
+// -j when not given.
+unsigned default_jobs() { return 1; }
+
+uint64_t whole_number(const std::string& option, const std::string& text, uint64_t min, uint64_t max) {
+  uint64_t v = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  bool digits = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (!digits || ptr != end || ec != std::errc() || v < min || v > max)
+    throw UsageError(fmt::format("{}: '{}' is not a whole number from {} to {}", option, shown(text), min, max));
+  return v;
+}
+
+double seconds(const std::string& option, const std::string& text, bool zero_allowed, double max) {
+  char* end = nullptr;
+  errno = 0;
+  double v = text.empty() ? 0 : std::strtod(text.c_str(), &end);
+  bool number = !text.empty() && end == text.c_str() + text.size() && std::isfinite(v) && errno == 0;
+  if (!number || v < 0 || (v == 0 && !zero_allowed) || v > max)
+    throw UsageError(fmt::format("{}: '{}' is not a number of seconds ({} 0, at most {:g})", option, shown(text),
+                                 zero_allowed ? "at least" : "more than", max));
+  return v;
+}
+
+struct AttachArgs {
+  std::string strategy = "dpor+probes";
+  bool strategy_given = false;  // --strategy on the command line
+  std::string seed_text = "1";
+  std::string max_executions_text = "100000";
+  std::string time_limit_text = "0";
+  std::string max_steps_text = "100000";
+  std::string hang_timeout_text = "5";
+  std::string preemption_bound_text;
+  std::string pct_depth_text;
+  uint64_t seed = 1;
+  uint64_t max_executions = 100000;
+  double time_limit = 0;
+  uint64_t max_steps = 100000;
+  double hang_timeout = 5;
+  std::string json;
+  std::string trace_dir = "ctrl-traces";
+  bool show_output = false;
+  bool keep_going = false;
+  std::string dpor = "source";
+  std::string equivalence = "mazurkiewicz";  // --equivalence (issue 23)
+  int preemption_bound = -1;
+  uint32_t pct_depth = 3;
+  std::string monitor;
+  std::string model = "sc";
+  bool no_shrink = false;
+  bool no_checkpoints = false;
+  bool no_rollback = false;
+  std::string jobs_text;
+  unsigned jobs = 1;
+  std::string visible = "auto";
+  std::string fail_on_exit;  // as given (kept in traces)
+  FailExitStatuses fail_exit;
+  std::string races = "on";  // --races: validated by CLI::IsMember below
+  std::vector<std::string> instrument;
+  std::vector<std::string> command;
+  bool interactive = false;
+  std::string batch;
+  std::string gdb_port;
+
+  void convert() {
+    seed = whole_number("--seed", seed_text, 0, UINT64_MAX);
+    max_executions = whole_number("--max-executions", max_executions_text, 1, UINT64_MAX);
+    max_steps = whole_number("--max-steps", max_steps_text, 1, 50000000);
+    // The trace keeps the hang timeout in milliseconds (32 bits).
+    time_limit = seconds("--time-limit", time_limit_text, true, 1e8);
+    hang_timeout = seconds("--hang-timeout", hang_timeout_text, false, 1e6);
+    if (!preemption_bound_text.empty())
+      preemption_bound = int(whole_number("--preemption-bound", preemption_bound_text, 0, 64));
+    if (!pct_depth_text.empty()) {
+      if (strategy != "pct") throw UsageError("--pct-depth goes with --strategy pct");
+      pct_depth = uint32_t(whole_number("--pct-depth", pct_depth_text, 1, shm::kMaxPctDepth));
+    }
+    jobs = jobs_text.empty() ? default_jobs() : unsigned(whole_number("-j", jobs_text, 1, 256));
+    fail_exit = parse_fail_on_exit(fail_on_exit);
+  }
+};
+
+// --model c11/rc11: what the execution-graph exploration (GraphStrategy.h)
+// supports, and a program whose atomics it can see. Throws UsageError.
+void check_c11_run(const AttachArgs& a, const std::string& program) {
+  if (a.strategy != "dpor" || a.dpor != "source")
+    throw UsageError(fmt::format("--model {} explores with --strategy dpor only (its execution graphs)", a.model));
+  if (a.preemption_bound >= 0)
+    throw UsageError(fmt::format("--preemption-bound is not available with --model {}", a.model));
+  if (!a.monitor.empty())
+    throw UsageError("--monitor sober checks sequentially consistent executions: use it with --model sc");
+  if (a.interactive || !a.batch.empty() || !a.gdb_port.empty())
+    throw UsageError(
+        fmt::format("stepping (--interactive, --batch, --gdb) is not available with --model {} yet", a.model));
+  // A program with atomics of its own but no libatomic call is refused
+  // (InlineAtomics.h): its inline relaxed/acquire/release loads and stores
+  // are plain moves, on which the race check would report false races. One
+  // with no atomics at all (pthread calls only) is checked in full.
+  if (imports_libatomic(program) == false) {
+    if (auto found = find_inline_atomics(program))
+      throw UsageError(fmt::format("--model {}: {} has inline atomics ({}): orders unseen; rebuild with "
+                                   "-fno-inline-atomics -latomic",
+                                   a.model, program, found->evidence));
+    if (!has_debug_info(program))
+      fmt::print(stderr,
+                 "ctrl: note: {} has no debug information: if it has inline relaxed, acquire or release atomics "
+                 "(plain movs to ctrl), a data race reported on them is false; build with -g to let ctrl check\n",
+                 program);
+  }
+  if (!a.jobs_text.empty() && a.jobs > 1)
+    fmt::print(stderr, "ctrl: -j is ignored with --model {}: one session\n", a.model);
+}
+
+// A stepping session over `session` (DebugPrompt): commands from `batch`
+// when given, else from the terminal or standard input.
+int step_through(Session& session, std::optional<proto::Trace> recording, const proto::Trace& trace_template,
+                 const std::string& batch, const std::string& gdb_port, bool checkpoints = true) {
+  std::optional<uint16_t> port;
+  if (!gdb_port.empty()) port = uint16_t(whole_number("--gdb", gdb_port, 0, 65535));
+  // The whole script is read now: a descriptor left open would be the
+  // program's too (it is launched below), and putting its files back before
+  // each execution would move the script's offset under ctrl's feet.
+  std::istringstream script;
+  if (!batch.empty()) {
+    std::ifstream file(batch);
+    if (!file) throw UsageError(fmt::format("--batch: cannot read {}", batch));
+    std::ostringstream text;
+    text << file.rdbuf();
+    script.str(text.str());
+  }
+  DebugSession debug(session, std::move(recording), trace_template);
+  debug.set_checkpoints(checkpoints);
+  DebugPrompt prompt(debug, stdout);
+  StopInfo start = debug.start();
+  if (start.reason != StopReason::Step)
+    fmt::print("the program ended before its first thread: {}\n", start.message);
+  std::fflush(stdout);
+  if (port) {
+    // gdb's front end instead of the prompt (GdbServer): one connection.
+    const char* log_path = getenv("CTRL_GDB_LOG");
+    std::FILE* log = log_path && *log_path ? std::fopen(log_path, "w") : nullptr;
+    GdbServer server(debug);
+    int status = server.serve(*port, log);
+    if (log) std::fclose(log);
+    return status;
+  }
+  return prompt.run(batch.empty() ? nullptr : &script);
+}
+
+// --equivalence rf (ReadsFromStrategy.h): the systematic search alone,
+// under SC, where it applies. Throws UsageError.
+void choose_equivalence(AttachArgs& a) {
+  if (a.equivalence != "rf") return;
+  if (a.model != "sc" && a.model != "tso")
+    throw UsageError(fmt::format("--equivalence rf is available with --model sc and tso only (not {} yet)", a.model));
+  if (a.strategy_given && a.strategy != "dpor")
+    throw UsageError(fmt::format("--equivalence rf is a systematic search: use it with --strategy dpor (not {})",
+                                 a.strategy));
+  if (a.preemption_bound >= 0 || a.dpor != "source")
+    throw UsageError("--equivalence rf does not combine with --preemption-bound or --dpor");
+  if (a.interactive || !a.batch.empty() || !a.gdb_port.empty())
+    throw UsageError("--equivalence rf does not apply to stepping (--interactive, --batch, --gdb): its explore "
+                     "command explores Mazurkiewicz classes");
+  a.strategy = "dpor-rf";
+}
+
+int attach(AttachArgs a) {
+  choose_equivalence(a);
+  // The default probes beside plain DPOR only (ProbingStrategy.h): with a
+  // preemption bound, Optimal-DPOR or the execution graphs of c11/rc11, it
+  // is that search alone.
+  if (!a.strategy_given && a.strategy != "dpor-rf" && (a.preemption_bound >= 0 || a.dpor != "source" ||
+                            model_analysis(shm::memory_model_named(a.model)).plans_choices()))
+    a.strategy = "dpor";
+  // --dpor optimal passes the option's check with CTRL_EXPERIMENTAL=1 only.
+  if (a.strategy == "dpor" && a.dpor == "optimal") a.strategy = "dpor-optimal";
+  JsonReport json(a.json);  // refused now rather than after the exploration
+  ProgramFacts facts = inspect_program(a.command.front());
+  const shm::MemoryModel model = shm::memory_model_named(a.model);
+  if (model_analysis(model).plans_choices()) check_c11_run(a, facts.path);
+  try {
+    // Rejects bad combinations before anything runs.
+    make_strategy(a.strategy, a.seed, a.preemption_bound, a.pct_depth, model);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+
+  SessionConfig config;
+  config.program = facts.path;
+  config.args.assign(a.command.begin() + 1, a.command.end());
+  config.env = target_environment();
+  config.cwd = current_dir();
+  config.agent = find_agent();
+  config.max_steps = a.max_steps;
+  config.hang_timeout = a.hang_timeout;
+  config.show_output = a.show_output;
+  config.in_place = !a.no_rollback;
+  config.model = model;
+  config.fail_on_exit = a.fail_exit;
+  {
+    // One origin for the virtual clocks of every session of this run, kept
+    // in the trace (agent/VirtualClock.h).
+    timespec real_now{}, mono_now{};
+    clock_gettime(CLOCK_REALTIME, &real_now);
+    clock_gettime(CLOCK_MONOTONIC, &mono_now);
+    config.clock_realtime_ns = int64_t(real_now.tv_sec) * 1000000000 + real_now.tv_nsec;
+    config.clock_monotonic_ns = int64_t(mono_now.tv_sec) * 1000000000 + mono_now.tv_nsec;
+  }
+  if (a.model != "sc" && a.strategy == "dpor-optimal")
+    throw UsageError(fmt::format("--dpor optimal is not available with --model {} yet (use --dpor source)", a.model));
+  if (a.model != "sc" && !a.monitor.empty())
+    throw UsageError("--monitor sober checks sequentially consistent executions: use it with --model sc");
+  // --visible auto: `all`, unless an execution is cut by --max-steps (no
+  // bug found before it): then everything again from the start under
+  // `atomics`, said on stderr, in the summary and in the JSON (README "What
+  // ctrl sees"). A program whose runtime does its work in its own code (a
+  // Rust tool, perl, Go) makes a step of every access under `all`: without
+  // this, none of its executions would end and nothing would be checked.
+  // Stepping shows every access (`all`).
+  const bool automatic = a.visible == "auto";
+  std::string visible = automatic ? "all" : a.visible;
+  auto instrumentation = std::make_unique<Instrumentation>(facts.path, InstrumentationOptions{visible, a.instrument});
+  config.sites_fd = instrumentation->fd();
+
+  proto::Trace trace;
+  auto* p = trace.mutable_program();
+  p->set_path(facts.path);
+  p->set_size(facts.size);
+  p->set_content_hash(facts.content_hash);
+  for (const auto& arg : config.args) p->add_args(arg);
+  for (const auto& e : config.env) p->add_env(e);
+  p->set_cwd(config.cwd);
+  p->set_clock_realtime_ns(config.clock_realtime_ns);
+  p->set_clock_monotonic_ns(config.clock_monotonic_ns);
+  auto* o = trace.mutable_options();
+  o->set_strategy(a.strategy);
+  o->set_seed(a.seed);
+  if (a.strategy == "pct") o->set_pct_depth(a.pct_depth);
+  o->set_max_steps(a.max_steps);
+  o->set_model(a.model);
+  o->set_monitor(a.monitor);
+  o->set_hang_timeout_ms(uint32_t(a.hang_timeout * 1000));
+  o->set_visible(visible);
+  o->set_fail_on_exit(a.fail_on_exit);
+  o->set_races_off(a.races == "off");
+  o->set_races_all(a.races == "all");
+  o->set_show_output(a.show_output);
+  o->set_stdout_kind(a.show_output ? output_kind(1) : "null");
+  o->set_stderr_kind(a.show_output ? output_kind(2) : "null");
+  for (const auto& lib : a.instrument) o->add_instrument(resolve_library(lib));
+
+  ExploreOptions options;
+  options.strategy = a.strategy;
+  options.seed = a.seed;
+  options.max_executions = a.max_executions;
+  options.time_limit = a.time_limit;
+  options.trace_dir = a.trace_dir;
+  options.keep_going = a.keep_going;
+  options.preemption_bound = a.preemption_bound;
+  options.pct_depth = a.pct_depth;
+  options.sober = a.monitor == "sober";
+  options.shrink = !a.no_shrink;
+  // An execution continued from a live checkpoint does not write again
+  // what its steps before the checkpoint wrote: with the output shown, it
+  // would be missing (pixz's blocks written before the restored step).
+  options.checkpoints = !a.no_checkpoints && !a.show_output;
+  options.races = a.races != "off";
+  options.races_all = a.races == "all";
+  options.progress = isatty(2);
+  // Helper sessions print nothing and read nothing: with the program's
+  // output shown, the executions they ran would be missing from it.
+  options.jobs = a.show_output || model_analysis(model).plans_choices() ? 1 : a.jobs;
+  config.spread = options.jobs == 1;
+
+  if (a.interactive || !a.batch.empty() || !a.gdb_port.empty()) {
+    if (!a.jobs_text.empty() && a.jobs > 1)
+      fmt::print(stderr, "ctrl: -j is ignored when stepping: one session\n");
+    Session session(config);
+    fmt::print("ctrl: stepping through {} (memory model {}); help lists the commands\n", facts.path, a.model);
+    std::fflush(stdout);
+    return step_through(session, std::nullopt, trace, a.batch, a.gdb_port);
+  }
+  options.stop_at_cut = automatic;
+  auto session = std::make_unique<Session>(config);
+  auto explorer = std::make_unique<Explorer>(*session, options, trace);  // makes the trace directory
+  std::string strategy_parameters = a.strategy == "random" || a.strategy == "pos" ? fmt::format(" (seed {})", a.seed)
+                                    : a.strategy == "pct"  ? fmt::format(" (seed {}, depth {})", a.seed, a.pct_depth)
+                                                           : "";
+  fmt::print("ctrl: {} under strategy {}{}, memory model {}\n", facts.path, a.strategy, strategy_parameters, a.model);
+  fmt::print("ctrl: {}\n", instrumentation->summary());
+  if (a.visible == "atomics")
+    fmt::print("ctrl: --visible=atomics: plain memory accesses are not scheduling points; races made of them may be missed\n");
+  std::fflush(stdout);
+  ExplorationReport report = explorer->run();
+  std::string fallback;
+  uint64_t executions_under_all = 0;  // before the fallback: not in the report
+  if (report.stopped_at_cut) {
+    executions_under_all = report.total;
+    fallback = fmt::format("execution {} under --visible all was cut by --max-steps {}", report.total, a.max_steps);
+    fmt::print(stderr,
+               "ctrl: --visible auto: {}: exploring again from the start with --visible atomics (plain memory "
+               "accesses are not scheduling points: lost updates and races made of them are not checked)\n",
+               fallback);
+    // The session patched the program with the old table: a new one.
+    explorer.reset();
+    session.reset();
+    visible = "atomics";
+    instrumentation = std::make_unique<Instrumentation>(facts.path, InstrumentationOptions{visible, a.instrument});
+    config.sites_fd = instrumentation->fd();
+    o->set_visible(visible);
+    options.stop_at_cut = false;
+    if (options.time_limit > 0) options.time_limit = std::max(options.time_limit - report.elapsed, 1e-3);
+    double before = report.elapsed;
+    session = std::make_unique<Session>(config);
+    explorer = std::make_unique<Explorer>(*session, options, trace);
+    // On stderr: with --show-output, stdout holds the executions' output.
+    fmt::print(stderr, "ctrl: {}\n", instrumentation->summary());
+    report = explorer->run();
+    report.elapsed += before;
+    // Every schedule of the synchronisation is not every schedule of the
+    // program: never "exhaustive" about what was not looked at.
+    report.scope_note = "plain accesses not checked (--visible auto chose atomics)";
+    report.exhaustive = report.exhaustive_fair = false;
+  }
+  report.visible = visible;
+  // What the files are left as (issue 22, item 12): never half-written.
+  Session::FilesLeft files = session->files_left();
+  if (files.checkpoint) {
+    report.files_left_as = "checkpoint";
+    report.files_why = files.why;
+  } else if (!files.started && !report.no_thread) {
+    report.files_left_as = "start-up";
+    report.files_why = "stopped before the program created its first thread";
+  }
+  int n = 0;
+  for (const auto& bug : report.bugs) print_bug(stdout, bug, ++n, session->symbolizer());
+  print_summary(stdout, report);
+  // Said when a stop from outside (the time limit, a signal) cut the last
+  // execution short; after a bug, or a last execution cut by --max-steps
+  // or abandoned, the report's `files` says it (the README states the rule).
+  // A run that exits 2 says it in its one line.
+  bool say_files = files.checkpoint && report.bugs.empty() && files.touched && files.stopped;
+  if (say_files && !unchecked_by_limits(report))
+    fmt::print(stderr,
+               "ctrl: execution {} {}: the files are put back as they were at the checkpoint (when the program "
+               "created its first thread), not left half-written\n",
+               files.execution + 1, files.half_way);
+  nlohmann::json j = report_json(report, facts.path, a.model);
+  j["visible"] = {{"asked", a.visible}, {"used", visible}};
+  if (!fallback.empty()) {
+    j["visible"]["fallback"] = fallback;
+    j["visible"]["executions_under_all"] = executions_under_all;
+    j["visible"]["not_checked"] = "lost updates and data races made of plain (non-atomic) memory accesses";
+  }
+  json.write(j);
+  if (unchecked_by_limits(report)) {
+    // Not a clean run: nothing is known about the program, because the
+    // limits did not fit it (Verdict.h): a time limit too short for one
+    // execution, Ctrl-C, or a --max-steps that cut every execution.
+    std::fflush(stdout);
+    if (unchecked(report) == Unchecked::EveryCut)
+      throw UsageError(fmt::format("every execution was cut by --max-steps {}: nothing was checked", a.max_steps));
+    if (!report.interrupted) throw InternalError("no execution completed: nothing was checked");
+    throw UsageError(fmt::format("no execution completed before {}: nothing was checked{}", report.stopped_by,
+                                 say_files ? "; the files are put back as they were at the checkpoint" : ""));
+  }
+  return report.bugs.empty() ? kExitNoBug : kExitBugFound;
+}
+
+int replay_command(const std::string& trace_path, const std::string& json_path, bool show_output, bool interactive,
+                   const std::string& batch, const std::string& gdb_port, bool checkpoints) {
+  JsonReport json(json_path);
+  proto::Trace trace = load_trace(trace_path);
+  // The recording's descriptors (OutputKind.h): its output is shown when it
+  // was, and a difference in their kinds is said, since the program may
+  // start differently (ffmpeg's heap).
+  show_output = show_output || trace.options().show_output();
+  if (!trace.options().stdout_kind().empty())
+    for (int fd : {1, 2}) {
+      const std::string& then = fd == 1 ? trace.options().stdout_kind() : trace.options().stderr_kind();
+      std::string now = show_output ? output_kind(fd) : "null";
+      if (now != then)
+        fmt::print(stderr,
+                   "ctrl: warning: the program's {} is {} in this replay but was {} when the trace was recorded: a "
+                   "program that starts differently for each may diverge (replay where the recording ran)\n",
+                   fd == 1 ? "stdout" : "stderr", describe_output_kind(now), describe_output_kind(then));
+    }
+  SessionConfig config = replay_config(trace, find_agent(), show_output);
+  InstrumentationOptions iopts;
+  iopts.visible = trace.options().visible().empty() ? "all" : trace.options().visible();
+  iopts.libraries.assign(trace.options().instrument().begin(), trace.options().instrument().end());
+  Instrumentation instrumentation(config.program, iopts);
+  config.sites_fd = instrumentation.fd();
+  Session session(config);
+  std::string what = trace.bug().kind().empty() ? "a schedule without a bug"
+                                                 : fmt::format("{} bug in execution {}", trace.bug().kind(),
+                                                               trace.execution() + 1);
+  if (interactive || !batch.empty() || !gdb_port.empty()) {
+    // The stepping session does not carry the decisions' Choices.
+    if (model_analysis(config.model).plans_choices())
+      throw UsageError(fmt::format("stepping (--interactive, --batch, --gdb) is not available with --model {} yet",
+                                   trace.options().model()));
+    fmt::print("ctrl: stepping through {} ({} steps, {}); help lists the commands\n", trace_path,
+               trace.decisions_size(), what);
+    std::fflush(stdout);
+    proto::Trace tmpl = trace;
+    tmpl.clear_decisions();
+    tmpl.clear_signatures();
+    tmpl.clear_bug();
+    return step_through(session, trace, tmpl, batch, gdb_port, checkpoints);
+  }
+  fmt::print("ctrl: replaying {} ({} steps, {})\n", trace_path, trace.decisions_size(), what);
+  std::fflush(stdout);
+  auto start = std::chrono::steady_clock::now();
+  ReplayOutcome out = replay(session, trace);
+  ExplorationReport report;
+  report.strategy = "replay";
+  report.total = 1;
+  report.complete = out.result.end == ExecutionResult::End::Bug || out.result.end == ExecutionResult::End::Complete;
+  report.elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  bool bug = out.reproduced && out.result.end == ExecutionResult::End::Bug;
+  if (bug) {
+    report.bugs.push_back(FoundBug{out.result, trace_path});
+    print_bug(stdout, report.bugs.back(), 1, session.symbolizer());
+    if (trace.bug().kind().empty())
+      fmt::print("\nthe schedule's {} steps ran, then the execution found a {} bug\n", trace.decisions_size(),
+                 out.result.kind);
+    else
+      fmt::print("\nreplay reproduced the {} bug\n", out.result.kind);
+  } else if (out.reproduced) {
+    fmt::print("replay followed the schedule's {} steps; the execution ended after {} steps with status {}: no bug\n",
+               trace.decisions_size(), out.result.events.size(), out.result.exit_status);
+  }
+  json.write(report_json(report, config.program, trace.options().model()));
+  if (!out.reproduced && session.interrupted())  // the user's stop, not a divergence
+    throw UsageError(fmt::format("replay interrupted by {} before the end of the trace: nothing was checked",
+                                 session.stop_reason()));
+  if (!out.reproduced) {
+    fmt::print(stderr, "ctrl: {}\n", out.divergence);
+    return kExitInternal;
+  }
+  return bug ? kExitBugFound : kExitNoBug;
+}
+
+}  // namespace
+
+int run_cli(int argc, char** argv) {
+  CLI::App app{"ctrl: systematic concurrency testing of unmodified x86-64 Linux programs"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string(CTRL_VERSION));
+
+  AttachArgs a;
+  auto* attach_cmd = app.add_subcommand("attach", "run PROGRAM under ctrl and explore its interleavings");
+  attach_cmd->footer(
+      "ctrl attach [OPTIONS] [--] PROGRAM [ARGS...]: options of ctrl go before PROGRAM; everything from PROGRAM on "
+      "is passed to it unchanged (as with gdb --args).");
+  attach_cmd->add_option("--strategy", a.strategy,
+                         "exploration strategy. dpor+probes (the default): dpor alone for its first 256 executions, "
+                         "1000000 steps or 8 executions cut by --max-steps, then, while it has not finished, every "
+                         "other execution a probe sampled by pos or pct (depth 2 or 3, in turn), so that shallow "
+                         "bugs DPOR's depth-first order would reach late are found early; exhaustive when dpor "
+                         "finishes, probes counted apart "
+                         "(with --preemption-bound, --equivalence rf or --model c11/rc11: dpor alone); "
+                         "dpor: systematic, exhaustive when it finishes; random: a uniform "
+                         "choice among the enabled threads at every step; pct: probabilistic concurrency testing "
+                         "(Burckhardt et al., ASPLOS 2010): random thread priorities, the highest-priority enabled "
+                         "thread runs, and at D-1 random change points the thread about to run drops below all "
+                         "others. Every other execution draws them over its steps and finds a bug of depth D (D "
+                         "ordering constraints) among n threads in k steps with probability at least 1/(n*k^(D-1)), "
+                         "k the longest execution seen so far; the others draw them over the write steps (stores, "
+                         "read-modify-writes, locks and unlocks, thread creation and exit, w the most seen) taken "
+                         "where another thread could run, let a thread that yields run again once a thread that "
+                         "never yielded has run, and find a bug whose D-1 preemptions each come just before a "
+                         "write with probability at least 1/(n*w^(D-1)); "
+                         "pos: partial order sampling (Yuan et al., CAV 2018): every thread's next operation has a "
+                         "random priority, the highest runs, and operations that race with the one that ran get new "
+                         "ones, so racing operations meet in either order about equally often however long the "
+                         "execution; round-robin: the next enabled thread in turn")
+      ->check(CLI::IsMember({"dpor+probes", "dpor", "random", "pct", "pos", "round-robin"}))
+      ->capture_default_str();
+  attach_cmd->add_option("--seed", a.seed_text, "seed of random, pct, pos and the default's probes")
+      ->type_name("N")
+      ->capture_default_str();
+  attach_cmd->add_option("--pct-depth", a.pct_depth_text,
+                         fmt::format("with --strategy pct: the bug depth D it aims at, from 1 to {} (default: 3)",
+                                     shm::kMaxPctDepth))
+      ->type_name("D");
+  // Optimal-DPOR is not offered (issue 23 item 4): it still misses classes
+  // or diverges on mutual-exclusion programs, so --dpor has one value for
+  // users; developers reach it with CTRL_EXPERIMENTAL=1 (the cross-checks).
+  const char* experimental = getenv("CTRL_EXPERIMENTAL");
+  bool optimal_dpor = experimental && std::string_view(experimental) == "1";
+  attach_cmd->add_option("--dpor", a.dpor,
+                         "source: source sets and sleep sets (may run some redundant, blocked executions)")
+      ->check(optimal_dpor ? CLI::IsMember({"source", "optimal"}) : CLI::IsMember({"source"}))
+      ->capture_default_str();
+  attach_cmd->add_option("--equivalence", a.equivalence,
+                         "which executions count as the same under --model sc and tso. mazurkiewicz (the default): "
+                         "the same order of every two conflicting operations (a write and an access of the same "
+                         "bytes, two operations on one mutex); rf: every read reads from the same write (stores "
+                         "nobody reads between are not run in both orders), so fewer executions; systematic "
+                         "(dpor) only; the program may use memory accesses, mutexes and thread creation, exit "
+                         "and join (other synchronisation stops it, saying so)")
+      ->check(CLI::IsMember({"mazurkiewicz", "rf"}))
+      ->capture_default_str();
+  attach_cmd->add_option("--model", a.model,
+                         "sc: sequential consistency; tso: x86-TSO, every thread's plain stores go through a "
+                         "FIFO store buffer whose flushes are explored like thread steps; pso: one FIFO per "
+                         "thread and 8-byte location, so stores to different locations may reach memory out "
+                         "of order (sfence keeps them in order); c11, rc11: the C11 memory model (rc11: the "
+                         "repaired RC11 of Lahav et al., PLDI 2017, which forbids load buffering; c11 allows it): "
+                         "each atomic load may read any store its memory order allows, not only the latest; "
+                         "only atomics that are libatomic calls are followed, so build the program with "
+                         "-fno-inline-atomics -latomic; instruction-site atomics (lock-prefixed, xchg, mfence) and "
+                         "pthread calls are treated as seq_cst (SC). With c11/rc11: --strategy dpor only, one "
+                         "session (-j 1). "
+                         // --model ra (issue 23): TRACER's release-acquire model, explored by weak trace.
+                         "ra: release-acquire (TRACER, OOPSLA 2018): every atomic write is a release and every "
+                         "atomic read an acquire, whatever order the program gave (relaxed is strengthened, "
+                         "seq_cst weakened to acquire/release, fences order nothing more); read-modify-writes "
+                         "are both and atomic; one execution per weak trace (program order plus which store "
+                         "each load reads), never one per order of stores nobody reads; libatomic calls only, "
+                         "as for c11; locked instructions and pthread calls as seq_cst. --strategy dpor only, "
+                         "-j 1, no stepping, no live checkpoints")
+      ->check(CLI::IsMember({"sc", "tso", "pso", "c11", "rc11", "ra"}))
+      ->capture_default_str();
+  attach_cmd->add_option("--monitor", a.monitor,
+                         "sober: check every SC execution for a load x86-TSO could make read a stale value "
+                         "(bug kind tso-unsafe)")
+      ->check(CLI::IsMember({"sober"}));
+  attach_cmd->add_option("--preemption-bound", a.preemption_bound_text,
+                         "iterative context bounding: every schedule with at most 0, 1, ... N preemptions "
+                         "(no partial-order reduction within the bound; N from 0 to 64)")
+      ->type_name("N");
+  attach_cmd->add_option("--max-executions", a.max_executions_text, "stop after N executions")
+      ->type_name("N")
+      ->capture_default_str();
+  attach_cmd->add_option("--time-limit", a.time_limit_text, "stop after SECONDS (0: no limit)")
+      ->type_name("SECONDS")
+      ->capture_default_str();
+  attach_cmd->add_option("--max-steps", a.max_steps_text, "visible operations per execution before it is cut")
+      ->type_name("N")
+      ->capture_default_str();
+  attach_cmd->add_option("--hang-timeout", a.hang_timeout_text,
+                         "a thread that uses SECONDS of CPU time, or sleeps SECONDS in a system call, without a "
+                         "visible operation is a hang")
+      ->type_name("SECONDS")
+      ->capture_default_str();
+  attach_cmd->add_option("--fail-on-exit", a.fail_on_exit,
+                         "exit statuses of the program that are a bug (kind exit-status): nonzero, or a list such "
+                         "as 1,3-5 (default: none; a Rust panic is a bug of kind panic anyway)")
+      ->type_name("nonzero|LIST");
+  attach_cmd->add_option("--json", a.json, "write a JSON report to FILE");
+  attach_cmd->add_option("--trace-dir", a.trace_dir, "where bug traces are saved")->capture_default_str();
+  attach_cmd->add_flag("--show-output", a.show_output, "let the program's stdout/stderr through (implies -j 1)");
+  attach_cmd->add_option("-j,--jobs", a.jobs_text,
+                         "sessions exploring at once, each running ahead what the strategy will ask for; "
+                         "results are those of -j 1 (default: 1; always 1 with --model c11/rc11)")
+      ->type_name("N");
+  attach_cmd->add_flag("--keep-going", a.keep_going, "collect distinct bugs (same kind and place once) instead of stopping at the first");
+  attach_cmd->add_flag("--no-shrink", a.no_shrink, "report a bug's schedule as found, without looking for fewer preemptions");
+  attach_cmd->add_flag(
+      "--no-checkpoints", a.no_checkpoints,
+      "run every execution from the start, not from a live checkpoint on its path (same results, slower)");
+  attach_cmd->add_flag("--no-rollback", a.no_rollback,
+                       "fork a new process for every execution instead of rolling one back in place (same results, "
+                       "slower)");
+  attach_cmd->add_option("--visible", a.visible,
+                         "all: every non-stack memory access of instrumented code is a scheduling point; "
+                         "atomics: only synchronisation calls and locked/xchg/fence instructions; auto: all, but "
+                         "atomics from the start again once an execution is cut by --max-steps (said in the summary)")
+      ->check(CLI::IsMember({"auto", "all", "atomics"}))
+      ->capture_default_str();
+  attach_cmd->add_option("--races", a.races,
+                         "on: under --model sc, tso and pso, a data race (two threads access the same bytes, one "
+                         "writes, one access is not atomic, no happens-before between them) on the static data of "
+                         "the program or its libraries is a bug (data-race); all: on any memory, the heap too (malloc "
+                         "and free are not visible: a block malloc hands from one thread to another through its own "
+                         "lock can look racy); off: not checked (c11/rc11 always check)")
+      ->check(CLI::IsMember({"on", "all", "off"}))
+      ->capture_default_str();
+  attach_cmd->add_flag("--interactive", a.interactive,
+                       "step through one execution at a prompt instead of exploring (help lists the commands)");
+  attach_cmd->add_option("--batch", a.batch, "with --interactive: read the prompt's commands from FILE")
+      ->type_name("FILE");
+  attach_cmd->add_option("--gdb", a.gdb_port,
+                         "serve the stepping session to gdb on 127.0.0.1:PORT (0: any free port) instead of the prompt")
+      ->type_name("PORT");
+  attach_cmd->add_option("--instrument", a.instrument, "also make LIB's instructions visible (repeatable)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+
+  std::string trace_path, replay_json;
+  bool replay_output = false;
+  auto* replay_cmd = app.add_subcommand("replay", "re-run a saved trace and reproduce its bug");
+  replay_cmd->add_option("trace", trace_path, "trace file")->required();
+  replay_cmd->add_option("--json", replay_json, "write a JSON report to FILE");
+  replay_cmd->add_flag("--show-output", replay_output, "let the program's stdout/stderr through");
+  bool replay_interactive = false;
+  std::string replay_batch;
+  replay_cmd->add_flag("--interactive", replay_interactive,
+                       "step through the trace's execution at a prompt (help lists the commands)");
+  replay_cmd->add_option("--batch", replay_batch, "with --interactive: read the prompt's commands from FILE")
+      ->type_name("FILE");
+  bool replay_no_checkpoints = false;
+  replay_cmd->add_flag("--no-checkpoints", replay_no_checkpoints,
+                       "with --interactive/--batch/--gdb: going back always re-runs from the start (no live checkpoints)");
+  std::string replay_gdb;
+  replay_cmd->add_option("--gdb", replay_gdb,
+                         "serve the trace's execution to gdb on 127.0.0.1:PORT (0: any free port) instead of the prompt")
+      ->type_name("PORT");
+
+  // `attach`'s own arguments end at PROGRAM (or at "--"): everything from
+  // PROGRAM on is the program's, unchanged and in order, whatever it looks
+  // like. CLI11 only sees ctrl's part, so it can neither reorder the
+  // program's arguments nor take "--help" or "--seed 3" after PROGRAM for
+  // its own.
+  std::vector<std::string> args(argv, argv + argc);
+  if (argc >= 2 && args[1] == "attach") {
+    size_t j = 2;
+    for (; j < args.size(); ++j) {
+      const std::string& arg = args[j];
+      if (arg == "--") {
+        a.command.assign(args.begin() + long(j) + 1, args.end());
+        break;
+      }
+      if (arg.size() < 2 || arg[0] != '-') {
+        a.command.assign(args.begin() + long(j), args.end());
+        break;
+      }
+      std::string name = arg.substr(0, arg.find('='));
+      const CLI::Option* opt = attach_cmd->get_option_no_throw(name);
+      if (!opt) throw UsageError(fmt::format("attach: unknown option {} (ctrl's options go before PROGRAM)", name));
+      if (opt->get_items_expected_min() > 0 && arg.find('=') == std::string::npos) ++j;  // its value
+    }
+    args.resize(std::min(j, args.size()));
+  }
+  std::vector<char*> cli_argv;
+  for (auto& arg : args) cli_argv.push_back(arg.data());
+  try {
+    app.parse(int(cli_argv.size()), cli_argv.data());
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(e.what());
+  }
+  if (attach_cmd->parsed()) {
+    if (a.command.empty()) throw UsageError("attach: no PROGRAM given (ctrl attach [OPTIONS] [--] PROGRAM [ARGS...])");
+    a.strategy_given = attach_cmd->count("--strategy") > 0;
+    a.convert();
+    return attach(a);
+  }
+  return replay_command(trace_path, replay_json, replay_output, replay_interactive, replay_batch, replay_gdb,
+                        !replay_no_checkpoints);
+}
+
+}  // namespace ctrl

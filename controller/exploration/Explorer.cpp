@@ -1,0 +1,460 @@
+#include "exploration/Explorer.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "session/BackgroundMonitor.h"
+#include "cli/ExitStatus.h"
+#include "FairYields.h"
+#include "ModelAnalysis.h"
+#include "exploration/ModelBugs.h"
+#include "exploration/Shrinker.h"
+#include "reports/TraceFile.h"
+#include "exploration/TsoSafety.h"
+#include "reports/Verdict.h"
+
+namespace ctrl {
+
+proto::Trace make_trace(const proto::Trace& trace_template, const ExecutionResult& result) {
+  proto::Trace t = trace_template;
+  t.set_format_version(kTraceFormatVersion);
+  t.set_ctrl_version(CTRL_VERSION);
+  t.set_execution(result.execution);
+  auto* bug = t.mutable_bug();
+  bug->set_kind(result.kind);
+  bug->set_message(result.message);
+  bug->set_thread(result.thread);
+  bug->set_site(result.site);
+  for (const auto& e : result.events) {
+    t.add_decisions(e.thread);
+    auto* s = t.add_signatures();
+    s->set_thread(e.thread);
+    s->set_kind(e.kind);
+    s->set_site(e.site);
+    s->set_addr(e.addr);
+    s->set_flags(e.flags);
+    s->set_size(e.size);
+  }
+  set_trace_choices(t, result.choices);
+  return t;
+}
+
+uint64_t count_handoffs(const std::vector<shm::Event>& events, size_t from) {
+  uint64_t n = 0;
+  uint32_t running = UINT32_MAX;
+  for (size_t k = from; k < events.size(); ++k) {
+    uint32_t t = events[k].thread;
+    if (t >= shm::kFlushActorBase) continue;  // a flush: the deciding thread did it
+    n += running != UINT32_MAX && t != running;
+    running = t;
+  }
+  return n;
+}
+
+TraceDir::TraceDir(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path dir = fs::absolute(path.empty() ? "." : path, ec);
+  if (ec) throw UsageError(fmt::format("--trace-dir: cannot use {}: {}", path, ec.message()));
+  path_ = dir.string();
+  // Which directories are missing, outermost last, so they can go again.
+  for (fs::path p = dir; !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
+    made_.push_back(p.string());
+    if (p == p.parent_path()) break;
+  }
+  fs::create_directories(dir, ec);
+  if (ec) {
+    made_.clear();
+    throw UsageError(fmt::format("--trace-dir: cannot create {}: {}", path, ec.message()));
+  }
+  // The directories made here are the owner's only, as the traces are (an
+  // existing directory keeps the mode its owner gave it).
+  for (const std::string& made : made_) fs::permissions(made, fs::perms::owner_all, fs::perm_options::replace, ec);
+  if (!fs::is_directory(dir, ec))
+    throw UsageError(fmt::format("--trace-dir: {} is not a directory", path));
+  if (::access(path_.c_str(), W_OK | X_OK) != 0)
+    throw UsageError(fmt::format("--trace-dir: cannot write in {}: {}", path, std::strerror(errno)));
+}
+
+TraceDir::~TraceDir() {
+  if (used_) return;
+  std::error_code ec;
+  for (const auto& p : made_)
+    if (!std::filesystem::remove(p, ec)) break;  // not empty (or gone): leave it and its parents
+}
+
+Explorer::Explorer(Session& session, ExploreOptions options, proto::Trace trace_template)
+    : session_(session),
+      options_(std::move(options)),
+      trace_dir_(options_.trace_dir),
+      template_(std::move(trace_template)) {
+  if (options_.races && !model_analysis(session_.config().model).plans_choices())
+    races_ = std::make_unique<DataRaceCheck>(session_, options_.races_all);
+}
+
+void Explorer::mark_interrupted(ExplorationReport& report) {
+  report.interrupted = true;
+  report.stopped_by = session_.stop_reason();
+}
+
+bool Explorer::record_bug(ExplorationReport& report, ExecutionResult result) {
+  for (auto& b : report.bugs) {
+    if (b.result.kind == result.kind && b.result.site == result.site && b.result.message == result.message) {
+      ++b.occurrences;
+      return false;
+    }
+  }
+  FoundBug found;
+  found.preemptions = found.preemptions_found = count_preemptions(result.events);
+  // Under c11/rc11 a schedule's Choices are tied to its steps: no shrinking.
+  // A data race is the race check's verdict, which the shrinker's runs do not get.
+  if (options_.shrink && !result.before_checkpoint && result.kind != "tso-unsafe" && result.kind != "data-race" &&
+      !model_analysis(session_.config().model).plans_choices()) {
+    ShrinkStats st = shrink(session_, result, 64, options_.prefix.size());
+    found.preemptions = st.after;
+    // The shrinker's executions ran from the start.
+    if (checkpointed_) checkpointed_->forget();
+  }
+  std::string name = fmt::format("{}-{}-exec{}.ctrltrace", std::filesystem::path(template_.program().path()).filename().string(),
+                                 result.kind, result.execution);
+  std::string path = (std::filesystem::path(trace_dir_.path()) / name).string();
+  trace_dir_.used();
+  save_trace(path, make_trace(template_, result));
+  found.result = std::move(result);
+  found.trace_path = path;
+  report.bugs.push_back(std::move(found));
+  return true;
+}
+
+void Explorer::check_plan(const ExecutionPlan& plan, uint64_t index) const {
+  const auto& fixed = options_.prefix;
+  if (plan.prefix.size() < fixed.size() || !std::equal(fixed.begin(), fixed.end(), plan.prefix.begin()))
+    throw InternalError(fmt::format("the plan of execution {} does not begin with the fixed prefix", index));
+}
+
+void Explorer::check_prefix(const ExecutionResult& r) const {
+  const auto& expected = options_.prefix_signatures;
+  if (expected.empty() || r.end == ExecutionResult::End::Interrupted) return;
+  for (size_t k = 0; k < expected.size(); ++k) {
+    if (k >= r.events.size())
+      throw InternalError(fmt::format("execution {} ended at step {}, within the fixed prefix of {} steps", r.execution,
+                                      k, expected.size()));
+    const shm::Event& e = r.events[k];
+    const shm::Signature& x = expected[k];
+    if (e.thread != x.thread || e.kind != x.kind || e.site != x.site || e.addr != x.addr)
+      throw InternalError(fmt::format("execution {} left the fixed prefix at step {}", r.execution, k));
+  }
+}
+
+ExecutionResult Explorer::run_own(const ExecutionPlan& plan, uint64_t index) {
+  // The agent checks the fixed prefix's steps as they run
+  // (Header::checked_steps), the rest of the plan's prefix is new.
+  ExecutionResult r = checkpointed_ ? checkpointed_->run(plan, index, options_.prefix_signatures)
+                                    : session_.run(plan, index, options_.prefix_signatures);
+  if (parallel_) parallel_->check_own(r, session_.region().header().files_changed.load() != 0);
+  return r;
+}
+
+ExplorationReport Explorer::run() {
+  using clock = std::chrono::steady_clock;
+  auto started = clock::now();
+  ExplorationReport report;
+  report.max_steps = session_.config().max_steps;
+  if (!options_.prefix_signatures.empty() && options_.prefix_signatures.size() != options_.prefix.size())
+    throw InternalError(fmt::format("{} signatures for a fixed prefix of {} decisions",
+                                    options_.prefix_signatures.size(), options_.prefix.size()));
+  const shm::MemoryModel model = session_.config().model;
+  auto strategy = options_.strategy_factory ? options_.strategy_factory()
+                                            : make_strategy(options_.strategy, options_.seed, options_.preemption_bound,
+                                                            options_.pct_depth, model);
+  strategy->set_fixed_prefix(options_.prefix);
+  // A long execution's analysis can take seconds: Ctrl-C and the time limit
+  // cut it short.
+  strategy->set_stop_check([this] { return session_.should_stop(); });
+  report.strategy = strategy->name();
+  report.preemption_bound = options_.preemption_bound;
+  report.speculation.jobs = options_.jobs;
+  // The session outlives the exploration (DebugSession): the time limit is
+  // lifted again at the end.
+  struct Deadline {
+    Session* session = nullptr;
+    ~Deadline() {
+      if (session) session->set_deadline(clock::time_point::max());
+    }
+  } deadline;
+  if (options_.time_limit > 0) {
+    session_.set_deadline(started + std::chrono::duration_cast<clock::duration>(
+                                        std::chrono::duration<double>(options_.time_limit)));
+    deadline.session = &session_;
+  }
+  auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - started).count(); };
+
+  // The execution being accounted for is a probe: counted apart.
+  bool probe = false;
+  auto account_probe = [&](ExecutionResult& r) -> bool {  // true: stop exploring
+    if (r.end == ExecutionResult::End::StepBound)
+      ++report.probes.bounded;
+    else if (r.end == ExecutionResult::End::Blocked)
+      ++report.probes.blocked;
+    else
+      ++report.probes.complete;
+    ++report.probes.total;
+    ++report.total;
+    if (r.end != ExecutionResult::End::Bug) return false;
+    record_bug(report, std::move(r));
+    return !options_.keep_going;
+  };
+  auto account = [&](ExecutionResult& r) -> bool {  // true: stop exploring
+    if (probe && (r.end == ExecutionResult::End::StepBound || r.end == ExecutionResult::End::Blocked ||
+                  r.end == ExecutionResult::End::Complete || r.end == ExecutionResult::End::Bug))
+      return account_probe(r);
+    switch (r.end) {
+      case ExecutionResult::End::Interrupted:
+        mark_interrupted(report);
+        return true;
+      case ExecutionResult::End::Unsupported:
+        throw UsageError(r.message);
+      case ExecutionResult::End::Paused:
+        throw InternalError("an explored execution paused for stepping");
+      case ExecutionResult::End::Diverged:
+        throw InternalError(fmt::format("execution {} diverged from its own plan: {}", r.execution, r.message));
+      case ExecutionResult::End::StepBound:
+        ++report.bounded;
+        ++report.total;
+        // --visible auto: the caller explores again with less visible
+        // (Cli.cpp), unless a bug is already there to report.
+        if (options_.stop_at_cut && report.bugs.empty()) return report.stopped_at_cut = true;
+        return false;
+      case ExecutionResult::End::Blocked:
+        if (r.message == kFairBlocked) ++report.fairness_blocked;
+        ++report.blocked;
+        ++report.total;
+        return false;
+      case ExecutionResult::End::Complete:
+        ++report.complete;
+        ++report.total;
+        return false;
+      case ExecutionResult::End::Bug:
+        ++report.complete;
+        ++report.total;
+        record_bug(report, std::move(r));
+        return !options_.keep_going;
+    }
+    return false;
+  };
+
+  // After strategy->completed(r): an execution that is not consistent under
+  // the memory model (c11/rc11) is only counted; else as account().
+  // A consistent execution equal to one seen before (redundant) counts as
+  // blocked; the model's own bugs (data races, uninitialised loads) become
+  // the execution's bug when it has none of its own.
+  uint64_t redundant_seen = 0;
+  auto settle = [&](ExecutionResult& r) -> bool {  // true: stop exploring
+    bool ordinary = r.end == ExecutionResult::End::Bug || r.end == ExecutionResult::End::Complete ||
+                    r.end == ExecutionResult::End::StepBound || r.end == ExecutionResult::End::Blocked;
+    if (!ordinary) return account(r);
+    if (!strategy->last_feasible()) {
+      ++report.infeasible;
+      ++report.total;
+      return false;
+    }
+    if (auto counts = strategy->model_counts(); counts && counts->redundant > redundant_seen) {
+      redundant_seen = counts->redundant;
+      ++report.blocked;
+      ++report.total;
+      return false;
+    }
+    if (may_have_model_bug(r))
+      adopt_model_bug(r, strategy->last_model_bugs(), session_.symbolizer(),
+                      [&](uint64_t a) { return session_.initialised_unseen(a); });
+    if (races_) {
+      races_->check(r);
+      report.races = races_->summary();
+    }
+    return account(r);
+  };
+
+  if (auto early = options_.session_started ? std::nullopt : session_.start()) {
+    // The program never created a thread: its one execution is all there
+    // is, and there was nothing to interleave, so nothing is exhaustive
+    // (Verdict.h).
+    report.no_thread = early->end != ExecutionResult::End::Interrupted;
+    report.no_thread_status = early->exit_status;
+    account(*early);
+    report.elapsed = elapsed();
+    return report;
+  }
+
+  // Live checkpoints match plans by their threads only, not their Choices
+  // (c11/rc11): not used there.
+  if (options_.checkpoints && !model_analysis(model).plans_choices())
+    checkpointed_ = std::make_unique<CheckpointedSearch>(session_, options_.checkpoint_min_steps);
+
+  // --monitor sober: each execution is checked while the next one runs.
+  std::optional<BackgroundMonitor> monitor;
+  if (options_.sober) monitor.emplace();
+  ExecutionResult monitored;  // the execution being checked (already counted)
+  auto take_verdict = [&]() -> bool {  // true: stop exploring
+    if (!monitor || !monitor->busy()) return false;
+    std::optional<Borderline> b;
+    if (!monitor->wait(b, [&] { return session_.should_stop(); })) {
+      // Stopped while the check ran: that execution is counted, its check is
+      // not done.
+      mark_interrupted(report);
+      return true;
+    }
+    if (!b) return false;
+    report_borderline(monitored, *b, session_.symbolizer());
+    record_bug(report, std::move(monitored));
+    return !options_.keep_going;
+  };
+
+  // -j N (ParallelExplorer.h): speculation starts after a first execution
+  // that left files and descriptors alone, once the strategy predicts.
+  const size_t lookahead = 2 * size_t(options_.jobs);
+  std::optional<std::pair<ExecutionPlan, ExecutionResult>> first;
+  bool may_speculate = options_.jobs > 1;
+
+  // Executions are numbered on from the session's earlier ones.
+  uint64_t ran = 0, index = options_.first_execution;
+  double last_progress = 0;
+  while (ran < options_.max_executions) {
+    auto plan = strategy->next();
+    if (!plan) {
+      // An execution cut by --max-steps left the rest of its schedules
+      // unexplored (a livelock, or a bound too small for the program).
+      report.exhaustive_fair = strategy->exhaustive() && report.bounded == 0;
+      report.exhaustive =
+          report.exhaustive_fair && strategy->fairness_cuts() == 0 && report.fairness_blocked == 0;
+      break;
+    }
+    check_plan(*plan, index);
+    probe = plan->probe;
+    // The agent checks the fixed prefix's steps as they run
+    // (Header::checked_steps), the rest of the plan's prefix is new.
+    uint64_t saved_before = checkpointed_ ? checkpointed_->stats().steps_saved : 0;
+    std::optional<ExecutionResult> taken;
+    if (may_speculate && (parallel_ || first)) {
+      // The plans worth running ahead: this one (a helper may run it
+      // already), then the predicted ones.
+      std::vector<ExecutionPlan> wanted = strategy->predict(lookahead);
+      if (!parallel_ && !wanted.empty()) {
+        auto deadline = options_.time_limit > 0 ? started + std::chrono::duration_cast<clock::duration>(
+                                                                std::chrono::duration<double>(options_.time_limit))
+                                                : clock::time_point::max();
+        SessionConfig helpers = session_.config();
+        helpers.runner_cpu = session_.runner_cpu();  // the helpers take the CPUs after it
+        parallel_ = std::make_unique<ParallelExplorer>(helpers, options_.jobs - 1, deadline,
+                                                       options_.prefix_signatures, std::move(first->first),
+                                                       std::move(first->second));
+        first.reset();
+      }
+      wanted.insert(wanted.begin(), *plan);
+      if (parallel_) parallel_->want(std::move(wanted));
+    }
+    if (parallel_) taken = parallel_->take(*plan, [&](const ExecutionPlan& p) { return run_own(p, index); });
+    ExecutionResult r = taken ? std::move(*taken) : run_own(*plan, index);
+    r.execution = index;
+    r.choices = plan->choices;
+    if (may_speculate && ran == 0) {
+      // The helpers' sessions must repeat this first execution exactly.
+      if (r.end == ExecutionResult::End::Complete || r.end == ExecutionResult::End::Blocked ||
+          r.end == ExecutionResult::End::StepBound) {
+        if (!ParallelExplorer::touches_outside(r, session_.region().header().files_changed.load() != 0))
+          first.emplace(*plan, r);
+      }
+      may_speculate = first.has_value();
+    }
+    if (parallel_ && r.end == ExecutionResult::End::Bug) parallel_->want({});  // idle while it is shrunk
+    check_prefix(r);
+    if (r.end == ExecutionResult::End::Interrupted) {
+      // An execution stopped half-way teaches the strategy nothing, and its
+      // analysis (a long execution's could take many seconds) would only
+      // delay the stop.
+      account(r);
+      break;
+    }
+    // The steps a live checkpoint saved did not run again.
+    size_t skipped = checkpointed_ ? size_t(checkpointed_->stats().steps_saved - saved_before) : 0;
+    report.steps += r.events.size() - std::min(skipped, r.events.size());
+    report.handoffs += count_handoffs(r.events, skipped);
+    ExecutionSummary summary;
+    summary.index = index;
+    summary.events = r.events.data();
+    summary.steps = r.events.size();
+    summary.complete = r.end == ExecutionResult::End::Complete || r.end == ExecutionResult::End::Bug;
+    summary.blocked = r.end == ExecutionResult::End::Blocked;
+    summary.pending = r.pending.data();
+    summary.npending = r.pending.size();
+    // The strategy learns from the execution as it ran, before any shrinking.
+    strategy->completed(summary);
+    ++index;
+    ++ran;
+    if (session_.should_stop()) {
+      // The analysis may have been cut short: the strategy is not asked for
+      // another plan.
+      settle(r);
+      mark_interrupted(report);
+      break;
+    }
+    size_t depth = r.events.size();
+    bool stop = take_verdict();
+    if (!stop && monitor && r.end != ExecutionResult::End::Bug && r.end != ExecutionResult::End::Interrupted &&
+        r.end != ExecutionResult::End::Diverged && r.end != ExecutionResult::End::Unsupported) {
+      monitor->submit(r.events);
+      monitored = r;
+    }
+    if (settle(r) || stop) break;
+    if (options_.progress) {
+      // A live line on a terminal, refreshed a few times a second.
+      double t = elapsed();
+      if (t - last_progress >= 0.2) {
+        last_progress = t;
+        fmt::print(stderr, "\r\033[K{} executions ({} complete, {} blocked), {:.0f}/s, depth {}, {:.1f} s", ran,
+                   report.complete, report.blocked, ran / t, depth, t);
+      }
+    }
+  }
+  if (!report.interrupted) take_verdict();
+  report.max_executions = options_.max_executions;
+  // Would the strategy have gone on? (Asked once more: a search that
+  // finished with the last execution allowed is not stopped.)
+  if (ran >= options_.max_executions && !report.interrupted && (options_.keep_going || report.bugs.empty())) {
+    if (strategy->next())
+      report.stopped_at_max_executions = true;
+    else
+      report.exhaustive = strategy->exhaustive() && report.bounded == 0;
+  }
+  if (options_.progress) fmt::print(stderr, "\r\033[K");
+  report.preemption_bound_completed = strategy->completed_bound();
+  report.fairness_cuts = strategy->fairness_cuts();
+  report.model_counts = strategy->model_counts();
+  if (model == shm::MemoryModel::C11)
+    report.exhaustive_scope = "every RC11-consistent execution, and the load buffering its promises reach";
+  report.runners = session_.runner_stats();
+  if (parallel_) {
+    report.speculation = parallel_->stats();
+    // The helpers and their targets go with the exploration.
+    parallel_.reset();
+  }
+  if (checkpointed_) {
+    report.restored = checkpointed_->stats().restored;
+    report.steps_saved = checkpointed_->stats().steps_saved;
+    // The checkpoint processes go with the exploration.
+    checkpointed_.reset();
+  }
+  // A run that checked nothing covered nothing (Verdict.h).
+  if (unchecked(report) != Unchecked::None) report.exhaustive = report.exhaustive_fair = false;
+  report.elapsed = elapsed();
+  return report;
+}
+
+}  // namespace ctrl

@@ -1,0 +1,258 @@
+#include "exploration/ParallelExplorer.h"
+
+#include <fmt/format.h>
+#include <pthread.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <cstring>
+#include <exception>
+
+#include "Operation.h"
+#include "session/Tracer.h"
+
+namespace ctrl {
+
+namespace {
+
+// The same schedule of the same operations. Values are left out: what a
+// program reads of its threads' stack addresses (a pthread_t) can differ
+// between processes forked from one fork server at different times (its own
+// mappings change them), so they differ between the executions of one
+// session too; what the strategies decide on is in the rest (the flags say
+// whether a write changed memory, a compare-exchange failed).
+bool same_events(const std::vector<shm::Event>& a, const std::vector<shm::Event>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t k = 0; k < a.size(); ++k) {
+    shm::Event x = a[k], y = b[k];
+    x.value_read = y.value_read = 0;
+    x.value_written = y.value_written = 0;
+    if (std::memcmp(&x, &y, sizeof x) != 0) return false;
+  }
+  return true;
+}
+
+// What the explorer may take from another run of the same plan: the rest
+// (bugs above all) it runs again itself.
+bool handed_over(ExecutionResult::End end) {
+  return end == ExecutionResult::End::Complete || end == ExecutionResult::End::Blocked ||
+         end == ExecutionResult::End::StepBound;
+}
+
+}  // namespace
+
+bool ParallelExplorer::touches_outside(const ExecutionResult& r, bool files_changed) {
+  if (files_changed) return true;
+  return std::any_of(r.events.begin(), r.events.end(), [](const shm::Event& e) {
+    auto kind = OpKind(e.kind);
+    return kind == OpKind::FdWait || kind == OpKind::ChildWait;
+  });
+}
+
+ParallelExplorer::ParallelExplorer(const SessionConfig& config, unsigned helpers,
+                                   std::chrono::steady_clock::time_point deadline, std::vector<shm::Signature> expected,
+                                   ExecutionPlan first, ExecutionResult first_result)
+    : config_(config),
+      deadline_(deadline),
+      expected_(std::move(expected)),
+      first_(std::move(first)),
+      first_result_(std::move(first_result)) {
+  stats_.jobs = helpers + 1;
+  // The helpers start with the stop signal blocked (a thread inherits its
+  // creator's mask): one sent before a helper's Tracer takes it over must
+  // wait for it, not kill ctrl.
+  sigset_t stop, old;
+  sigemptyset(&stop);
+  sigaddset(&stop, Tracer::kStopSignal);
+  pthread_sigmask(SIG_BLOCK, &stop, &old);
+  for (size_t k = 0; k < helpers; ++k) helpers_.emplace_back([this, k] { helper(k); });
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+}
+
+ParallelExplorer::~ParallelExplorer() {
+  {
+    std::lock_guard lock(mutex_);
+    quit_ = true;
+  }
+  changed_.notify_all();
+  // A helper may be in the middle of an execution (or of its start-up): the
+  // stop signal ends it as Ctrl-C ends the explorer's.
+  for (auto& t : helpers_) pthread_kill(t.native_handle(), Tracer::kStopSignal);
+  for (auto& t : helpers_) t.join();
+}
+
+SpeculationStats ParallelExplorer::stats() const {
+  std::lock_guard lock(mutex_);
+  return stats_;
+}
+
+const ExecutionPlan* ParallelExplorer::unclaimed() const {
+  for (const auto& p : wanted_) {
+    bool taken = std::any_of(entries_.begin(), entries_.end(), [&](const Entry& e) { return same_plan(e.plan, p); });
+    if (!taken) return &p;
+  }
+  return nullptr;
+}
+
+std::list<ParallelExplorer::Entry>::iterator ParallelExplorer::find(const ExecutionPlan& plan) {
+  return std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return same_plan(e.plan, plan); });
+}
+
+void ParallelExplorer::turn_off(const std::string& why) {
+  if (stats_.off.empty()) stats_.off = why;
+  wanted_.clear();
+  // Results still running are dropped when they come.
+  for (auto it = entries_.begin(); it != entries_.end();) {
+    if (it->done) {
+      it = entries_.erase(it);
+    } else {
+      it->wanted = false;
+      ++it;
+    }
+  }
+  changed_.notify_all();
+}
+
+void ParallelExplorer::want(std::vector<ExecutionPlan> plans) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!stats_.off.empty()) return;
+    wanted_ = std::move(plans);
+    for (auto it = entries_.begin(); it != entries_.end();) {
+      bool still =
+          std::any_of(wanted_.begin(), wanted_.end(), [&](const ExecutionPlan& p) { return same_plan(p, it->plan); });
+      it->wanted = still;
+      if (!still && it->done) {
+        it = entries_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  changed_.notify_all();
+}
+
+void ParallelExplorer::finish(const ExecutionPlan& plan, ExecutionResult r, bool outside) {
+  auto it = find(plan);
+  if (it == entries_.end() || it->done) return;
+  ++stats_.speculative;
+  if (outside) {
+    entries_.erase(it);
+    turn_off("an execution changed a file or waited on a descriptor or a child process");
+    return;
+  }
+  if (!it->wanted || r.end == ExecutionResult::End::Interrupted) {
+    entries_.erase(it);
+  } else {
+    it->done = true;
+    it->result = std::move(r);
+  }
+  changed_.notify_all();
+}
+
+std::optional<ExecutionResult> ParallelExplorer::take(const ExecutionPlan& plan, const RunOwn& run_own) {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    if (!stats_.off.empty()) return std::nullopt;
+    auto it = find(plan);
+    if (it == entries_.end()) {
+      // The explorer runs it: no helper may take it up now.
+      std::erase_if(wanted_, [&](const ExecutionPlan& p) { return same_plan(p, plan); });
+      return std::nullopt;
+    }
+    if (it->done) {
+      ExecutionResult r = std::move(it->result);
+      entries_.erase(it);
+      if (!handed_over(r.end)) return std::nullopt;
+      ++stats_.taken;
+      return r;
+    }
+    // Running in a helper: meanwhile this session runs ahead too.
+    if (const ExecutionPlan* p = unclaimed()) {
+      ExecutionPlan mine = *p;
+      entries_.emplace_back().plan = mine;
+      lock.unlock();
+      ExecutionResult r = run_own(mine);
+      lock.lock();
+      bool stop = r.end == ExecutionResult::End::Interrupted;
+      finish(mine, std::move(r), false);  // run_own called check_own
+      if (stop) return std::nullopt;      // the explorer sees the stop itself
+      continue;
+    }
+    changed_.wait(lock);
+  }
+}
+
+void ParallelExplorer::check_own(const ExecutionResult& r, bool files_changed) {
+  if (!touches_outside(r, files_changed)) return;
+  std::lock_guard lock(mutex_);
+  turn_off("an execution changed a file or waited on a descriptor or a child process");
+}
+
+void ParallelExplorer::helper(size_t k) {
+  Tracer::set_helper_thread();
+  auto quitting = [&] {
+    std::lock_guard lock(mutex_);
+    return quit_ || !stats_.off.empty();
+  };
+  ExecutionPlan plan;  // the plan this helper runs, while `running`
+  bool running = false;
+  try {
+    // Each helper session and its runner on a CPU of their own, after the
+    // explorer's (config_.runner_cpu: the explorer session's CPU).
+    SessionConfig config = config_;
+    config.files_back_after_half_way = false;  // speculative: the explorer's session decides
+    const std::vector<int>& cpus = Session::usable_cpus();
+    if (config.runner_cpu >= 0 && !cpus.empty()) {
+      size_t at = 0;
+      while (at < cpus.size() && cpus[at] != config.runner_cpu) ++at;
+      config.runner_cpu = cpus[(at + k + 1) % cpus.size()];
+    }
+    Session session(config);
+    if (deadline_ != std::chrono::steady_clock::time_point::max()) session.set_deadline(deadline_);
+    if (quitting()) return;
+    if (session.start()) {
+      std::lock_guard lock(mutex_);
+      if (!quit_) turn_off(fmt::format("helper {} ended before its first thread", k + 1));
+      return;
+    }
+    // The same plan must give the same execution here as in the explorer's
+    // session, or no result of this one may stand for it.
+    ExecutionResult check = session.run(first_, 0, expected_);
+    bool outside = touches_outside(check, session.region().header().files_changed.load() != 0);
+    if (check.end == ExecutionResult::End::Interrupted) return;
+    if (outside || check.end != first_result_.end || !same_events(check.events, first_result_.events)) {
+      std::lock_guard lock(mutex_);
+      if (!quit_) turn_off(fmt::format("helper {} did not repeat the first execution", k + 1));
+      return;
+    }
+    for (uint64_t index = 1;; ++index) {
+      {
+        std::unique_lock lock(mutex_);
+        const ExecutionPlan* p = nullptr;
+        changed_.wait(lock, [&] { return quit_ || !stats_.off.empty() || (p = unclaimed()) != nullptr; });
+        if (quit_ || !stats_.off.empty()) return;
+        plan = *p;
+        entries_.emplace_back().plan = plan;
+        running = true;
+      }
+      ExecutionResult r = session.run(plan, index, expected_);
+      bool outside_now = touches_outside(r, session.region().header().files_changed.load() != 0);
+      bool stopped = r.end == ExecutionResult::End::Interrupted;
+      std::lock_guard lock(mutex_);
+      running = false;
+      finish(plan, std::move(r), outside_now);
+      if (stopped) return;
+    }
+  } catch (const std::exception& e) {
+    std::lock_guard lock(mutex_);
+    // Its plan, if it had one, is the explorer's to run.
+    if (running) {
+      auto it = find(plan);
+      if (it != entries_.end() && !it->done) entries_.erase(it);
+    }
+    if (!quit_) turn_off(fmt::format("helper {} failed: {}", k + 1, e.what()));
+  }
+}
+
+}  // namespace ctrl

@@ -1,0 +1,241 @@
+// Moving through the execution for gdb: breakpoints and watchpoints,
+// continue and step, their reverse forms (as rr does them: the other
+// threads go back in time too), and the stop replies that tell gdb where
+// the execution is. Part of GdbServer (GdbServer.h).
+#include <cstdio>
+
+#include "cli/ExitStatus.h"
+#include "gdb/GdbConnection.h"
+#include "gdb/GdbPackets.h"
+#include "gdb/GdbServer.h"
+#include "Operation.h"
+#include "sites/OperationSite.h"
+#include "binary/Symbolizer.h"
+
+namespace ctrl {
+
+namespace {
+
+constexpr int kSigInt = 2, kSigTrap = 5, kSigAbrt = 6, kSigKill = 9, kSigSegv = 11;
+
+std::string hex_byte(int value) {
+  char buffer[4];
+  std::snprintf(buffer, sizeof buffer, "%02x", value & 0xff);
+  return buffer;
+}
+
+// Whether step event `e` performed an operation that breakpoint `b` stops
+// before: the match DebugSession applies to a pending operation
+// (BreakpointSet::hit), applied to a past step. Keep the two alike.
+bool event_hits(const Breakpoint& b, const shm::Event& e, Symbolizer& symbolizer) {
+  if (b.kind == Breakpoint::Kind::Watch) return e.addr && e.addr < b.address + b.size && b.address < e.addr + 8;
+  if (!e.site) return false;
+  if (e.site == b.address) return true;
+  // The site of an interposed call is its return address: the call is the
+  // instruction before. Memory accesses and thread starts and ends are at
+  // their own address.
+  uint64_t at = exact_site(OpKind(e.kind)) ? e.site : e.site - 1;
+  if (b.function_end && (at < b.function_start || at >= b.function_end)) return false;
+  if (b.line > 0) return symbolizer.source_line(at) == b.file + ":" + std::to_string(b.line);
+  return b.function_end != 0;
+}
+
+}  // namespace
+
+std::string GdbServer::breakpoint(const std::string& packet) {
+  auto request = gdb::parse_breakpoint(packet);
+  if (!request) return "E01";
+  if (request->type <= 1) {
+    if (request->insert) {
+      try {
+        session_.add_address_breakpoint(request->address);
+        unplaced_.erase(request->address);
+        inserted_.insert(request->address);
+      } catch (const UsageError& e) {
+        // No visible operation can happen there: the breakpoint can never
+        // stop, which is what gdb would see. Refusing it would make gdb
+        // refuse to resume (its own breakpoints in ld.so are of this kind).
+        unplaced_.insert(request->address);
+        if (log_)
+          std::fprintf(log_, "gdb: breakpoint at 0x%llx never stops: %s\n",
+                       static_cast<unsigned long long>(request->address), e.what());
+      }
+    } else if (!unplaced_.erase(request->address)) {
+      session_.remove_address_breakpoint(request->address);
+      inserted_.erase(request->address);
+    }
+    return "OK";
+  }
+  if (request->insert) {
+    const Breakpoint& b = session_.add_watch("0x" + gdb::hex_number(request->address));
+    watches_[request->address] = b.number;
+    return "OK";
+  }
+  auto it = watches_.find(request->address);
+  if (it == watches_.end()) return "E01";
+  session_.remove_breakpoint(it->second);
+  watches_.erase(it);
+  return "OK";
+}
+
+StopInfo GdbServer::moving(const std::function<StopInfo(const std::function<void(const std::string&)>&)>& move) {
+  size_t lines = 0;
+  bool interrupted = false;
+  auto on_step = [&](const std::string& line) {
+    if (++lines <= kStepLines) output(line + "\n");
+    if (connection_ && connection_->poll_interrupt()) interrupted = true;
+  };
+  StopInfo stop = move(on_step);
+  if (lines > kStepLines) output("... " + std::to_string(lines - kStepLines) + " more steps\n");
+  if (interrupted) output("ctrl: the interrupt came while running; ctrl runs to the next stop\n");
+  return stop;
+}
+
+void GdbServer::resume(char action, std::optional<uint32_t> thread) {
+  StopInfo stop;
+  try {
+    if (action == 's') {
+      stop = moving([&](const auto& on_step) { return session_.step(thread, 1, on_step); });
+      if (stop.thread == UINT32_MAX && session_.position() > 0) stop.thread = thread_of_step(session_.position() - 1);
+    } else {
+      stop = moving([&](const auto& on_step) { return session_.cont(on_step); });
+    }
+  } catch (const UsageError& e) {
+    // The thread cannot move (blocked, finished, past the end): gdb still
+    // needs a stop, at the same place.
+    output(std::string("ctrl: ") + e.what() + "\n");
+    stop = StopInfo{};
+    stop.thread = thread ? *thread : last_stop_thread_;
+  }
+  stop_reply(stop, std::nullopt);
+}
+
+void GdbServer::reverse(bool step) {
+  uint64_t position = session_.position();
+  std::optional<uint64_t> target;
+  int hit = -1;
+  // The thread gdb steps: Hc names it under `set scheduler-locking step`
+  // (or on); otherwise gdb says "any thread" and, as rr does, it is the
+  // thread of the last stop. It goes back to before its previous step.
+  uint32_t stepping = continue_thread_ ? *continue_thread_ : last_stop_thread_;
+  if (step) {
+    for (uint64_t k = position; k-- > 0;)
+      if (thread_of_step(k) == stepping) {
+        target = k;
+        break;
+      }
+  } else {
+    const auto& events = session_.events();
+    Symbolizer& symbolizer = session_.symbolizer();
+    for (uint64_t k = std::min<uint64_t>(position, events.size()); k-- > 0 && !target;) {
+      for (const auto& b : session_.breakpoints()) {
+        if (event_hits(b, events[k], symbolizer)) {
+          target = k;
+          hit = b.number;
+          break;
+        }
+      }
+    }
+    // No earlier hit: back to the start, where the history begins.
+    if (!target && position > 0) target = 0;
+  }
+  StopInfo stop;
+  if (target) {
+    try {
+      stop = session_.go_to(*target);
+    } catch (const UsageError& e) {
+      output(std::string("ctrl: ") + e.what() + "\n");
+    }
+  }
+  if (stop.reason == StopReason::Step && hit >= 0) {
+    stop.breakpoint = hit;
+    for (const auto& b : session_.breakpoints())
+      if (b.number == hit)
+        stop.reason = b.kind == Breakpoint::Kind::Watch ? StopReason::Watchpoint : StopReason::Breakpoint;
+  }
+  if (!stop.message.empty()) output(stop.message + "\n");
+  stop.message.clear();
+  // A reverse step reports its thread (it stays where it is when it has no
+  // earlier step); a reverse continue the thread at the breakpoint, or the
+  // first one at step 0.
+  stop.thread = step ? stepping : next_thread();
+  bool history_begins = step ? !target : hit < 0;
+  stop_reply(stop, std::nullopt, history_begins);
+}
+
+int GdbServer::bug_signal() const {
+  const ExecutionResult* bug = session_.bug();
+  if (!bug) return kSigTrap;
+  if (bug->kind == "assertion") return kSigAbrt;
+  if (bug->kind != "crash") return kSigTrap;  // deadlock, hang: no signal
+  for (int s = 1; s < 32; ++s) {
+    const char* name = sigabbrev_np(s);
+    if (name && bug->message.find(std::string("SIG") + name) != std::string::npos) return s;
+  }
+  return kSigSegv;
+}
+
+void GdbServer::stop_reply(const StopInfo& stop, std::optional<uint32_t> thread_override, bool history_begins) {
+  uint32_t thread = thread_override ? *thread_override
+                    : stop.thread != UINT32_MAX
+                        ? (stop.thread >= shm::kFlushActorBase ? stop.thread - shm::kFlushActorBase : stop.thread)
+                        : next_thread();
+  // gdb refuses to go on (even backwards) from a thread without a pc, as a
+  // finished one: the stop goes to a thread that has one, if any.
+  if (stop.reason == StopReason::Exited || stop.reason == StopReason::Bug) thread = with_pc(thread);
+  int signal = kSigTrap;
+  std::string reason;
+  switch (stop.reason) {
+    case StopReason::Step:
+    case StopReason::EndOfRecording:
+      break;
+    case StopReason::Breakpoint: {
+      // gdb takes a software breakpoint stop at a pc where none of its
+      // breakpoints is for a stale one and silently resumes: say swbreak
+      // only when the thread is exactly at one (a trapped instruction).
+      auto registers = registers_of(thread);
+      constexpr int kRipField = 16;
+      if (registers && (registers->known >> kRipField & 1) && inserted_.count(registers->regs.rip))
+        reason = "swbreak:;";
+      break;
+    }
+    case StopReason::Watchpoint:
+      for (const auto& b : session_.breakpoints())
+        if (b.number == stop.breakpoint) reason = "awatch:" + gdb::hex_number(b.address) + ";";
+      break;
+    case StopReason::Bug:
+      signal = bug_signal();
+      break;
+    case StopReason::Exited:
+      signal = kSigKill;
+      break;
+    case StopReason::Interrupted:
+      signal = kSigInt;
+      break;
+  }
+  if (stop.reason == StopReason::Interrupted) {
+    // ctrl itself was interrupted (SIGINT, SIGTERM): the session is over,
+    // and so is gdb's inferior.
+    if (!stop.message.empty()) output(stop.message + "\n");
+    last_stop_ = "X" + hex_byte(signal);
+    reply(last_stop_);
+    over_ = true;
+    return;
+  }
+  if (history_begins) reason += "replaylog:begin;";
+  if (!stop.message.empty()) output(stop.message + "\n");
+  if (stop.reason == StopReason::Exited)
+    output(
+        "ctrl: the program has ended; monitor back and monitor goto still work (and reverse-stepi and "
+        "reverse-continue while a thread remains)\n");
+  last_stop_thread_ = thread;
+  // gdb takes the thread of a stop reply as the one 'g' and 'm' now apply
+  // to, without sending Hg.
+  general_thread_ = thread;
+  // Remembered for when the process is gone.
+  for (const auto& t : thread_list()) registers_of(t.index);
+  last_stop_ = "T" + hex_byte(signal) + "thread:" + gdb::thread_id(pid_, thread) + ";" + reason;
+  reply(last_stop_);
+}
+
+}  // namespace ctrl

@@ -1,0 +1,244 @@
+#include "session/Tracer.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/signalfd.h>
+#include <pthread.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+
+#include "cli/ExitStatus.h"
+
+namespace ctrl {
+
+bool Stop::exited() const { return WIFEXITED(status) || WIFSIGNALED(status); }
+bool Stop::signal_stop() const { return WIFSTOPPED(status) && (status >> 16) == 0 && WSTOPSIG(status) != (SIGTRAP | 0x80); }
+int Stop::signal() const { return WIFSIGNALED(status) ? WTERMSIG(status) : WIFSTOPPED(status) ? WSTOPSIG(status) : 0; }
+int Stop::event() const { return WIFSTOPPED(status) ? (status >> 16) : 0; }
+
+namespace {
+thread_local bool helper_thread = false;
+}  // namespace
+
+void Tracer::set_helper_thread() { helper_thread = true; }
+
+Tracer::Tracer() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGCHLD);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  if (helper_thread) sigaddset(&set, kStopSignal);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  if (helper_thread) {
+    // SIGINT and SIGTERM stay blocked here (a signalfd that held them would
+    // take a Ctrl-C away from the main thread's).
+    sigdelset(&set, SIGINT);
+    sigdelset(&set, SIGTERM);
+  }
+  signal_fd_ = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (signal_fd_ < 0) throw InternalError(std::string("signalfd: ") + strerror(errno));
+}
+
+Tracer::~Tracer() {
+  if (signal_fd_ >= 0) close(signal_fd_);
+}
+
+pid_t Tracer::launch(const LaunchSpec& spec) {
+  // Everything the child needs is built before fork: it only calls
+  // async-signal-safe functions afterwards.
+  std::vector<char*> argv, envp;
+  for (auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  for (auto& e : spec.env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  int error_pipe[2];
+  if (pipe2(error_pipe, O_CLOEXEC) != 0) throw InternalError(std::string("pipe: ") + strerror(errno));
+  pid_t parent = getpid();
+  bool helper_stdin = helper_thread;
+
+  pid_t pid = fork();
+  if (pid < 0) throw InternalError(std::string("fork: ") + strerror(errno));
+  if (pid == 0) {
+    // Die with ctrl even before the seize below gives us EXITKILL.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    personality(ADDR_NO_RANDOMIZE);
+    // Its own process group: a Ctrl-C at the terminal is for ctrl, which
+    // then stops the target itself and reports.
+    setpgid(0, 0);
+    // Move the inherited descriptors to their fixed numbers: fixed numbers
+    // keep the environment, and so every stack address, the same across runs.
+    for (auto [from, to] : spec.fds) {
+      if (dup2(from, to) < 0) _exit(127);
+    }
+    if (helper_stdin) {
+      int null = open("/dev/null", O_RDONLY);
+      if (null >= 0 && null != 0) {
+        dup2(null, 0);
+        close(null);
+      }
+    }
+    if (spec.quiet) {
+      int null = open("/dev/null", O_WRONLY);
+      if (null >= 0) {
+        dup2(null, 1);
+        dup2(null, 2);
+        if (null > 2) close(null);
+      }
+    }
+    if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) {
+      int e = errno;
+      (void)!write(error_pipe[1], &e, sizeof e);
+      _exit(127);
+    }
+    raise(SIGSTOP);
+    execve(spec.path.c_str(), argv.data(), envp.data());
+    int e = errno;
+    (void)!write(error_pipe[1], &e, sizeof e);
+    _exit(127);
+  }
+  close(error_pipe[1]);
+  int status = 0;
+  if (waitpid(pid, &status, WSTOPPED | __WNOTHREAD) != pid || !WIFSTOPPED(status)) {
+    close(error_pipe[0]);
+    throw InternalError("the target did not start");
+  }
+  long options = PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
+                 PTRACE_O_TRACEEXEC | PTRACE_O_TRACESYSGOOD;
+  if (ptrace(PTRACE_SEIZE, pid, nullptr, options) != 0) {
+    int e = errno;
+    kill(pid, SIGKILL);
+    close(error_pipe[0]);
+    throw InternalError(std::string("ptrace(PTRACE_SEIZE): ") + strerror(e) +
+                        (e == EPERM ? " (is ptrace allowed here? see /proc/sys/kernel/yama/ptrace_scope)" : ""));
+  }
+  kill(pid, SIGCONT);
+  // Run the target up to its exec (or its failure to exec).
+  for (;;) {
+    auto stop = wait_for(pid);
+    if (!stop) throw InternalError("lost the target while starting it");
+    if (stop->exited()) {
+      int e = 0;
+      bool got = read(error_pipe[0], &e, sizeof e) == ssize_t(sizeof e);
+      close(error_pipe[0]);
+      if (got) throw UsageError("cannot execute '" + spec.path + "': " + strerror(e));
+      // Killed past exec's point of no return: the kernel could not map the
+      // program (a truncated or corrupt file).
+      if (WIFSIGNALED(stop->status))
+        throw UsageError("cannot execute '" + spec.path + "': the kernel could not load it (killed by " +
+                         sigabbrev_np(WTERMSIG(stop->status)) + " in execve)");
+      throw InternalError("the target exited while starting");
+    }
+    if (stop->event() == PTRACE_EVENT_EXEC) {
+      close(error_pipe[0]);
+      resume(pid);
+      return pid;
+    }
+    // The initial SIGSTOP group-stop, SIGCONT: keep going.
+    int sig = stop->signal_stop() && stop->signal() != SIGSTOP ? stop->signal() : 0;
+    resume(pid, sig);
+  }
+}
+
+std::optional<Stop> Tracer::wait(int timeout_ms, int also_fd) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms < 0 ? 0 : timeout_ms);
+  for (;;) {
+    Stop s;
+    s.tid = waitpid(-1, &s.status, __WALL | __WNOTHREAD | WNOHANG);
+    if (s.tid > 0) return s;
+    if (s.tid < 0 && errno == ECHILD) return std::nullopt;
+    int left = -1;
+    if (timeout_ms >= 0) {
+      auto now = std::chrono::steady_clock::now();
+      if (now >= deadline) return std::nullopt;
+      left = int(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count()) + 1;
+    }
+    pollfd fds[2] = {{signal_fd_, POLLIN, 0}, {also_fd, POLLIN, 0}};
+    int n = poll(fds, also_fd >= 0 ? 2 : 1, left);
+    if (n < 0 && errno != EINTR) throw InternalError(std::string("poll: ") + strerror(errno));
+    if (n > 0 && (fds[0].revents & POLLIN)) {
+      read_signals();
+      if (interrupted()) return std::nullopt;
+    }
+    if (n > 0 && also_fd >= 0 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) return std::nullopt;
+  }
+}
+
+void Tracer::read_signals() {
+  signalfd_siginfo si;
+  while (read(signal_fd_, &si, sizeof si) == ssize_t(sizeof si)) {
+    bool stop = si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM || si.ssi_signo == unsigned(kStopSignal);
+    if (stop && interrupted_signal_ == 0)
+      interrupted_signal_ = int(si.ssi_signo);
+  }
+}
+
+bool Tracer::poll_signals() {
+  // Only SIGINT and SIGTERM matter here; a SIGCHLD read along the way loses
+  // nothing (wait() asks waitpid before it sleeps on the descriptor).
+  read_signals();
+  return interrupted();
+}
+
+std::optional<Stop> Tracer::wait_for(pid_t tid) {
+  Stop s;
+  for (;;) {
+    s.tid = waitpid(tid, &s.status, __WALL | __WNOTHREAD);
+    if (s.tid == tid) return s;
+    if (s.tid < 0 && errno == EINTR) continue;
+    return std::nullopt;
+  }
+}
+
+void Tracer::resume(pid_t tid, int signal) { ptrace(PTRACE_CONT, tid, nullptr, reinterpret_cast<void*>(long(signal))); }
+
+bool Tracer::interrupt(pid_t tid) { return ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr) == 0; }
+
+unsigned long Tracer::event_message(pid_t tid) {
+  unsigned long msg = 0;
+  ptrace(PTRACE_GETEVENTMSG, tid, nullptr, &msg);
+  return msg;
+}
+
+bool Tracer::siginfo(pid_t tid, siginfo_t& info) { return ptrace(PTRACE_GETSIGINFO, tid, nullptr, &info) == 0; }
+
+std::vector<pid_t> threads_of(pid_t pid) {
+  std::vector<pid_t> out;
+  std::string dir = "/proc/" + std::to_string(pid) + "/task";
+  DIR* d = opendir(dir.c_str());
+  if (!d) return out;
+  while (dirent* e = readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    out.push_back(pid_t(std::stol(e->d_name)));
+  }
+  closedir(d);
+  return out;
+}
+
+bool catches_signal(pid_t tid, int sig) {
+  std::ifstream status("/proc/" + std::to_string(tid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("SigCgt:", 0) == 0) {
+      unsigned long long mask = std::stoull(line.substr(7), nullptr, 16);
+      return (mask >> (sig - 1)) & 1;
+    }
+  }
+  return false;
+}
+
+}  // namespace ctrl

@@ -1,0 +1,129 @@
+#include "sites/Instrumentation.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "cli/ExitStatus.h"
+#include "session/ProgramLibraries.h"
+#include "sites/SiteDecoder.h"
+#include "SiteTable.h"
+
+namespace ctrl {
+
+namespace fs = std::filesystem;
+
+std::string resolve_library(const std::string& name) {
+  std::error_code ec;
+  if (name.find('/') != std::string::npos) {
+    if (!fs::exists(name, ec)) throw UsageError(fmt::format("--instrument: no such library '{}'", name));
+    return fs::canonical(name, ec).string();
+  }
+  std::vector<std::string> dirs;
+  if (const char* llp = getenv("LD_LIBRARY_PATH")) {
+    std::stringstream ss(llp);
+    std::string d;
+    while (std::getline(ss, d, ':'))
+      if (!d.empty()) dirs.push_back(d);
+  }
+  for (const char* d : {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib",
+                        "/usr/lib", "/usr/local/lib"})
+    dirs.emplace_back(d);
+  for (const auto& d : dirs) {
+    fs::path p = fs::path(d) / name;
+    if (fs::exists(p, ec)) return fs::canonical(p, ec).string();
+  }
+  throw UsageError(fmt::format("--instrument: library '{}' not found (give its path)", name));
+}
+
+Instrumentation::Instrumentation(const std::string& program, const InstrumentationOptions& options) {
+  if (options.visible != "all" && options.visible != "atomics")
+    throw UsageError(fmt::format("--visible must be all or atomics, not '{}'", options.visible));
+  std::vector<std::string> files{program};
+  for (const auto& lib : options.libraries) files.push_back(resolve_library(lib));
+  if (files.size() > kMaxSiteModules) throw UsageError(fmt::format("at most {} instrumented files", kMaxSiteModules));
+  const size_t instrumented = files.size();
+  // The program's other libraries (not libc: the agent interposes its
+  // functions) are decoded for their inline `syscall` instructions alone,
+  // such as libgomp's futex calls: a thread blocked there would otherwise
+  // sleep in the kernel, unseen (agent/KernelWaits.h).
+  for (const auto& lib : program_libraries(program)) {
+    if (files.size() == kMaxSiteModules) break;
+    if (is_c_library(lib) || is_sanitizer_runtime(lib) || std::find(files.begin(), files.end(), lib) != files.end()) continue;
+    files.push_back(lib);
+  }
+
+  SiteTableHeader header{};
+  header.magic = kSiteTableMagic;
+  header.version = kSiteTableVersion;
+  header.visible_policy = options.visible == "all" ? 0 : 1;
+  std::vector<Site> all;
+  std::vector<SitePatch> patches;
+  std::vector<std::string> parts;
+  uint64_t jumps = 0;
+  uint32_t m = 0;
+  for (size_t f = 0; f < files.size(); ++f) {
+    bool syscalls_only = f >= instrumented;
+    DecodedModule mod;
+    try {
+      mod = decode_sites(files[f], uint8_t(m), syscalls_only);
+    } catch (const UsageError&) {
+      if (syscalls_only) continue;  // not one ctrl can decode: left as it is
+      throw;
+    }
+    bool any_syscall =
+        std::any_of(mod.sites.begin(), mod.sites.end(), [](const Site& s) { return s.kind == SiteKind::Syscall; });
+    if (syscalls_only && !any_syscall) continue;
+    if (files[f].size() >= sizeof header.modules[m].path) {
+      if (syscalls_only) continue;
+      throw UsageError(fmt::format("path too long for instrumentation: {}", files[f]));
+    }
+    std::strncpy(header.modules[m].path, files[f].c_str(), sizeof header.modules[m].path - 1);
+    header.modules[m].file_size = mod.file_size;
+    header.modules[m].flags = syscalls_only ? kModuleSyscallsOnly : 0;
+    ++m;
+    uint64_t kept = 0;
+    for (size_t i = 0; i < mod.sites.size(); ++i) {
+      const Site& s = mod.sites[i];
+      bool atomic = (s.flags & kSiteLocked) || s.kind == SiteKind::Fence || s.kind == SiteKind::Syscall;
+      if (syscalls_only && s.kind != SiteKind::Syscall) continue;
+      if (options.visible == "atomics" && !atomic) continue;
+      SitePatch p = mod.patches[i];
+      all.push_back(s);
+      patches.push_back(p);
+      if (p.length >= 5) ++jumps;
+      ++kept;
+    }
+    parts.push_back(fmt::format("{} in {}{}", kept, fs::path(files[f]).filename().string(),
+                                syscalls_only ? " (system calls)" : ""));
+  }
+  header.module_count = m;
+  header.count = all.size();
+  count_ = all.size();
+  summary_ = fmt::format("{} instruction sites ({}; visible: {}; {} taken by jump, {} by int3)", count_,
+                         fmt::join(parts, ", "), options.visible, jumps, count_ - jumps);
+
+  fd_ = memfd_create("ctrl-sites", MFD_CLOEXEC);
+  if (fd_ < 0) throw InternalError(std::string("memfd_create: ") + strerror(errno));
+  size_t size = site_table_size(all.size());
+  if (ftruncate(fd_, off_t(size)) != 0) throw InternalError(std::string("ftruncate: ") + strerror(errno));
+  size_t sites_bytes = all.size() * sizeof(Site);
+  if (pwrite(fd_, &header, sizeof header, 0) != ssize_t(sizeof header) ||
+      (!all.empty() && pwrite(fd_, all.data(), sites_bytes, sizeof header) != ssize_t(sites_bytes)) ||
+      (!all.empty() && pwrite(fd_, patches.data(), all.size() * sizeof(SitePatch), off_t(sizeof header + sites_bytes)) !=
+                           ssize_t(all.size() * sizeof(SitePatch))))
+    throw InternalError(std::string("writing the site table: ") + strerror(errno));
+}
+
+Instrumentation::~Instrumentation() {
+  if (fd_ >= 0) close(fd_);
+}
+
+}  // namespace ctrl
