@@ -55,24 +55,6 @@ bool crash_signal(int sig) {
   }
 }
 
-// A ThreadSanitizer build runs (agent/SanitizerRuntime.h), but its atomics
-// are calls into TSan's runtime (__tsan_atomic32_load ...), whose code ctrl
-// does not instrument: no atomic would be a visible operation, so
-// interleavings would be missed and "exhaustive" be false. Such a build is
-// refused until those calls are followed.
-void refuse_tsan_atomics(const std::string& program, const std::vector<std::string>& libraries) {
-  std::vector<std::string> files{program};
-  for (const auto& lib : libraries)
-    if (!is_sanitizer_runtime(lib)) files.push_back(lib);
-  for (const auto& file : files)
-    if (imports_prefixed(file, "__tsan_atomic").value_or(false))
-      throw UsageError(fmt::format(
-          "ThreadSanitizer builds with atomics cannot be controlled yet: {} calls TSan's atomics (__tsan_atomic*), "
-          "which ctrl does not see as visible operations; rebuild without -fsanitize=thread (ctrl reports data "
-          "races itself)",
-          std::filesystem::path(file).filename().string()));
-}
-
 }  // namespace
 
 std::optional<ExecutionResult> Session::start() {
@@ -113,9 +95,9 @@ std::optional<ExecutionResult> Session::start() {
   // the agent comes after it: its interceptors then call the agent's.
   std::string preload;
   bool sanitized = false;
+  // (A TSan build's atomics are calls into TSan's runtime, which the agent
+  // binds to its own wrappers: agent/TsanAtomics.h.)
   const std::vector<std::string> libraries = program_libraries(config_.program);
-  if (std::any_of(libraries.begin(), libraries.end(), is_thread_sanitizer))
-    refuse_tsan_atomics(config_.program, libraries);
   // clang links TSan's runtime into the program by default: its
   // interceptors and its own threads are then code of the program's, which
   // the agent cannot tell apart (the thread start above hung).
