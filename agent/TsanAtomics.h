@@ -14,10 +14,10 @@
 // with the C11 order the program passed (TSan's orders are __ATOMIC_*'s), and
 // TSan still sees every atomic, with its order, once, while the thread holds
 // its turn, so its happens-before is what it would be natively for the
-// schedule ctrl chose (no false race). Under --model c11/rc11 a load may
-// return an older store's value than TSan read; TSan's happens-before then
-// has an edge the execution does not (a race may be missed by TSan, never
-// invented); ctrl's own race check covers those models.
+// schedule ctrl chose (no false race). Under --model c11/rc11/ra a read may
+// read another store than the one TSan's order of operations gives it, so
+// TSan would miss a synchronisation: the controller turns TSan's reports off
+// there (controller/SessionStartup.cpp) and ctrl's own race check applies.
 //
 // compare_exchange_weak is performed as strong (as TSan itself does);
 // signal_fence orders nothing between threads and is not a scheduling point
