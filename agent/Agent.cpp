@@ -22,6 +22,7 @@
 #include "Rollback.h"
 #include "Runtime.h"
 #include "SanitizerRuntime.h"
+#include "TsanAtomics.h"
 #include "VirtualClock.h"
 #include "control.pb.h"
 
@@ -86,6 +87,7 @@ __attribute__((constructor)) void agent_init() {
   if (region_fd >= 0) virtual_clock::init_from_region(region_fd);
   if (control < 0 || region_fd < 0) return;
   sanitizer::init();
+  if (const char* unfollowed = tsan_atomics::bind()) fail(control, unfollowed);
   own_pid_init();
 
 

@@ -15,15 +15,16 @@
 // what memory held before it; other sizes end the execution as Unsupported.
 // Under the other models that costs one predictable branch per operation.
 //
-// Each exported symbol is a few instructions of assembly (CTRL_CALL_STUB)
-// that record the caller's callee-saved registers and stack pointer, then
-// jump to the C++ implementation: what a loop around the call keeps from one
-// call to the next, for spin detection (agent/LoopState.h). The caller-saved
-// registers cannot hold anything across the call.
+// Each exported symbol is a few instructions of assembly (CTRL_CALL_STUB,
+// AtomicOperations.h) that record the caller's callee-saved registers and
+// stack pointer, then jump to the C++ implementation. The operations
+// themselves (AtomicOperations.h) serve ThreadSanitizer's entry points too
+// (TsanAtomics.cpp).
 #include <cstdint>
 #include <cstring>
 
 #include "AtomicChoice.h"
+#include "AtomicOperations.h"
 #include "InitialisedMemory.h"
 #include "LoopState.h"
 #include "MemoryModel.h"
@@ -36,30 +37,7 @@ using u128 = unsigned __int128;
 
 #define SITE() CTRL_CALLER_SITE()
 
-// rbx rbp r12 r13 r14 r15, the caller's rsp after the call, and 1 when a stub
-// wrote them since an implementation last took them.
-extern "C" __thread uint64_t ctrl_caller_state[8] __attribute__((tls_model("initial-exec"), visibility("hidden")));
 __thread uint64_t ctrl_caller_state[8];
-
-// The exported `sym`: saves the caller's state, then runs ctrl_impl_<sym>
-// (a tail jump: the return address, SITE(), stays the caller's). rax and r11
-// are scratch at a call.
-#define CTRL_CALL_STUB(sym)                                      \
-  __asm__(".text\n"                                              \
-          ".globl " sym "\n"                                     \
-          ".type " sym ", @function\n" sym ":\n"                 \
-          "  movq ctrl_caller_state@gottpoff(%rip), %rax\n"      \
-          "  movq %rbx, %fs:0(%rax)\n"                           \
-          "  movq %rbp, %fs:8(%rax)\n"                           \
-          "  movq %r12, %fs:16(%rax)\n"                          \
-          "  movq %r13, %fs:24(%rax)\n"                          \
-          "  movq %r14, %fs:32(%rax)\n"                          \
-          "  movq %r15, %fs:40(%rax)\n"                          \
-          "  leaq 8(%rsp), %r11\n"                               \
-          "  movq %r11, %fs:48(%rax)\n"                          \
-          "  movq $1, %fs:56(%rax)\n"                            \
-          "  jmp ctrl_impl_" sym "\n"                            \
-          ".size " sym ", .-" sym "\n");
 
 // The caller's state for spin detection, once per call (0: not known, as
 // when the call did not come through a stub).
@@ -134,7 +112,37 @@ T apply(RmwOp op, T old, T operand) {
   return apply_rmw(op, old, operand);
 }
 
-MemOrder order_of(int model) { return model >= 0 && model <= 5 ? MemOrder(model) : MemOrder::SeqCst; }
+MemOrder order_of(int order) {
+  order &= 0xffff;  // GCC's HLE hints above
+  return order >= 0 && order <= 5 ? MemOrder(order) : MemOrder::SeqCst;
+}
+
+// The operation on memory, by the hardware or by `via` (AtomicOperations.h).
+template <class T>
+T do_load(T* p, int order, const AtomicAccess<T>* via) {
+  return via ? via->load(p, order) : hw_load(p);
+}
+
+template <class T>
+void do_store(T* p, T v, int order, const AtomicAccess<T>* via) {
+  if (via)
+    via->store(p, v, order);
+  else if constexpr (sizeof(T) == 16)
+    hw_rmw(p, [&](T) { return v; });
+  else
+    __atomic_store_n(p, v, __ATOMIC_SEQ_CST);
+}
+
+template <class T>
+T do_rmw(T* p, T operand, RmwOp op, int order, const AtomicAccess<T>* via) {
+  if (via) return via->rmw[size_t(op)](p, operand, order);
+  return hw_rmw(p, [&](T o) { return apply(op, o, operand); });
+}
+
+template <class T>
+bool do_cas(T* p, T& expected, T desired, int success, int failure, const AtomicAccess<T>* via) {
+  return via ? via->cas(p, &expected, desired, success, failure) != 0 : hw_cas(p, expected, desired);
+}
 
 // ---- Models that follow Choices (c11/rc11: MemoryModel::follows_choices),
 // called by a controlled thread holding the token, after rt.begin: the
@@ -172,39 +180,54 @@ bool chosen_store(uint32_t me, uint64_t site, T* p, uint64_t& before) {
 }
 
 template <class T>
-void chosen_rmw(uint32_t me, uint64_t site, T* p, T operand, RmwOp op, T& old, T& now) {
+void chosen_rmw(uint32_t me, uint64_t site, T* p, T operand, RmwOp op, int order, const AtomicAccess<T>* via, T& old,
+                T& now) {
   if constexpr (sizeof(T) > 8) {
     unsupported_size(me, site);
   } else {
-    MemoryModel::RmwResult r =
-        rt.memory->atomic_rmw(rt.choice(), sizeof(T), low_bits(hw_load(p)), op, low_bits(operand));
+    const T memory = hw_load(p);
+    MemoryModel::RmwResult r = rt.memory->atomic_rmw(rt.choice(), sizeof(T), low_bits(memory), op, low_bits(operand));
     old = from_bits<T>(r.read);
     now = from_bits<T>(r.written);
-    if (r.write) __atomic_store_n(p, now, __ATOMIC_SEQ_CST);
+    if (via)
+      via->rmw[size_t(RmwOp::Xchg)](p, r.write ? now : memory, order);
+    else if (r.write)
+      __atomic_store_n(p, now, __ATOMIC_SEQ_CST);
   }
 }
 
 template <class T>
-bool chosen_cas(uint32_t me, uint64_t site, T* p, T expected, T desired, T& read) {
+bool chosen_cas(uint32_t me, uint64_t site, T* p, T expected, T desired, int success, int failure,
+                const AtomicAccess<T>* via, T& read) {
   if constexpr (sizeof(T) > 8) {
     unsupported_size(me, site);
   } else {
-    MemoryModel::CasResult r = rt.memory->atomic_cas(rt.choice(), sizeof(T), low_bits(hw_load(p)), low_bits(expected));
-    if (r.write) __atomic_store_n(p, desired, __ATOMIC_SEQ_CST);
+    const T memory = hw_load(p);
+    MemoryModel::CasResult r = rt.memory->atomic_cas(rt.choice(), sizeof(T), low_bits(memory), low_bits(expected));
+    if (via && r.ok)
+      via->rmw[size_t(RmwOp::Xchg)](p, r.write ? desired : memory, success);
+    else if (via)
+      via->load(p, failure);
+    else if (r.write)
+      __atomic_store_n(p, desired, __ATOMIC_SEQ_CST);
     read = from_bits<T>(r.read);
     return r.ok;
   }
 }
 
+}  // namespace
+
+namespace ctrl::agent {
+
 template <class T>
-T atomic_load(T* p, int order, uint64_t site) {
-  if (!rt.controlled()) return hw_load(p);
+T atomic_load(T* p, int order, uint64_t site, const AtomicAccess<T>* via) {
+  if (!rt.controlled()) return do_load(p, order, via);
   uint32_t me = t_me;
   uint64_t a = reinterpret_cast<uint64_t>(p);
   PendingOp pending = memory_op(OpKind::AtomicLoad, a, sizeof(T), site);
   pending.state = take_caller_state();
   rt.begin(me, pending);
-  T v = hw_load(p);
+  T v = do_load(p, order, via);
   MemoryModel& memory = *rt.memory;
   if (memory.follows_choices()) [[unlikely]]
     v = chosen_read(me, site, v);
@@ -215,11 +238,11 @@ T atomic_load(T* p, int order, uint64_t site) {
 }
 
 template <class T>
-T atomic_rmw(T* p, T operand, RmwOp op, int order, uint64_t site, bool return_new) {
+T atomic_rmw(T* p, T operand, RmwOp op, int order, uint64_t site, bool return_new, const AtomicAccess<T>* via) {
   if (!rt.checkpointed) [[unlikely]]
     note_startup_write(p, sizeof(T));
   if (!rt.controlled()) {
-    T old = hw_rmw(p, [&](T o) { return apply(op, o, operand); });
+    T old = do_rmw(p, operand, op, order, via);
     return return_new ? apply(op, old, operand) : old;
   }
   uint32_t me = t_me;
@@ -231,9 +254,9 @@ T atomic_rmw(T* p, T operand, RmwOp op, int order, uint64_t site, bool return_ne
   T old, now;
   const bool choices = rt.memory->follows_choices();
   if (choices) [[unlikely]] {
-    chosen_rmw(me, site, p, operand, op, old, now);
+    chosen_rmw(me, site, p, operand, op, order, via, old, now);
   } else {
-    old = hw_rmw(p, [&](T o) { return apply(op, o, operand); });
+    old = do_rmw(p, operand, op, order, via);
     now = apply(op, old, operand);
   }
   uint8_t flags = pending.state && rt.model.same_state_repeat(me) ? uint8_t(shm::kSameState) : 0;
@@ -245,11 +268,11 @@ T atomic_rmw(T* p, T operand, RmwOp op, int order, uint64_t site, bool return_ne
 }
 
 template <class T>
-void atomic_store(T* p, T v, int order, uint64_t site) {
+void atomic_store(T* p, T v, int order, uint64_t site, const AtomicAccess<T>* via) {
   if (!rt.checkpointed) [[unlikely]]
     note_startup_write(p, sizeof(T));
   if (!rt.controlled()) {
-    hw_rmw(p, [&](T) { return v; });
+    do_store(p, v, order, via);
     return;
   }
   uint32_t me = t_me;
@@ -272,21 +295,19 @@ void atomic_store(T* p, T v, int order, uint64_t site) {
   bool write = true;
   if (memory.follows_choices()) [[unlikely]]
     write = chosen_store(me, site, p, before);
-  if (write) {
-    if constexpr (sizeof(T) == 16)
-      hw_rmw(p, [&](T) { return v; });
-    else
-      __atomic_store_n(p, v, __ATOMIC_SEQ_CST);
-  }
+  if (write)
+    do_store(p, v, order, via);
+  else if (via)
+    via->store(p, hw_load(p), order);  // memory keeps the mo-last value
   rt.log(me, OpKind::AtomicStore, a, site, 0, low_bits(v), before, sizeof(T), order_of(order), RmwOp::None,
          buffered ? uint8_t(shm::kBuffered) : 0);
 }
 
 template <class T>
-bool atomic_cas(T* p, T* expected, T desired, int success, int failure, uint64_t site) {
+bool atomic_cas(T* p, T* expected, T desired, int success, int failure, uint64_t site, const AtomicAccess<T>* via) {
   if (!rt.checkpointed) [[unlikely]]
     note_startup_write(p, sizeof(T));
-  if (!rt.controlled()) return hw_cas(p, *expected, desired);
+  if (!rt.controlled()) return do_cas(p, *expected, desired, success, failure, via);
   uint32_t me = t_me;
   uint64_t a = reinterpret_cast<uint64_t>(p);
   PendingOp op = memory_op(OpKind::AtomicCas, a, sizeof(T), site);
@@ -298,9 +319,9 @@ bool atomic_cas(T* p, T* expected, T desired, int success, int failure, uint64_t
   bool ok;
   const bool choices = rt.memory->follows_choices();
   if (choices) [[unlikely]]
-    ok = chosen_cas(me, site, p, *expected, desired, read);
+    ok = chosen_cas(me, site, p, *expected, desired, success, failure, via, read);
   else
-    ok = hw_cas(p, read, desired);  // on success `read` keeps *expected: what memory held
+    ok = do_cas(p, read, desired, success, failure, via);  // on success `read` keeps *expected: what memory held
   if (!ok) *expected = read;
   uint8_t flags = (ok ? 0 : uint8_t(shm::kFailed)) |
                   (op.state && rt.model.same_state_repeat(me) ? uint8_t(shm::kSameState) : 0);
@@ -312,6 +333,38 @@ bool atomic_cas(T* p, T* expected, T desired, int success, int failure, uint64_t
   return ok;
 }
 
+void atomic_fence(int order, uint64_t site, void (*via)(int)) {
+  if (rt.controlled()) {
+    uint32_t me = t_me;
+    rt.begin(me, PendingOp{OpKind::Fence, 0, 0, site});
+    if (via)
+      via(order);
+    else
+      __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    rt.log(me, OpKind::Fence, 0, site, 0, 0, 0, 0, order_of(order));
+    return;
+  }
+  if (via)
+    via(order);
+  else
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+#define CTRL_ATOMIC_INSTANTIATE(T)                                                                        \
+  template T atomic_load<T>(T*, int, uint64_t, const AtomicAccess<T>*);                                  \
+  template void atomic_store<T>(T*, T, int, uint64_t, const AtomicAccess<T>*);                           \
+  template T atomic_rmw<T>(T*, T, RmwOp, int, uint64_t, bool, const AtomicAccess<T>*);                   \
+  template bool atomic_cas<T>(T*, T*, T, int, int, uint64_t, const AtomicAccess<T>*);
+CTRL_ATOMIC_INSTANTIATE(uint8_t)
+CTRL_ATOMIC_INSTANTIATE(uint16_t)
+CTRL_ATOMIC_INSTANTIATE(uint32_t)
+CTRL_ATOMIC_INSTANTIATE(uint64_t)
+CTRL_ATOMIC_INSTANTIATE(u128)
+#undef CTRL_ATOMIC_INSTANTIATE
+
+}  // namespace ctrl::agent
+
+namespace {
 // Odd sizes (generic entry points): only serialised threads are safe without
 // a lock, and the rest take this one.
 std::atomic_flag odd_lock = ATOMIC_FLAG_INIT;
@@ -498,17 +551,7 @@ bool ctrl_cas_any(size_t n, void* p, void* e, void* d, int s, int f) {
 
 // C11 library functions libatomic also exports (used when <stdatomic.h>
 // macros are bypassed).
-extern "C" void atomic_thread_fence(int o) {
-  uint64_t site = SITE();
-  if (rt.controlled()) {
-    uint32_t me = t_me;
-    rt.begin(me, PendingOp{OpKind::Fence, 0, 0, site});
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    rt.log(me, OpKind::Fence, 0, site, 0, 0, 0, 0, order_of(o));
-    return;
-  }
-  __atomic_thread_fence(__ATOMIC_SEQ_CST);
-}
+extern "C" void atomic_thread_fence(int o) { atomic_fence(o, SITE()); }
 
 extern "C" void atomic_signal_fence(int) { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
 

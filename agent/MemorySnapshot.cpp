@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "AgentDescriptors.h"
+#include "RawCopy.h"
 #include "RawSyscall.h"
 
 namespace ctrl::agent {
@@ -40,14 +41,7 @@ constexpr size_t kMaxRanges = 65536;
 constexpr size_t kMaxListed = 4096;
 constexpr size_t kMapsText = 1 << 20;
 constexpr size_t kVec = 4096;
-// The program's memory is never copied with libc's memcpy: a sanitizer's
-// runtime, preloaded before the agent, intercepts it and checks the bytes
-// against its shadow, and these copies cover the shadow itself and the
-// redzones it poisons.
-inline void copy_raw(void* dst, const void* src, size_t n) {
-  asm volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
-}
-inline void zero_raw(void* dst, size_t n) { asm volatile("rep stosb" : "+D"(dst), "+c"(n) : "a"(0) : "memory"); }
+// The program's memory is never copied with libc's memcpy (RawCopy.h).
 
 constexpr uint64_t kZero = UINT64_MAX;
 

@@ -66,6 +66,8 @@ void init() {
 
 bool present() { return runtime_present; }
 
+bool runtime_library(const char* path) { return runtime_file(path); }
+
 void start_execution() {
   if (report_fd < 0) return;
   if (ftruncate(report_fd, 0) == 0) lseek(report_fd, 0, SEEK_SET);

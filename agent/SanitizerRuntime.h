@@ -30,6 +30,8 @@ namespace ctrl::agent::sanitizer {
 void init();
 // A sanitizer runtime is in the process.
 bool present();
+// `path` (a loaded object's) is a sanitizer's runtime (ASan, TSan, UBSan ...).
+bool runtime_library(const char* path);
 // At each execution's start: this execution has reported nothing yet.
 void start_execution();
 // pthread_create was called from `site` by the runtime itself, not by its

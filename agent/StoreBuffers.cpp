@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "RawCopy.h"
+
 namespace ctrl::agent {
 
 namespace {
@@ -74,7 +76,7 @@ bool StoreBuffers::record(uint32_t t, uint64_t addr, uint32_t size, uint64_t ste
   e.actor = actor;
   e.epoch = epoch_[t];
   e.step = step;
-  std::memcpy(e.replaced, at(addr), size);
+  copy_raw(e.replaced, at(addr), size);
   return true;
 }
 
@@ -91,7 +93,7 @@ void StoreBuffers::capture(uint32_t t) {
   if (buffers_[t].empty()) return;
   Entry& e = buffers_[t].back();
   if (e.captured) return;
-  std::memcpy(e.written, at(e.addr), e.size);
+  copy_raw(e.written, at(e.addr), e.size);
   e.captured = true;
 }
 
@@ -107,18 +109,18 @@ void StoreBuffers::switch_out(uint32_t t) {
   for (auto it = b.rbegin(); it != b.rend(); ++it) {
     if (it->dead) continue;
     auto* mem = static_cast<uint8_t*>(at(it->addr));
-    if (std::memcmp(mem, it->written, it->size) != 0)
+    if (!equal_raw(mem, it->written, it->size))
       for (uint32_t i = 0; i < it->size; ++i)
         if (mem[i] != it->written[i]) it->written[i] = it->replaced[i] = mem[i];
-    std::memcpy(mem, it->replaced, it->size);
+    copy_raw(mem, it->replaced, it->size);
   }
 }
 
 void StoreBuffers::switch_in(uint32_t t) {
   for (Entry& e : buffers_[t]) {
     if (e.dead) continue;
-    std::memcpy(e.replaced, at(e.addr), e.size);
-    std::memcpy(at(e.addr), e.written, e.size);
+    copy_raw(e.replaced, at(e.addr), e.size);
+    copy_raw(at(e.addr), e.written, e.size);
   }
 }
 
@@ -142,7 +144,7 @@ StoreBuffers::Entry StoreBuffers::flush(uint32_t actor, uint32_t running, uint32
   if (in_memory) switch_out(running);
   Entry e = *it;
   b.erase(it);
-  if (!e.dead) std::memcpy(at(e.addr), e.written, e.size);
+  if (!e.dead) copy_raw(at(e.addr), e.written, e.size);
   if (in_memory) switch_in(running);
   return e;
 }

@@ -175,8 +175,10 @@ void check_c11_run(const AttachArgs& a, const std::string& program) {
   // A program with atomics of its own but no libatomic call is refused
   // (InlineAtomics.h): its inline relaxed/acquire/release loads and stores
   // are plain moves, on which the race check would report false races. One
-  // with no atomics at all (pthread calls only) is checked in full.
-  if (imports_libatomic(program) == false) {
+  // with no atomics at all (pthread calls only) is checked in full. A
+  // ThreadSanitizer build's atomics are calls into TSan's runtime, which the
+  // agent follows with their orders (agent/TsanAtomics.h).
+  if (imports_libatomic(program) == false && !imports_prefixed(program, "__tsan_atomic").value_or(false)) {
     if (auto found = find_inline_atomics(program))
       throw UsageError(fmt::format("--model {}: {} has inline atomics ({}): orders unseen; rebuild with "
                                    "-fno-inline-atomics -latomic",

@@ -106,9 +106,4 @@ bool is_sanitizer_runtime(const std::string& path) {
   return false;
 }
 
-bool is_thread_sanitizer(const std::string& path) {
-  std::string name = std::filesystem::path(path).filename().string();
-  return name.rfind("libtsan.so", 0) == 0 || name.rfind("libclang_rt.tsan", 0) == 0;
-}
-
 }  // namespace ctrl

@@ -24,7 +24,5 @@ bool is_c_library(const std::string& path);
 // every signal blocked, which a trap at a system call site would kill): no
 // sites in it.
 bool is_sanitizer_runtime(const std::string& path);
-// ThreadSanitizer's runtime (GCC's or clang's): not supported yet.
-bool is_thread_sanitizer(const std::string& path);
 
 }  // namespace ctrl
