@@ -39,39 +39,61 @@ std::vector<uint32_t> RaSaturation::maximal_writes(uint64_t loc) const {
   return out;
 }
 
-std::vector<uint32_t> RaSaturation::readable_after(const std::vector<uint32_t>& s, uint64_t loc, bool rmw) const {
-  GraphEvent e;
-  e.loc = loc;
-  e.kind = rmw ? GraphKind::Rmw : GraphKind::Read;
-  // Events (po ∪ rf ∪ sync ∪ co_loc)+-before some seen write.
-  std::vector<uint8_t> before(events_.size(), 0);
+std::vector<uint8_t> RaSaturation::before(const std::vector<uint32_t>& seeds, uint64_t loc) const {
+  std::vector<uint8_t> out(events_.size(), 0);
   std::vector<uint32_t> work;
   auto preds = [&](uint32_t x, auto&& f) {
     if (po_prev_[x] != kNone) f(po_prev_[x]);
     const GraphEvent& ev = events_[x];
     if (ev.is_read() && ev.rf != kInit && ev.rf != kNone) f(ev.rf);
     if (ev.sync_from != kNone && ev.sync_from != kInit) f(ev.sync_from);
-    if (ev.is_write() && ev.loc == e.loc)
+    if (ev.is_write() && ev.loc == loc)
       for (uint32_t p : co_pred_[x]) f(p);
   };
   auto mark = [&](uint32_t p) {
-    if (!before[p]) {
-      before[p] = 1;
+    if (!out[p]) {
+      out[p] = 1;
       work.push_back(p);
     }
   };
-  for (uint32_t w : s) preds(w, mark);
+  for (uint32_t w : seeds) preds(w, mark);
   while (!work.empty()) {
     uint32_t x = work.back();
     work.pop_back();
     preds(x, mark);
   }
+  return out;
+}
+
+std::vector<uint32_t> RaSaturation::writes_after(uint32_t from, uint64_t loc) const {
+  std::vector<uint8_t> reached(events_.size(), 0);
+  std::vector<uint32_t> work{from}, out;
+  auto mark = [&](uint32_t q) {
+    if (!reached[q]) {
+      reached[q] = 1;
+      work.push_back(q);
+      if (events_[q].is_write() && events_[q].loc == loc) out.push_back(q);
+    }
+  };
+  while (!work.empty()) {
+    uint32_t x = work.back();
+    work.pop_back();
+    for (uint32_t q : succ_[x]) mark(q);
+    if (events_[x].is_write() && events_[x].loc == loc)
+      for (uint32_t q : co_succ_[x]) mark(q);
+  }
+  return out;
+}
+
+std::vector<uint32_t> RaSaturation::readable_after(const std::vector<uint32_t>& s, uint64_t loc, bool rmw) const {
+  // Events (po ∪ rf ∪ sync ∪ co_loc)+-before some seen write.
+  std::vector<uint8_t> hidden = before(s, loc);
   std::vector<uint32_t> out;
   // The initial write is co-before every other: hidden once one is seen.
-  if (s.empty() && !(rmw && init_reader_.count(e.loc))) out.push_back(kInit);
+  if (s.empty() && !(rmw && init_reader_.count(loc))) out.push_back(kInit);
   for (uint32_t w = 0; w < events_.size(); w++) {
     const GraphEvent& x = events_[w];
-    if (!x.is_write() || x.loc != e.loc || before[w]) continue;
+    if (!x.is_write() || x.loc != loc || hidden[w]) continue;
     if (rmw && rmw_reader_[w] != kNone) continue;
     out.push_back(w);
   }
@@ -82,6 +104,11 @@ void RaSaturation::add_co(uint32_t a, uint32_t b) {
   // A RMW comes right after the write it read: what follows that write
   // follows the RMW.
   while (rmw_reader_[a] != kNone && rmw_reader_[a] != b) a = rmw_reader_[a];
+  if (a == b) return;
+  // And what precedes a RMW precedes the write it read (nothing comes
+  // between them): the edge goes to the first write of b's chain.
+  while (events_[b].kind == GraphKind::Rmw && events_[b].rf != kInit && events_[b].rf != kNone && events_[b].rf != a)
+    b = events_[b].rf;
   if (a == b) return;
   if (std::find(co_succ_[a].begin(), co_succ_[a].end(), b) != co_succ_[a].end()) return;
   co_succ_[a].push_back(b);
@@ -106,29 +133,48 @@ bool RaSaturation::push(const GraphEvent& e) {
   co_pred_.emplace_back();
   co_succ_.emplace_back();
   rmw_reader_.push_back(kNone);
+  succ_.emplace_back();
   std::vector<uint64_t> hb;
-  if (prev != kNone) unite(hb, hb_[prev]);
-  if (e.is_read() && e.rf != kInit) unite(hb, hb_[e.rf]);
-  if (e.sync_from != kNone && e.sync_from != kInit && e.sync_from < i) unite(hb, hb_[e.sync_from]);
+  if (prev != kNone) {
+    unite(hb, hb_[prev]);
+    succ_[prev].push_back(i);
+  }
+  if (e.is_read() && e.rf != kInit) {
+    unite(hb, hb_[e.rf]);
+    succ_[e.rf].push_back(i);
+  }
+  if (e.sync_from != kNone && e.sync_from != kInit && e.sync_from < i) {
+    unite(hb, hb_[e.sync_from]);
+    succ_[e.sync_from].push_back(i);
+  }
   set_bit(hb, i);
   hb_.push_back(std::move(hb));
   last_of_thread_[e.thread] = i;
   if (e.is_read() && e.rf != kInit)
     for (uint32_t v : visible) add_co(v, e.rf);
-  if (e.kind == GraphKind::Rmw) {
-    if (e.rf == kInit) {
-      init_reader_[e.loc] = i;
-      for (uint32_t w = 0; w < i; w++)
-        if (events_[w].is_write() && events_[w].loc == e.loc) add_co(i, w);
-    } else {
-      std::vector<uint32_t> after = co_succ_[e.rf];
-      add_co(e.rf, i);
-      rmw_reader_[e.rf] = i;
-      for (uint32_t b : after) add_co(i, b);
-    }
-  } else if (e.is_write()) {
-    auto it = init_reader_.find(e.loc);
-    if (it != init_reader_.end()) add_co(it->second, i);
+  if (!e.is_write()) return true;
+  auto init = init_reader_.find(e.loc);
+  if (e.kind == GraphKind::Rmw && e.rf == kInit) {
+    // First after the initial write: before every other write.
+    init_reader_[e.loc] = i;
+    for (uint32_t w = 0; w < i; w++)
+      if (events_[w].is_write() && events_[w].loc == e.loc) add_co(i, w);
+  } else if (e.kind == GraphKind::Rmw) {
+    // Right after the write it read: before every write that one precedes.
+    std::vector<uint32_t> after = writes_after(e.rf, e.loc);
+    add_co(e.rf, i);
+    rmw_reader_[e.rf] = i;
+    chained_[e.loc]++;
+    for (uint32_t b : after)
+      if (b != i) add_co(i, b);
+  }
+  if (init != init_reader_.end() && init->second != i) add_co(init->second, i);
+  // A write some member of a chain (a write and the read-modify-writes that
+  // read it one after the other) precedes comes after the whole chain.
+  if (chained_[e.loc] > 0) {
+    std::vector<uint8_t> b = before({i}, e.loc);
+    for (uint32_t v = 0; v < i; v++)
+      if (b[v] && rmw_reader_[v] != kNone && events_[v].loc == e.loc) add_co(v, i);
   }
   return true;
 }

@@ -35,10 +35,17 @@ using ra_oracle::Program;
 
 constexpr uint64_t kBase = 0x10000;
 
-// The events of one execution of `p` under `plan`.
-std::vector<ctrl::shm::Event> simulate(const Program& p, const ctrl::ExecutionPlan& plan) {
+// The events of one execution of `p` under `plan`; `rf` (if given) gets
+// each read's source as ra_oracle::consistent numbers them.
+std::vector<ctrl::shm::Event> simulate(const Program& p, const ctrl::ExecutionPlan& plan,
+                                       std::vector<int>* rf = nullptr) {
   std::vector<ctrl::shm::Event> out;
   std::vector<uint64_t> memory(size_t(p.vars), 0);
+  std::vector<int> first(p.threads.size() + 1, 0);
+  for (size_t t = 0; t < p.threads.size(); t++) first[t + 1] = first[t] + int(p.threads[t].size());
+  std::vector<int> latest(size_t(p.vars), -1);  // per location: the event memory holds
+  std::vector<int> event_of_step;
+  if (rf) rf->assign(size_t(first.back()), -2);
   std::vector<size_t> pc(p.threads.size(), 0);
   uint32_t current = 0;
   for (uint32_t step = 0;; step++) {
@@ -74,6 +81,15 @@ std::vector<ctrl::shm::Event> simulate(const Program& p, const ctrl::ExecutionPl
     if (step < plan.choices.size()) c = plan.choices[step];
     uint64_t& m = memory[size_t(op.var)];
     uint64_t read = c.kind == ctrl::shm::ChoiceKind::ReadFrom ? c.value : m;
+    int ev = first[t] + int(pc[t] - 1);
+    event_of_step.push_back(ev);
+    if (rf && op.kind != Kind::Store) {
+      if (c.kind != ctrl::shm::ChoiceKind::ReadFrom)
+        (*rf)[size_t(ev)] = latest[size_t(op.var)];
+      else
+        (*rf)[size_t(ev)] = c.from == ctrl::shm::kFromInit ? -1 : event_of_step[c.from];
+    }
+    if (op.kind != Kind::Load) latest[size_t(op.var)] = ev;
     switch (op.kind) {
       case Kind::Load:
         e.kind = uint16_t(ctrl::OpKind::AtomicLoad);
@@ -100,6 +116,7 @@ std::vector<ctrl::shm::Event> simulate(const Program& p, const ctrl::ExecutionPl
 }
 
 bool strict = false;
+bool explain = false;       // --explain: each execution's reads-from, and the oracle's verdict
 bool redundant_ok = false;  // --redundant-ok: repeats allowed (read-modify-writes)
 uint64_t infeasible_total = 0, infeasible_programs = 0;
 
@@ -111,12 +128,23 @@ Result explore(const Program& p) {
   ctrl::WeakTraceStrategy s;
   Result r;
   while (auto plan = s.next()) {
-    std::vector<ctrl::shm::Event> ev = simulate(p, *plan);
+    std::vector<int> rf;
+    std::vector<ctrl::shm::Event> ev = simulate(p, *plan, &rf);
     ctrl::ExecutionSummary sum;
     sum.events = ev.data();
     sum.steps = ev.size();
     sum.complete = true;
     s.completed(sum);
+    if (explain) {
+      std::string text;
+      for (size_t i = 0; i < rf.size(); i++)
+        if (rf[i] != -2) text += " " + std::to_string(i) + "<-" + (rf[i] < 0 ? "init" : std::to_string(rf[i]));
+      std::string order;
+      for (const auto& e : ev) order += std::to_string(e.thread);
+      std::printf("exec %llu [%s]%s: %s%s\n", (unsigned long long)r.executions, order.c_str(), text.c_str(),
+                  s.last_feasible() ? "feasible" : "infeasible",
+                  s.last_feasible() && !ra_oracle::consistent(p, rf) ? ", ORACLE REJECTS" : "");
+    }
     if (++r.executions > 1000000) break;
   }
   auto c = s.model_counts();
@@ -174,6 +202,7 @@ int main(int argc, char** argv) {
   for (; argc > 1 && std::string(argv[1]).rfind("--", 0) == 0; argv++, argc--) {
     if (std::string(argv[1]) == "--strict") strict = true;
     if (std::string(argv[1]) == "--redundant-ok") redundant_ok = true;
+    if (std::string(argv[1]) == "--explain") explain = true;
   }
   std::string mode = argc > 1 ? argv[1] : "fixed";
   int bad = 0, total = 0;
