@@ -3,7 +3,8 @@
 // programs: a simulator runs each plan on the abstract program as the agent
 // would (the plan's threads and Choices, then the sticky tail: the current
 // thread while it can run, else the lowest; a read without a Choice reads
-// memory, which holds the latest write), and feeds the strategy the events.
+// memory, which holds the latest write not flagged kNotMoLast), and feeds
+// the strategy the events.
 // The strategy must reach every weak trace exactly once: as many complete
 // consistent executions as the oracle counts, none redundant. Infeasible
 // executions (the sticky tail's read of the latest write was not
@@ -89,7 +90,7 @@ std::vector<ctrl::shm::Event> simulate(const Program& p, const ctrl::ExecutionPl
       else
         (*rf)[size_t(ev)] = c.from == ctrl::shm::kFromInit ? -1 : event_of_step[c.from];
     }
-    if (op.kind != Kind::Load) latest[size_t(op.var)] = ev;
+    if (op.kind != Kind::Load && !(c.flags & ctrl::shm::kNotMoLast)) latest[size_t(op.var)] = ev;
     switch (op.kind) {
       case Kind::Load:
         e.kind = uint16_t(ctrl::OpKind::AtomicLoad);
@@ -99,7 +100,7 @@ std::vector<ctrl::shm::Event> simulate(const Program& p, const ctrl::ExecutionPl
         e.kind = uint16_t(ctrl::OpKind::AtomicStore);
         e.aux = m;
         e.value_written = uint64_t(op.value);
-        m = uint64_t(op.value);
+        if (!(c.flags & ctrl::shm::kNotMoLast)) m = uint64_t(op.value);
         break;
       case Kind::FetchAdd:
         e.kind = uint16_t(ctrl::OpKind::AtomicRmw);
@@ -107,7 +108,7 @@ std::vector<ctrl::shm::Event> simulate(const Program& p, const ctrl::ExecutionPl
         e.aux = uint64_t(op.value);
         e.value_read = read;
         e.value_written = (read + uint64_t(op.value)) & 0xffffffff;
-        m = e.value_written;
+        if (!(c.flags & ctrl::shm::kNotMoLast)) m = e.value_written;
         break;
     }
     out.push_back(e);
@@ -141,7 +142,7 @@ Result explore(const Program& p) {
         if (rf[i] != -2) text += " " + std::to_string(i) + "<-" + (rf[i] < 0 ? "init" : std::to_string(rf[i]));
       std::string order;
       for (const auto& e : ev) order += std::to_string(e.thread);
-      std::printf("exec %llu [%s]%s: %s%s\n", (unsigned long long)r.executions, order.c_str(), text.c_str(),
+      std::fprintf(stderr, "exec %llu [%s]%s: %s%s\n", (unsigned long long)r.executions, order.c_str(), text.c_str(),
                   s.last_feasible() ? "feasible" : "infeasible",
                   s.last_feasible() && !ra_oracle::consistent(p, rf) ? ", ORACLE REJECTS" : "");
     }
