@@ -56,8 +56,9 @@ class RaSaturation {
  private:
   // The writes to loc hb-before or equal to `last` (a step or kNone).
   std::vector<uint32_t> seen(uint32_t last, uint32_t sync, uint64_t loc) const;
-  // Events with a (po ∪ rf ∪ sync ∪ co_loc)+ path to one of `seeds`.
-  std::vector<uint8_t> before(const std::vector<uint32_t>& seeds, uint64_t loc) const;
+  // The writes to loc with a (po ∪ rf ∪ sync ∪ co_loc)+ path to one of
+  // `seeds` (writes to loc), as a bitset over steps.
+  std::vector<uint64_t> before(const std::vector<uint32_t>& seeds, uint64_t loc) const;
   // Writes to loc `from` has a (po ∪ rf ∪ sync ∪ co_loc)+ path to.
   std::vector<uint32_t> writes_after(uint32_t from, uint64_t loc) const;
   void add_co(uint32_t a, uint32_t b);
@@ -70,8 +71,13 @@ class RaSaturation {
   std::vector<std::vector<uint32_t>> co_succ_;  // per write: direct co-successors
   std::vector<std::vector<uint32_t>> succ_;     // per event: po, rf and sync successors
   std::map<uint64_t, uint32_t> chained_;        // per location: writes a read-modify-write read
-  std::vector<uint32_t> rmw_reader_;            // per write: the read-modify-write that read it
-  std::map<uint64_t, uint32_t> init_reader_;    // per location: the RMW that read its initial value
+  struct LocWrites {
+    std::vector<uint32_t> list;  // in push order
+    std::vector<uint64_t> mask;  // the same as a bitset over steps
+  };
+  std::map<uint64_t, LocWrites> writes_;
+  std::vector<uint32_t> rmw_reader_;          // per write: the read-modify-write that read it
+  std::map<uint64_t, uint32_t> init_reader_;  // per location: the RMW that read its initial value
 };
 
 }  // namespace ctrl
