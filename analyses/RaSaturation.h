@@ -17,7 +17,11 @@
 //  * push(e): appends e (a read must read a readable write: false, nothing
 //    added, if not). A read adds v ->co src for each write v it has seen that
 //    is readable (saturation); a read-modify-write is placed right after the
-//    write it reads: src ->co rmw, and what was co-after src is co-after it.
+//    write it reads: a chain (a write, the RMWs that read it one after the
+//    other) is contiguous in co. So an edge into a RMW goes to its chain's
+//    first write, a RMW is co-before every write its source precedes in
+//    (po ∪ rf ∪ co_x)+, and a write some chain member precedes is co-after
+//    the chain's last.
 //
 // Invariant (the paper's Lemma 4.7 and Theorem 4.2): after every successful
 // push the trace is saturated and acyclic, so it extends to a total co: the
