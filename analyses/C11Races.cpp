@@ -1,12 +1,12 @@
 #include "C11Races.h"
 
-#include "RaSaturation.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
 #include <set>
+
+#include "RaSaturation.h"
 
 namespace ctrl {
 
@@ -74,32 +74,52 @@ std::vector<Strategy::ModelBug> find_data_races(const ExecutionGraph& g, const H
   std::set<uint32_t> raced;    // later accesses already in a race
   std::vector<Strategy::ModelBug> races;
   for (const auto& [byte, list] : bytes) {
+    // The earlier accesses by kind (plain/atomic, read/write), in list
+    // order: an atomic access races only with plain ones, a read only with
+    // writes, so a spin loop's atomic accesses are not compared pairwise.
+    std::vector<size_t> earlier[2][2];  // [atomic][writes]
     for (size_t j = 0; j < list.size(); j++) {
       const Access& b = list[j];
+      auto note = [&] { earlier[b.atomic][b.writes].push_back(j); };
       if (taken_inline(b)) {
         counted.insert(b.step);
+        note();
         continue;
       }
-      if (raced.count(b.step)) continue;
-      for (size_t k = 0; k < j; k++) {
-        const Access& a = list[k];
-        if (a.atomic && b.atomic) continue;
-        if (!a.writes && !b.writes) continue;
-        if (taken_inline(a)) continue;
-        const GraphEvent &ea = g.at(a.step), &eb = g.at(b.step);
-        if (ea.thread == eb.thread) continue;
-        if (hb.before(a.step, b.step) || hb.before(b.step, a.step)) continue;
-        Strategy::ModelBug bug;
-        bug.kind = "data-race";
-        bug.first = a.step;
-        bug.second = b.step;
-        bug.address = byte;
-        bug.message = fmt::format("data race: {} (step {}) and {} (step {}) are not ordered by happens-before",
-                                  describe(ea), a.step + 1, describe(eb), b.step + 1);
-        races.push_back(bug);
-        raced.insert(b.step);
-        break;
+      if (raced.count(b.step)) {
+        note();
+        continue;
       }
+      // The first earlier access (in list order) b races with.
+      size_t first = SIZE_MAX;
+      for (int atomic = 0; atomic < 2; atomic++)
+        for (int writes = 0; writes < 2; writes++) {
+          if (atomic && b.atomic) continue;
+          if (!writes && !b.writes) continue;
+          for (size_t k : earlier[atomic][writes]) {
+            if (k >= first) break;
+            const Access& a = list[k];
+            if (taken_inline(a)) continue;
+            const GraphEvent &ea = g.at(a.step), &eb = g.at(b.step);
+            if (ea.thread == eb.thread) continue;
+            if (hb.before(a.step, b.step) || hb.before(b.step, a.step)) continue;
+            first = k;
+            break;
+          }
+        }
+      note();
+      if (first == SIZE_MAX) continue;
+      const Access& a = list[first];
+      const GraphEvent &ea = g.at(a.step), &eb = g.at(b.step);
+      Strategy::ModelBug bug;
+      bug.kind = "data-race";
+      bug.first = a.step;
+      bug.second = b.step;
+      bug.address = byte;
+      bug.message = fmt::format("data race: {} (step {}) and {} (step {}) are not ordered by happens-before",
+                                describe(ea), a.step + 1, describe(eb), b.step + 1);
+      races.push_back(bug);
+      raced.insert(b.step);
     }
   }
   uint64_t inline_count = counted.size();

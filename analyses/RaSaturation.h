@@ -17,7 +17,11 @@
 //  * push(e): appends e (a read must read a readable write: false, nothing
 //    added, if not). A read adds v ->co src for each write v it has seen that
 //    is readable (saturation); a read-modify-write is placed right after the
-//    write it reads: src ->co rmw, and what was co-after src is co-after it.
+//    write it reads: a chain (a write, the RMWs that read it one after the
+//    other) is contiguous in co. So an edge into a RMW goes to its chain's
+//    first write, a RMW is co-before every write its source precedes in
+//    (po ∪ rf ∪ co_x)+, and a write some chain member precedes is co-after
+//    the chain's last.
 //
 // Invariant (the paper's Lemma 4.7 and Theorem 4.2): after every successful
 // push the trace is saturated and acyclic, so it extends to a total co: the
@@ -56,6 +60,11 @@ class RaSaturation {
  private:
   // The writes to loc hb-before or equal to `last` (a step or kNone).
   std::vector<uint32_t> seen(uint32_t last, uint32_t sync, uint64_t loc) const;
+  // The writes to loc with a (po ∪ rf ∪ sync ∪ co_loc)+ path to one of
+  // `seeds` (writes to loc), as a bitset over steps.
+  std::vector<uint64_t> before(const std::vector<uint32_t>& seeds, uint64_t loc) const;
+  // Writes to loc `from` has a (po ∪ rf ∪ sync ∪ co_loc)+ path to.
+  std::vector<uint32_t> writes_after(uint32_t from, uint64_t loc) const;
   void add_co(uint32_t a, uint32_t b);
 
   std::vector<GraphEvent> events_;
@@ -64,8 +73,15 @@ class RaSaturation {
   std::vector<std::vector<uint64_t>> hb_;       // per step: hb-predecessors and itself
   std::vector<std::vector<uint32_t>> co_pred_;  // per write: direct co-predecessors
   std::vector<std::vector<uint32_t>> co_succ_;  // per write: direct co-successors
-  std::vector<uint32_t> rmw_reader_;            // per write: the read-modify-write that read it
-  std::map<uint64_t, uint32_t> init_reader_;    // per location: the RMW that read its initial value
+  std::vector<std::vector<uint32_t>> succ_;     // per event: po, rf and sync successors
+  std::map<uint64_t, uint32_t> chained_;        // per location: writes a read-modify-write read
+  struct LocWrites {
+    std::vector<uint32_t> list;  // in push order
+    std::vector<uint64_t> mask;  // the same as a bitset over steps
+  };
+  std::map<uint64_t, LocWrites> writes_;
+  std::vector<uint32_t> rmw_reader_;          // per write: the read-modify-write that read it
+  std::map<uint64_t, uint32_t> init_reader_;  // per location: the RMW that read its initial value
 };
 
 }  // namespace ctrl

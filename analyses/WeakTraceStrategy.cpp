@@ -45,6 +45,11 @@ struct Node {
   std::vector<std::pair<EventId, uint64_t>> sources;
   std::vector<std::vector<Step>> schedules;
   std::set<std::vector<EventId>> scheduled;  // each schedule's observations, sorted
+  // A node a RMW swap made for the read of the node at `origin` (kNone:
+  // none): its schedules are deduplicated with that node's, as the plans
+  // from `origin` they are (the same observations from `origin` on are the
+  // same weak trace, reached once).
+  uint32_t origin = kNone;
 };
 
 uint64_t mix(uint64_t h, uint64_t v) {
@@ -79,12 +84,14 @@ class WeakTraceExplorer {
         r.value = value;
         r.swappable = true;
         current_.push_back(r);
+        issuer_ = n.origin != kNone ? n.origin : n.pos;
         return plan_of(current_);
       }
       if (!n.schedules.empty()) {
         current_ = n.prefix;
         for (const Step& s : n.schedules.front()) current_.push_back(s);
         n.schedules.erase(n.schedules.begin());
+        issuer_ = n.origin != kNone ? n.origin : n.pos;
         return plan_of(current_);
       }
       stack_.pop_back();
@@ -176,6 +183,7 @@ class WeakTraceExplorer {
       n.pos = uint32_t(planned - 1);
       n.prefix.assign(steps.begin(), steps.begin() + n.pos);
       n.read = steps[n.pos];
+      n.origin = issuer_;
       stack_.push_back(std::move(n));
     }
     for (uint32_t i = uint32_t(planned); i < g.size() && i <= valid; i++) {
@@ -303,6 +311,22 @@ class WeakTraceExplorer {
   }
 
   void add_schedule(Node& n, std::vector<Step> sched) {
+    Node* o = n.origin != kNone ? node_at(n.origin) : nullptr;
+    if (o && o->pos < n.pos) {
+      // Keyed as the plan from the origin it is.
+      std::vector<Step> whole(n.prefix.begin() + o->pos, n.prefix.end());
+      whole.insert(whole.end(), sched.begin(), sched.end());
+      if (!o->scheduled.insert(key_of(*o, whole)).second) return;
+      n.schedules.push_back(std::move(sched));
+      return;
+    }
+    if (!n.scheduled.insert(key_of(n, sched)).second) return;
+    n.schedules.push_back(std::move(sched));
+  }
+
+  // A schedule's observations from node n on, sorted: the same observations
+  // in another order are one schedule.
+  static std::vector<EventId> key_of(const Node& n, const std::vector<Step>& sched) {
     std::vector<EventId> key;
     std::vector<uint32_t> count;
     auto next_id = [&](uint32_t t) {
@@ -325,8 +349,7 @@ class WeakTraceExplorer {
     std::sort(pairs.begin(), pairs.end());
     key.clear();
     for (auto& [a, b] : pairs) key.push_back(a), key.push_back(b);
-    if (!n.scheduled.insert(key).second) return;
-    n.schedules.push_back(std::move(sched));
+    return key;
   }
 
   Node* node_at(uint32_t pos) {
@@ -425,6 +448,7 @@ class WeakTraceExplorer {
   std::chrono::steady_clock::time_point last_poll_{};
   std::vector<Node> stack_;  // by step, the deepest last
   std::vector<Step> current_;
+  uint32_t issuer_ = kNone;         // the node (its origin) whose alternative current_ is
   std::vector<uint32_t> below_;     // memory_below(current_)
   std::vector<uint64_t> operands_;  // per step of the last execution: a RMW's operand
   std::unordered_set<uint64_t> seen_;

@@ -25,9 +25,10 @@
 //    the one swapped behind stays swappable, with a node of its own, so a
 //    later one can go before it too (without this, three fetch-adds ran 4
 //    of their 6 orders). Known gap: with read-modify-writes some weak
-//    traces run twice (counted redundant), and on bigger random programs
-//    mixing them with stores the exploration reaches traces the brute-force
-//    oracle rejects (tests/crosscheck/ra_crosscheck.cmake).
+//    traces run twice (counted redundant: the one swapped behind is also
+//    given schedules for later plain writes its original node reaches too)
+//    and some plans are infeasible; the traces reached are exactly the
+//    oracle's (tests/crosscheck/ra_crosscheck.cmake).
 // Nodes are a stack ordered by step: a node's alternatives run after every
 // node below it in the tree is done, as in the recursive algorithm.
 //

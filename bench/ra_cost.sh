@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # --model ra (issue 23) on the TRACER paper's synthetic and parameterised
-# benchmarks (samples/ra: N_writers_a_reader, Redundant_co, Sigma), at the
+# benchmarks (samples/ra: N_writers_a_reader, Redundant_co, Sigma,
+# Control_flow, Exponential_bug), at the
 # sizes of its Tables 4 and 5, beside the paper's TRACER counts, and the same
 # programs under rc11 at small sizes (one execution per coherence order).
 # Each row is run twice; prints executions (complete consistent /
@@ -45,6 +46,11 @@ row ra sigma 5 120
 row ra sigma 6 720
 row ra sigma 7 5040
 row ra sigma 8 40320
+for n in 6 8 10 12; do row ra control_flow "$n" $(((1 << n) + 2 * n + 1)); done
+row ra exponential_bug 6 15601
+row ra exponential_bug 7 22841
+row ra exponential_bug 8 32313
+row ra exponential_bug 9 44428
 # One execution per coherence order (and reads-from): rc11 at small sizes.
 for n in 3 4 5 6; do row rc11 n_writers_a_reader "$n" -; done
 for n in 2 3; do row rc11 redundant_co "$n" -; done

@@ -3,9 +3,11 @@
 // programs: a simulator runs each plan on the abstract program as the agent
 // would (the plan's threads and Choices, then the sticky tail: the current
 // thread while it can run, else the lowest; a read without a Choice reads
-// memory, which holds the latest write), and feeds the strategy the events.
+// memory, which holds the latest write not flagged kNotMoLast), and feeds
+// the strategy the events.
 // The strategy must reach every weak trace exactly once: as many complete
-// consistent executions as the oracle counts, none redundant. Infeasible
+// consistent executions as the oracle counts, none redundant, and none the
+// oracle rejects (each execution's reads-from checked on its own). Infeasible
 // executions (the sticky tail's read of the latest write was not
 // RA-consistent; WeakTraceStrategy.h) are wasted runs, not wrong counts:
 // they are totalled, and refused only with --strict.
@@ -35,10 +37,17 @@ using ra_oracle::Program;
 
 constexpr uint64_t kBase = 0x10000;
 
-// The events of one execution of `p` under `plan`.
-std::vector<ctrl::shm::Event> simulate(const Program& p, const ctrl::ExecutionPlan& plan) {
+// The events of one execution of `p` under `plan`; `rf` (if given) gets
+// each read's source as ra_oracle::consistent numbers them.
+std::vector<ctrl::shm::Event> simulate(const Program& p, const ctrl::ExecutionPlan& plan,
+                                       std::vector<int>* rf = nullptr) {
   std::vector<ctrl::shm::Event> out;
   std::vector<uint64_t> memory(size_t(p.vars), 0);
+  std::vector<int> first(p.threads.size() + 1, 0);
+  for (size_t t = 0; t < p.threads.size(); t++) first[t + 1] = first[t] + int(p.threads[t].size());
+  std::vector<int> latest(size_t(p.vars), -1);  // per location: the event memory holds
+  std::vector<int> event_of_step;
+  if (rf) rf->assign(size_t(first.back()), -2);
   std::vector<size_t> pc(p.threads.size(), 0);
   uint32_t current = 0;
   for (uint32_t step = 0;; step++) {
@@ -74,6 +83,15 @@ std::vector<ctrl::shm::Event> simulate(const Program& p, const ctrl::ExecutionPl
     if (step < plan.choices.size()) c = plan.choices[step];
     uint64_t& m = memory[size_t(op.var)];
     uint64_t read = c.kind == ctrl::shm::ChoiceKind::ReadFrom ? c.value : m;
+    int ev = first[t] + int(pc[t] - 1);
+    event_of_step.push_back(ev);
+    if (rf && op.kind != Kind::Store) {
+      if (c.kind != ctrl::shm::ChoiceKind::ReadFrom)
+        (*rf)[size_t(ev)] = latest[size_t(op.var)];
+      else
+        (*rf)[size_t(ev)] = c.from == ctrl::shm::kFromInit ? -1 : event_of_step[c.from];
+    }
+    if (op.kind != Kind::Load && !(c.flags & ctrl::shm::kNotMoLast)) latest[size_t(op.var)] = ev;
     switch (op.kind) {
       case Kind::Load:
         e.kind = uint16_t(ctrl::OpKind::AtomicLoad);
@@ -83,7 +101,7 @@ std::vector<ctrl::shm::Event> simulate(const Program& p, const ctrl::ExecutionPl
         e.kind = uint16_t(ctrl::OpKind::AtomicStore);
         e.aux = m;
         e.value_written = uint64_t(op.value);
-        m = uint64_t(op.value);
+        if (!(c.flags & ctrl::shm::kNotMoLast)) m = uint64_t(op.value);
         break;
       case Kind::FetchAdd:
         e.kind = uint16_t(ctrl::OpKind::AtomicRmw);
@@ -91,7 +109,7 @@ std::vector<ctrl::shm::Event> simulate(const Program& p, const ctrl::ExecutionPl
         e.aux = uint64_t(op.value);
         e.value_read = read;
         e.value_written = (read + uint64_t(op.value)) & 0xffffffff;
-        m = e.value_written;
+        if (!(c.flags & ctrl::shm::kNotMoLast)) m = e.value_written;
         break;
     }
     out.push_back(e);
@@ -100,23 +118,37 @@ std::vector<ctrl::shm::Event> simulate(const Program& p, const ctrl::ExecutionPl
 }
 
 bool strict = false;
+bool explain = false;       // --explain: each execution's reads-from, and the oracle's verdict
 bool redundant_ok = false;  // --redundant-ok: repeats allowed (read-modify-writes)
 uint64_t infeasible_total = 0, infeasible_programs = 0;
 
 struct Result {
   uint64_t consistent = 0, infeasible = 0, redundant = 0, executions = 0;
+  uint64_t rejected = 0;  // executions the strategy took for consistent that the oracle rejects
 };
 
 Result explore(const Program& p) {
   ctrl::WeakTraceStrategy s;
   Result r;
   while (auto plan = s.next()) {
-    std::vector<ctrl::shm::Event> ev = simulate(p, *plan);
+    std::vector<int> rf;
+    std::vector<ctrl::shm::Event> ev = simulate(p, *plan, &rf);
     ctrl::ExecutionSummary sum;
     sum.events = ev.data();
     sum.steps = ev.size();
     sum.complete = true;
     s.completed(sum);
+    bool rejected = s.last_feasible() && !ra_oracle::consistent(p, rf);
+    if (rejected) r.rejected++;
+    if (explain) {
+      std::string text;
+      for (size_t i = 0; i < rf.size(); i++)
+        if (rf[i] != -2) text += " " + std::to_string(i) + "<-" + (rf[i] < 0 ? "init" : std::to_string(rf[i]));
+      std::string order;
+      for (const auto& e : ev) order += std::to_string(e.thread);
+      std::fprintf(stderr, "exec %llu [%s]%s: %s%s\n", (unsigned long long)r.executions, order.c_str(), text.c_str(),
+                   s.last_feasible() ? "feasible" : "infeasible", rejected ? ", ORACLE REJECTS" : "");
+    }
     if (++r.executions > 1000000) break;
   }
   auto c = s.model_counts();
@@ -131,14 +163,15 @@ bool check(const Program& p, const std::string& name, long long known = -1) {
   Result got = explore(p);
   infeasible_total += got.infeasible;
   if (got.infeasible) infeasible_programs++;
-  bool ok = got.consistent == want && (redundant_ok || got.redundant == 0) && (!strict || got.infeasible == 0) &&
-            (known < 0 || uint64_t(known) == want);
+  bool ok = got.consistent == want && got.rejected == 0 && (redundant_ok || got.redundant == 0) &&
+            (!strict || got.infeasible == 0) && (known < 0 || uint64_t(known) == want);
   if (!ok)
-    std::printf("MISMATCH %s: %s: oracle %llu%s, ctrl %llu consistent, %llu redundant, %llu infeasible\n", name.c_str(),
-                ra_oracle::describe(p).c_str(), (unsigned long long)want,
-                known >= 0 ? (" (known " + std::to_string(known) + ")").c_str() : "",
-                (unsigned long long)got.consistent, (unsigned long long)got.redundant,
-                (unsigned long long)got.infeasible);
+    std::printf(
+        "MISMATCH %s: %s: oracle %llu%s, ctrl %llu consistent (%llu the oracle rejects), %llu redundant, %llu "
+        "infeasible\n",
+        name.c_str(), ra_oracle::describe(p).c_str(), (unsigned long long)want,
+        known >= 0 ? (" (known " + std::to_string(known) + ")").c_str() : "", (unsigned long long)got.consistent,
+        (unsigned long long)got.rejected, (unsigned long long)got.redundant, (unsigned long long)got.infeasible);
   return ok;
 }
 
@@ -174,6 +207,7 @@ int main(int argc, char** argv) {
   for (; argc > 1 && std::string(argv[1]).rfind("--", 0) == 0; argv++, argc--) {
     if (std::string(argv[1]) == "--strict") strict = true;
     if (std::string(argv[1]) == "--redundant-ok") redundant_ok = true;
+    if (std::string(argv[1]) == "--explain") explain = true;
   }
   std::string mode = argc > 1 ? argv[1] : "fixed";
   int bad = 0, total = 0;

@@ -41,69 +41,91 @@ bool cyclic(const std::vector<std::vector<uint8_t>>& m) {
 
 }  // namespace
 
-uint64_t count_weak_traces(const Program& p) {
+namespace {
+
+struct Layout {
   std::vector<Ev> ev;
+  std::vector<size_t> reads;
+};
+
+Layout layout_of(const Program& p) {
+  Layout l;
   for (int t = 0; t < int(p.threads.size()); t++)
     for (int k = 0; k < int(p.threads[t].size()); k++)
-      ev.push_back(Ev{t, k, p.threads[t][k].kind, p.threads[t][k].var});
+      l.ev.push_back(Ev{t, k, p.threads[t][k].kind, p.threads[t][k].var});
+  for (size_t i = 0; i < l.ev.size(); i++)
+    if (l.ev[i].reads()) l.reads.push_back(i);
+  return l;
+}
+
+// Whether (po, rf) is RA-consistent: rf[i] is event i's source (an event
+// number, or kInit), for each read i.
+bool consistent_layout(const Program& p, const Layout& l, const std::vector<int>& rf) {
+  const std::vector<Ev>& ev = l.ev;
   size_t n = ev.size();
   // Node n + x is x's initial write.
   size_t nodes = n + size_t(p.vars);
-  std::vector<size_t> reads;
-  for (size_t i = 0; i < n; i++)
-    if (ev[i].reads()) reads.push_back(i);
+  auto node = [&](int w, int var) { return w == kInit ? n + size_t(var) : size_t(w); };
+  // A write is read by at most one read-modify-write.
+  for (size_t a = 0; a < n; a++)
+    for (size_t b = a + 1; b < n; b++)
+      if (ev[a].kind == Kind::FetchAdd && ev[b].kind == Kind::FetchAdd && ev[a].var == ev[b].var && rf[a] == rf[b])
+        return false;
+  std::vector<std::vector<uint8_t>> base(nodes, std::vector<uint8_t>(nodes, 0));
+  for (size_t a = 0; a < n; a++)
+    for (size_t b = 0; b < n; b++)
+      if (ev[a].thread == ev[b].thread && ev[a].index < ev[b].index) base[a][b] = 1;
+  for (size_t r : l.reads) base[node(rf[r], ev[r].var)][r] = 1;
+  for (int x = 0; x < p.vars; x++) {
+    std::vector<size_t> ws;
+    for (size_t w = 0; w < n; w++)
+      if (ev[w].writes() && ev[w].var == x) ws.push_back(w);
+    std::sort(ws.begin(), ws.end());
+    bool some = false;
+    do {
+      // co_x: init, then ws in this order.
+      std::vector<size_t> order{n + size_t(x)};
+      order.insert(order.end(), ws.begin(), ws.end());
+      std::vector<size_t> pos(nodes, 0);
+      for (size_t k = 0; k < order.size(); k++) pos[order[k]] = k;
+      bool atomic = true;
+      for (size_t u : ws)
+        if (ev[u].kind == Kind::FetchAdd && pos[node(rf[u], x)] + 1 != pos[u]) atomic = false;
+      if (!atomic) continue;
+      auto m = base;
+      for (size_t a = 0; a < order.size(); a++)
+        for (size_t b = a + 1; b < order.size(); b++) m[order[a]][order[b]] = 1;
+      for (size_t r : l.reads)
+        if (ev[r].var == x)
+          for (size_t b = pos[node(rf[r], x)] + 1; b < order.size(); b++)
+            if (order[b] != r) m[r][order[b]] = 1;
+      if (!cyclic(m)) some = true;
+    } while (!some && std::next_permutation(ws.begin(), ws.end()));
+    if (!some) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool consistent(const Program& p, const std::vector<int>& rf) { return consistent_layout(p, layout_of(p), rf); }
+
+uint64_t count_weak_traces(const Program& p) {
+  Layout l = layout_of(p);
+  size_t n = l.ev.size();
   std::vector<std::vector<int>> choices;  // per read: its candidate writes
-  for (size_t r : reads) {
+  for (size_t r : l.reads) {
     std::vector<int> c{kInit};
     for (size_t w = 0; w < n; w++)
-      if (w != r && ev[w].writes() && ev[w].var == ev[r].var) c.push_back(int(w));
+      if (w != r && l.ev[w].writes() && l.ev[w].var == l.ev[r].var) c.push_back(int(w));
     choices.push_back(c);
   }
-  std::vector<size_t> pick(reads.size(), 0);
+  std::vector<size_t> pick(l.reads.size(), 0);
   uint64_t count = 0;
   for (;;) {
     std::vector<int> rf(n, -2);
-    for (size_t k = 0; k < reads.size(); k++) rf[reads[k]] = choices[k][pick[k]];
-    auto node = [&](int w, int var) { return w == kInit ? n + size_t(var) : size_t(w); };
-    bool ok = true;
-    // A write is read by at most one read-modify-write.
-    for (size_t a = 0; a < n && ok; a++)
-      for (size_t b = a + 1; b < n && ok; b++)
-        if (ev[a].kind == Kind::FetchAdd && ev[b].kind == Kind::FetchAdd && ev[a].var == ev[b].var && rf[a] == rf[b])
-          ok = false;
-    std::vector<std::vector<uint8_t>> base(nodes, std::vector<uint8_t>(nodes, 0));
-    for (size_t a = 0; a < n; a++)
-      for (size_t b = 0; b < n; b++)
-        if (ev[a].thread == ev[b].thread && ev[a].index < ev[b].index) base[a][b] = 1;
-    for (size_t r : reads) base[node(rf[r], ev[r].var)][r] = 1;
-    for (int x = 0; x < p.vars && ok; x++) {
-      std::vector<size_t> ws;
-      for (size_t w = 0; w < n; w++)
-        if (ev[w].writes() && ev[w].var == x) ws.push_back(w);
-      std::sort(ws.begin(), ws.end());
-      bool some = false;
-      do {
-        // co_x: init, then ws in this order.
-        std::vector<size_t> order{n + size_t(x)};
-        order.insert(order.end(), ws.begin(), ws.end());
-        std::vector<size_t> pos(nodes, 0);
-        for (size_t k = 0; k < order.size(); k++) pos[order[k]] = k;
-        bool atomic = true;
-        for (size_t u : ws)
-          if (ev[u].kind == Kind::FetchAdd && pos[node(rf[u], x)] + 1 != pos[u]) atomic = false;
-        if (!atomic) continue;
-        auto m = base;
-        for (size_t a = 0; a < order.size(); a++)
-          for (size_t b = a + 1; b < order.size(); b++) m[order[a]][order[b]] = 1;
-        for (size_t r : reads)
-          if (ev[r].var == x)
-            for (size_t b = pos[node(rf[r], x)] + 1; b < order.size(); b++)
-              if (order[b] != r) m[r][order[b]] = 1;
-        if (!cyclic(m)) some = true;
-      } while (!some && std::next_permutation(ws.begin(), ws.end()));
-      if (!some) ok = false;
-    }
-    if (ok) count++;
+    for (size_t k = 0; k < l.reads.size(); k++) rf[l.reads[k]] = choices[k][pick[k]];
+    if (consistent_layout(p, l, rf)) count++;
     size_t k = 0;
     while (k < pick.size() && ++pick[k] == choices[k].size()) pick[k++] = 0;
     if (k == pick.size()) break;

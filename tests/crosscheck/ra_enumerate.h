@@ -33,6 +33,10 @@ struct Program {
 
 // The number of RA-consistent weak traces (po, rf) of p.
 uint64_t count_weak_traces(const Program& p);
+// Whether one (po, rf) of p is RA-consistent. Events are numbered thread by
+// thread in program order; rf[i] is read i's source event, or -1 for the
+// initial value (entries of writes are ignored).
+bool consistent(const Program& p, const std::vector<int>& rf);
 
 // A program from text: threads separated by '|', operations by ';':
 // "r x" (load), "w x 1" (store), "a x 1" (fetch-add), locations x y z w.
