@@ -407,8 +407,9 @@ int attach(AttachArgs a) {
     session->set_shared(shared, visible == "shared");
     o->set_visible(visible);
     set_trace_shared(*o, shared);
+    // Numbered from 1 again, as the reported exploration's executions are
+    // (the earlier ones are not in its counts).
     options.session_started = true;
-    options.first_execution += report.total;
     if (options.time_limit > 0) options.time_limit = std::max(options.time_limit - report.elapsed, 1e-3);
     double before = report.elapsed;
     explorer.reset();
