@@ -18,11 +18,11 @@
 #include "HookStack.h"
 #include "KernelWaits.h"
 #include "LoopState.h"
+#include "MemoryModel.h"
 #include "OwnMemory.h"
 #include "ReadOnlyMemory.h"
 #include "Runtime.h"
 #include "SiteMath.h"
-#include "MemoryModel.h"
 
 namespace ctrl::agent {
 

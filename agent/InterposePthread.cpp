@@ -16,8 +16,8 @@
 #include "OwnMemory.h"
 #include "RawSyscall.h"
 #include "RealFunctions.h"
-#include "SanitizerRuntime.h"
 #include "Runtime.h"
+#include "SanitizerRuntime.h"
 #include "ThreadPool.h"
 
 using namespace ctrl;

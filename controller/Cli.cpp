@@ -419,15 +419,16 @@ int attach(AttachArgs a) {
   }
   for (auto& b : earlier_bugs) report.bugs.insert(report.bugs.begin(), std::move(b));
   if (sharing_restarts)
-    report.restarts_note = fmt::format("explored again {} time{} after stack or TLS memory was found shared ({} "
-                                       "executions before, not counted)",
-                                       sharing_restarts, sharing_restarts == 1 ? "" : "s", executions_before_sharing);
+    report.restarts_note = fmt::format(
+        "explored again {} time{} after stack or TLS memory was found shared ({} "
+        "executions before, not counted)",
+        sharing_restarts, sharing_restarts == 1 ? "" : "s", executions_before_sharing);
   std::string fallback;
   uint64_t executions_under_all = 0;  // before the fallback: not in the report
   if (report.stopped_at_cut) {
     executions_under_all = report.total;
-    fallback = fmt::format("execution {} under --visible {} was cut by --max-steps {}", report.total, visible,
-                           a.max_steps);
+    fallback =
+        fmt::format("execution {} under --visible {} was cut by --max-steps {}", report.total, visible, a.max_steps);
     fmt::print(stderr,
                "ctrl: --visible auto: {}: exploring again from the start with --visible atomics (plain memory "
                "accesses are not scheduling points: lost updates and races made of them are not checked)\n",
@@ -710,13 +711,14 @@ int run_cli(int argc, char** argv) {
   attach_cmd->add_flag("--no-rollback", a.no_rollback,
                        "fork a new process for every execution instead of rolling one back in place (same results, "
                        "slower)");
-  attach_cmd->add_option("--visible", a.visible,
-                         "all: every non-stack memory access of instrumented code is a scheduling point; "
-                         "atomics: only synchronisation calls and locked/xchg/fence instructions; shared: all, "
-                         "except a thread's accesses to its own stack and static TLS while no other thread touches "
-                         "them (an exploration that finds one touched starts again with it shared); auto: shared, "
-                         "but atomics from the start again once an execution is cut by --max-steps (said in the "
-                         "summary)")
+  attach_cmd
+      ->add_option("--visible", a.visible,
+                   "all: every non-stack memory access of instrumented code is a scheduling point; "
+                   "atomics: only synchronisation calls and locked/xchg/fence instructions; shared: all, "
+                   "except a thread's accesses to its own stack and static TLS while no other thread touches "
+                   "them (an exploration that finds one touched starts again with it shared); auto: shared, "
+                   "but atomics from the start again once an execution is cut by --max-steps (said in the "
+                   "summary)")
       ->check(CLI::IsMember({"auto", "all", "shared", "atomics"}))
       ->capture_default_str();
   attach_cmd->add_option("--races", a.races,
