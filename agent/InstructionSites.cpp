@@ -419,7 +419,7 @@ void visible_site(const InstructionSites::Entry& e, ucontext_t* uc, const void* 
   // An access to the thread's own stack or static TLS that no other thread
   // has touched is not a step either (OwnMemory.h), but for the periodic
   // burst of loads a long quiet run ends with.
-  if (s.kind != SiteKind::Fence) {
+  if (s.kind != SiteKind::Fence && rt.region.header) {
     const shm::Header& h = *rt.region.header;
     if (h.own_memory && own_memory::hidden(h, ea, size) &&
         (s.kind != SiteKind::StringOp || !aux || own_memory::hidden(h, aux, size)) &&

@@ -119,7 +119,7 @@ void Runtime::begin(uint32_t me, const PendingOp& op) {
   uint64_t live = t_program_sp;
   t_program_sp = 0;
   // A sharing of a thread's own memory (OwnMemory.h), found by a step.
-  if (region.header->own_memory) own_memory::note_op(*region.header, op);
+  if (region.header && region.header->own_memory) own_memory::note_op(*region.header, op);
   for (;;) {
     model.set_pending(me, op);
     if (!active || ended) return;
