@@ -105,14 +105,14 @@ bool stays_hidden(ThreadModel& th, bool load) {
   return false;
 }
 
-void note(shm::Header& h, uint64_t addr, uint64_t size) {
+void note(shm::Header& h, uint64_t addr, uint64_t size, bool even_own) {
   uint64_t e = addr + (size ? size : 1);
   if (e <= lowest || addr >= highest || e < addr) return;
   for (uint32_t k = 0; k < nregions; ++k) {
     const Span& r = regions[k];
     uint64_t lo = std::max(addr, r.lo), hi = std::min(e, r.hi);
     if (lo >= hi) continue;
-    if (inside(t_own[0], lo, hi) || inside(t_own[1], lo, hi)) continue;
+    if (!even_own && (inside(t_own[0], lo, hi) || inside(t_own[1], lo, hi))) continue;
     lo &= ~(shm::kOwnGranule - 1);
     hi = (hi + shm::kOwnGranule - 1) & ~(shm::kOwnGranule - 1);
     if (!shared_covers(h, lo, hi)) record(h, lo, hi);
@@ -121,7 +121,11 @@ void note(shm::Header& h, uint64_t addr, uint64_t size) {
 
 void note_op(shm::Header& h, const PendingOp& op) {
   if (op_reads_memory(op.kind) || op_writes_memory(op.kind)) {
-    note(h, op.addr, op.size);
+    // A libatomic call's location is shared even in its own thread's
+    // memory: it is one event while the plain accesses around it would not
+    // be, and under c11/rc11 a load whose initialising store is no event
+    // would read "uninitialised" memory.
+    note(h, op.addr, op.size, op_props::of(op.kind) & op_props::Atomic);
     // A string move's source.
     if (op.addr2 && (op_props::of(op.kind) & op_props::Instr)) note(h, op.addr2, op.size);
     return;

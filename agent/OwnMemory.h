@@ -69,9 +69,11 @@ bool hidden(const shm::Header& h, uint64_t addr, uint64_t size);
 bool stays_hidden(ThreadModel& th, bool load);
 // A visible operation of the calling thread: records the granules of
 // [addr, addr+size) that lie in another thread's (or nobody's) registered
-// memory and not in the shared set.
-void note(shm::Header& h, uint64_t addr, uint64_t size);
-// note() for every address `op` touches (memory accesses, futex words).
+// memory, or with `even_own` in any registered memory, and not in the
+// shared set.
+void note(shm::Header& h, uint64_t addr, uint64_t size, bool even_own = false);
+// note() for every address `op` touches (memory accesses, futex words);
+// a libatomic call's location counts as shared in its own thread too.
 void note_op(shm::Header& h, const PendingOp& op);
 
 }  // namespace ctrl::agent::own_memory
