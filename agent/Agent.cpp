@@ -17,12 +17,14 @@
 #include "InstructionSites.h"
 #include "KernelWaits.h"
 #include "LoopState.h"
+#include "OwnMemory.h"
 #include "OwnPid.h"
 #include "RealFunctions.h"
 #include "Rollback.h"
 #include "Runtime.h"
 #include "SanitizerRuntime.h"
 #include "TsanAtomics.h"
+#include "ThreadLocalStorage.h"
 #include "VirtualClock.h"
 #include "control.pb.h"
 
@@ -133,6 +135,11 @@ __attribute__((constructor)) void agent_init() {
     if (getrlimit(RLIMIT_STACK, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < size)
       size = limit.rlim_cur;
     set_stack(top > size ? top - size : 0, top);
+    // Its own memory (OwnMemory.h): that stack, and its static TLS with
+    // the header of its thread control block (the stack protector's guard
+    // at fs:0x28 ...), which only libc touches in other threads.
+    TlsSpan tls = own_static_tls();
+    own_memory::set_main({top > size ? top - size : 0, top}, {tls.lo, tls.hi + 64});
   }
   Runtime::find_tid_word();
   note_outside_descriptors();

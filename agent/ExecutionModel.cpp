@@ -378,6 +378,12 @@ void ExecutionModel::memory_written(uint64_t addr, uint32_t size, uint32_t write
       }
 }
 
+void ExecutionModel::own_memory_written(uint32_t t) {
+  ThreadModel& th = threads_[t];
+  for (auto& r : th.reads) r.unchanged = false;
+  th.spin_confirmed = false;
+}
+
 bool ExecutionModel::start_spin_probe() {
   bool any = false;
   for (uint32_t t = 0; t < count_; ++t) {

@@ -100,6 +100,10 @@ struct ThreadModel {
   // thread could run, so it was chosen to block in the kernel for real.
   bool ready = false;
   bool external = false;
+  // Own memory (OwnMemory.h): instruction accesses left hidden since the
+  // last burst, and loads made steps in the current burst.
+  uint32_t own_quiet = 0;
+  uint32_t own_burst = 0;
 };
 
 // Whether a pending operation of this kind is a probed kernel wait.
@@ -212,6 +216,9 @@ class ExecutionModel {
   // making progress, so its own re-reads no longer count as spinning.
   // `visible`: other threads see it (false for a store into its buffer).
   void memory_written(uint64_t addr, uint32_t size, uint32_t writer, bool visible = true);
+  // `t` wrote its own memory without a step (OwnMemory.h): progress no
+  // other thread sees, so its own re-reads no longer count as spinning.
+  void own_memory_written(uint32_t t);
   // The pending read repeats the thread's latest read at the same site and
   // location in the same state (whether or not memory changed since): the
   // event flag kSameState, from which DPOR tells where the thread would

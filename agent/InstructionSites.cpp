@@ -18,10 +18,11 @@
 #include "HookStack.h"
 #include "KernelWaits.h"
 #include "LoopState.h"
+#include "MemoryModel.h"
+#include "OwnMemory.h"
 #include "ReadOnlyMemory.h"
 #include "Runtime.h"
 #include "SiteMath.h"
-#include "MemoryModel.h"
 
 namespace ctrl::agent {
 
@@ -414,6 +415,18 @@ void visible_site(const InstructionSites::Entry& e, ucontext_t* uc, const void* 
     // A load of memory nobody can write races with nothing: not a step
     // (ReadOnlyMemory.h).
     if (s.kind == SiteKind::Load && read_only_memory::contains(ea, size)) return;
+  }
+  // An access to the thread's own stack or static TLS that no other thread
+  // has touched is not a step either (OwnMemory.h), but for the periodic
+  // burst of loads a long quiet run ends with.
+  if (s.kind != SiteKind::Fence && rt.region.header) {
+    const shm::Header& h = *rt.region.header;
+    if (h.own_memory && own_memory::hidden(h, ea, size) &&
+        (s.kind != SiteKind::StringOp || !aux || own_memory::hidden(h, aux, size)) &&
+        own_memory::stays_hidden(rt.model.thread(me), s.kind == SiteKind::Load)) {
+      if (op_writes_memory(kind)) rt.model.own_memory_written(me);
+      return;
+    }
   }
   bool locked = s.flags & kSiteLocked;
   // A plain store (the store half of an unlocked read-modify-write too) is

@@ -13,10 +13,11 @@
 #include <cstdlib>
 
 #include "LoopState.h"
+#include "OwnMemory.h"
 #include "RawSyscall.h"
 #include "RealFunctions.h"
-#include "SanitizerRuntime.h"
 #include "Runtime.h"
+#include "SanitizerRuntime.h"
 #include "ThreadPool.h"
 
 using namespace ctrl;
@@ -55,15 +56,21 @@ void* controlled_start(const StartInfo& info) {
   // from the heap-using pthread_getattr_np: only now that it is this
   // thread's turn.)
   {
-    uint64_t top = reinterpret_cast<uint64_t>(__builtin_frame_address(0)), low = top;
+    uint64_t top = reinterpret_cast<uint64_t>(__builtin_frame_address(0)), low = top, end = top;
     pthread_attr_t attr;
     if (pthread_getattr_np(pthread_self(), &attr) == 0) {
       void* stack = nullptr;
       size_t size = 0;
-      if (pthread_attr_getstack(&attr, &stack, &size) == 0) low = reinterpret_cast<uint64_t>(stack);
+      if (pthread_attr_getstack(&attr, &stack, &size) == 0) {
+        low = reinterpret_cast<uint64_t>(stack);
+        end = low + size;
+      }
       pthread_attr_destroy(&attr);
     }
     set_stack(low, top);
+    // The whole block is its own (OwnMemory.h): glibc keeps the thread's
+    // static TLS and descriptor at its top.
+    if (low < top && top <= end) own_memory::set_thread({low, end});
   }
   return info.fn(info.arg);
 }

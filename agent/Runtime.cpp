@@ -25,6 +25,7 @@
 #include "KernelWaits.h"
 #include "LiveCheckpoint.h"
 #include "OwnCalls.h"
+#include "OwnMemory.h"
 #include "OwnPid.h"
 #include "ParkContext.h"
 #include "RawSyscall.h"
@@ -117,6 +118,8 @@ void Runtime::publish_tid(uint32_t t, pid_t tid) {
 void Runtime::begin(uint32_t me, const PendingOp& op) {
   uint64_t live = t_program_sp;
   t_program_sp = 0;
+  // A sharing of a thread's own memory (OwnMemory.h), found by a step.
+  if (region.header && region.header->own_memory) own_memory::note_op(*region.header, op);
   for (;;) {
     model.set_pending(me, op);
     if (!active || ended) return;

@@ -11,6 +11,7 @@
 
 #include <new>
 
+#include "OwnMemory.h"
 #include "OwnPid.h"
 #include "ParkContext.h"
 #include "RawSyscall.h"
@@ -253,6 +254,8 @@ bool reserve() {
     return false;
   }
   stacks = static_cast<uint8_t*>(m);
+  // Nobody's own memory until a thread takes its slot (OwnMemory.h).
+  own_memory::add_unowned({reinterpret_cast<uint64_t>(m), reinterpret_cast<uint64_t>(m) + total});
   for (uint32_t k = 0; k < kSlots; ++k) mprotect(stacks + k * (stack_size + 4096), 4096, PROT_NONE);
   priv = new (p) Private;
   call_tls_dtors = reinterpret_cast<void (*)()>(dlvsym(RTLD_DEFAULT, "__call_tls_dtors", "GLIBC_PRIVATE"));

@@ -28,7 +28,7 @@
 namespace ctrl::shm {
 
 inline constexpr uint32_t kMagic = 0x4c525443;  // "CTRL"
-inline constexpr uint32_t kVersion = 13;
+inline constexpr uint32_t kVersion = 14;
 inline constexpr uint32_t kMaxThreads = 64;
 // Under x86-TSO each thread t has a flush actor, scheduled as thread
 // kFlushActorBase + t; so at most kFlushActorBase threads there.
@@ -122,6 +122,13 @@ enum class StepCommand : uint32_t {
 // when it is restored). Each lives in a slot of the table below.
 inline constexpr uint32_t kMaxCheckpoints = 64;
 inline constexpr uint32_t kMaxInitialised = 1024;
+// Own memory (agent/OwnMemory.h): the shared set's ranges a plan may hold,
+// and the new sharings one execution reports.
+inline constexpr uint32_t kMaxShared = 1024;
+inline constexpr uint32_t kMaxDiscovered = 64;
+// Own memory is tracked in granules of this many bytes (a shared range is
+// a run of whole granules).
+inline constexpr uint64_t kOwnGranule = 64;
 enum class CheckpointCommand : uint32_t {
   None = 0,
   // Fork a live execution from the checkpoint (its pid comes back in
@@ -380,6 +387,22 @@ struct Header {
   struct Range {
     uint64_t addr, size;
   } initialised[kMaxInitialised];
+
+  // ---- own memory (agent/OwnMemory.h; plan, then live) ----
+  // Plan, written by the controller before an exploration (not per
+  // execution): own_memory 1 makes an instruction's access that lies in its
+  // own thread's stack or static TLS, and in no range of shared[], no step.
+  // shared[0..nshared): sorted, disjoint [addr, addr + size), whole granules.
+  uint32_t own_memory;
+  uint32_t nshared;
+  Range shared[kMaxShared];
+  // Live (reset per execution by prepare): granule runs of another thread's
+  // own memory, not in shared[], that a visible operation of this execution
+  // accessed. discovered_overflow: more than kMaxDiscovered (the rest are
+  // found again by a later execution).
+  uint32_t ndiscovered;
+  uint32_t discovered_overflow;
+  Range discovered[kMaxDiscovered];
 };
 
 inline size_t region_size_for(uint64_t capacity) {

@@ -32,6 +32,7 @@
 #include "binary/Symbolizer.h"
 #include "reports/TraceFile.h"
 #include "reports/Verdict.h"
+#include "exploration/SharedSet.h"
 
 extern char** environ;
 
@@ -300,9 +301,16 @@ int attach(AttachArgs a) {
   // this, none of its executions would end and nothing would be checked.
   // Stepping shows every access (`all`).
   const bool automatic = a.visible == "auto";
-  std::string visible = automatic ? "all" : a.visible;
-  auto instrumentation = std::make_unique<Instrumentation>(facts.path, InstrumentationOptions{visible, a.instrument});
+  // `shared` (agent/OwnMemory.h): the sites of `all`, a thread's own stack
+  // and static TLS not steps until another thread is seen touching them.
+  // Stepping shows every access.
+  const bool stepping = a.interactive || !a.batch.empty() || !a.gdb_port.empty();
+  std::string visible = automatic ? (stepping ? "all" : "shared") : a.visible;
+  auto sites_of = [](const std::string& v) { return v == "shared" ? std::string("all") : v; };
+  auto instrumentation =
+      std::make_unique<Instrumentation>(facts.path, InstrumentationOptions{sites_of(visible), a.instrument});
   config.sites_fd = instrumentation->fd();
+  config.own_memory = visible == "shared";
 
   proto::Trace trace;
   auto* p = trace.mutable_program();
@@ -374,11 +382,55 @@ int attach(AttachArgs a) {
     fmt::print("ctrl: --visible=atomics: plain memory accesses are not scheduling points; races made of them may be missed\n");
   std::fflush(stdout);
   ExplorationReport report = explorer->run();
+  // Own memory shared between threads (SharedSet.h): explored again from
+  // the start with it in the shared set, until an exploration finds no new
+  // sharing (the set only grows and is finite), a bug ends the run, or a
+  // cut sends --visible auto to atomics below.
+  constexpr uint64_t kMaxSharingRestarts = 32;
+  uint64_t sharing_restarts = 0, executions_before_sharing = 0;
+  std::vector<FoundBug> earlier_bugs;  // --keep-going: found before a restart
+  while (report.stopped_at_sharing && !report.stopped_at_cut && !report.interrupted &&
+         (report.bugs.empty() || options.keep_going)) {
+    std::vector<SharedRange> shared = session->config().shared;
+    add_shared(shared, report.discovered);
+    ++sharing_restarts;
+    executions_before_sharing += report.total;
+    for (auto& b : report.bugs) earlier_bugs.push_back(std::move(b));
+    fmt::print(stderr,
+               "ctrl: execution {} found another thread touching a thread's own stack or TLS ({} bytes shared now): "
+               "exploring again from the start with them as steps\n",
+               report.total, shared_bytes(shared));
+    // Past a bound (or past what the region holds), every access is a step
+    // again, as under --visible all: the rounds end.
+    if (sharing_restarts > kMaxSharingRestarts || shared.size() > shm::kMaxShared) {
+      visible = "all";
+      shared.clear();
+    }
+    session->set_shared(shared, visible == "shared");
+    o->set_visible(visible);
+    set_trace_shared(*o, shared);
+    // Numbered from 1 again, as the reported exploration's executions are
+    // (the earlier ones are not in its counts).
+    options.session_started = true;
+    if (options.time_limit > 0) options.time_limit = std::max(options.time_limit - report.elapsed, 1e-3);
+    double before = report.elapsed;
+    explorer.reset();
+    explorer = std::make_unique<Explorer>(*session, options, trace);
+    report = explorer->run();
+    report.elapsed += before;
+  }
+  for (auto& b : earlier_bugs) report.bugs.insert(report.bugs.begin(), std::move(b));
+  if (sharing_restarts)
+    report.restarts_note = fmt::format(
+        "explored again {} time{} after stack or TLS memory was found shared ({} "
+        "executions before, not counted)",
+        sharing_restarts, sharing_restarts == 1 ? "" : "s", executions_before_sharing);
   std::string fallback;
   uint64_t executions_under_all = 0;  // before the fallback: not in the report
   if (report.stopped_at_cut) {
     executions_under_all = report.total;
-    fallback = fmt::format("execution {} under --visible all was cut by --max-steps {}", report.total, a.max_steps);
+    fallback =
+        fmt::format("execution {} under --visible {} was cut by --max-steps {}", report.total, visible, a.max_steps);
     fmt::print(stderr,
                "ctrl: --visible auto: {}: exploring again from the start with --visible atomics (plain memory "
                "accesses are not scheduling points: lost updates and races made of them are not checked)\n",
@@ -389,7 +441,12 @@ int attach(AttachArgs a) {
     visible = "atomics";
     instrumentation = std::make_unique<Instrumentation>(facts.path, InstrumentationOptions{visible, a.instrument});
     config.sites_fd = instrumentation->fd();
+    config.own_memory = false;
+    config.shared.clear();
     o->set_visible(visible);
+    o->clear_shared();
+    options.session_started = false;
+    options.first_execution = 0;
     options.stop_at_cut = false;
     if (options.time_limit > 0) options.time_limit = std::max(options.time_limit - report.elapsed, 1e-3);
     double before = report.elapsed;
@@ -429,6 +486,14 @@ int attach(AttachArgs a) {
                files.execution + 1, files.half_way);
   nlohmann::json j = report_json(report, facts.path, a.model);
   j["visible"] = {{"asked", a.visible}, {"used", visible}};
+  if (session->config().own_memory || sharing_restarts) {
+    // Own memory (agent/OwnMemory.h): the explorations before the reported
+    // one, and the shared set the reported one ran with.
+    j["visible"]["own_memory"] = {{"restarts", sharing_restarts},
+                                  {"executions_before", executions_before_sharing},
+                                  {"shared_ranges", session->config().shared.size()},
+                                  {"shared_bytes", shared_bytes(session->config().shared)}};
+  }
   if (!fallback.empty()) {
     j["visible"]["fallback"] = fallback;
     j["visible"]["executions_under_all"] = executions_under_all;
@@ -470,6 +535,7 @@ int replay_command(const std::string& trace_path, const std::string& json_path, 
   SessionConfig config = replay_config(trace, find_agent(), show_output);
   InstrumentationOptions iopts;
   iopts.visible = trace.options().visible().empty() ? "all" : trace.options().visible();
+  if (iopts.visible == "shared") iopts.visible = "all";  // the same sites; own memory from the trace (replay_config)
   iopts.libraries.assign(trace.options().instrument().begin(), trace.options().instrument().end());
   Instrumentation instrumentation(config.program, iopts);
   config.sites_fd = instrumentation.fd();
@@ -647,11 +713,15 @@ int run_cli(int argc, char** argv) {
   attach_cmd->add_flag("--no-rollback", a.no_rollback,
                        "fork a new process for every execution instead of rolling one back in place (same results, "
                        "slower)");
-  attach_cmd->add_option("--visible", a.visible,
-                         "all: every non-stack memory access of instrumented code is a scheduling point; "
-                         "atomics: only synchronisation calls and locked/xchg/fence instructions; auto: all, but "
-                         "atomics from the start again once an execution is cut by --max-steps (said in the summary)")
-      ->check(CLI::IsMember({"auto", "all", "atomics"}))
+  attach_cmd
+      ->add_option("--visible", a.visible,
+                   "all: every non-stack memory access of instrumented code is a scheduling point; "
+                   "atomics: only synchronisation calls and locked/xchg/fence instructions; shared: all, "
+                   "except a thread's accesses to its own stack and static TLS while no other thread touches "
+                   "them (an exploration that finds one touched starts again with it shared); auto: shared, "
+                   "but atomics from the start again once an execution is cut by --max-steps (said in the "
+                   "summary)")
+      ->check(CLI::IsMember({"auto", "all", "shared", "atomics"}))
       ->capture_default_str();
   attach_cmd->add_option("--races", a.races,
                          "on: under --model sc, tso and pso, a data race (two threads access the same bytes, one "

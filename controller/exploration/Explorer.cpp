@@ -406,13 +406,29 @@ ExplorationReport Explorer::run() {
       break;
     }
     size_t depth = r.events.size();
+    // A sharing of own memory (agent/OwnMemory.h): accesses that were not
+    // steps in this exploration touch memory another thread touched, so
+    // its executions so far may have missed interleavings; the caller
+    // explores again with the memory shared. The execution itself ran (a
+    // bug in it is real) except under tso/pso, where a store to own memory
+    // that was no step bypassed its thread's store buffer, which another
+    // thread's read of it could observe.
+    const bool sharing = session_.config().own_memory && (!r.discovered.empty() || r.discovered_more);
+    if (sharing) {
+      report.stopped_at_sharing = true;
+      report.discovered.insert(report.discovered.end(), r.discovered.begin(), r.discovered.end());
+      if (r.end == ExecutionResult::End::Bug && (model == shm::MemoryModel::TSO || model == shm::MemoryModel::PSO)) {
+        r.end = ExecutionResult::End::Complete;
+        r.kind.clear();
+      }
+    }
     bool stop = take_verdict();
     if (!stop && monitor && r.end != ExecutionResult::End::Bug && r.end != ExecutionResult::End::Interrupted &&
         r.end != ExecutionResult::End::Diverged && r.end != ExecutionResult::End::Unsupported) {
       monitor->submit(r.events);
       monitored = r;
     }
-    if (settle(r) || stop) break;
+    if (settle(r) || stop || sharing) break;
     if (options_.progress) {
       // A live line on a terminal, refreshed a few times a second.
       double t = elapsed();

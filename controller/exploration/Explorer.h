@@ -153,6 +153,16 @@ struct ExplorationReport {
   SpeculationStats speculation;
   // ExploreOptions::stop_at_cut stopped the exploration.
   bool stopped_at_cut = false;
+  // Own memory (agent/OwnMemory.h): the exploration stopped after an
+  // execution that found another thread touching a thread's own memory
+  // outside the shared set; what it found (granule runs). The caller
+  // explores again from the start with them shared (Cli.cpp).
+  bool stopped_at_sharing = false;
+  std::vector<shm::Header::Range> discovered;
+  // Said on the summary line: how often the exploration started again
+  // with a larger shared set, and the executions those earlier rounds ran
+  // (not in the counts). Empty: nothing to say.
+  std::string restarts_note;
   // What the exploration did not check although the user did not ask for
   // less (--visible auto fell back to atomics); said on the summary line.
   // Empty: nothing to say.

@@ -12,6 +12,7 @@
 #include "binary/Symbolizer.h"
 #include "reports/TraceFile.h"
 #include "exploration/TsoSafety.h"
+#include "exploration/SharedSet.h"
 
 namespace ctrl {
 
@@ -43,6 +44,9 @@ SessionConfig replay_config(const proto::Trace& trace, const std::string& agent,
   // Judged by the rule the exploration used (a trace written by an older
   // ctrl has none: no exit status is a bug).
   config.fail_on_exit = parse_fail_on_exit(trace.options().fail_on_exit(), "the trace's --fail-on-exit");
+  // The own-memory rule and shared set the execution ran with (SharedSet.h).
+  config.own_memory = trace.options().visible() == "shared";
+  config.shared = trace_shared(trace.options());
   return config;
 }
 

@@ -241,6 +241,7 @@ void print_summary(std::FILE* out, const ExplorationReport& report) {
                          p.bounded ? fmt::format(", {} of them cut", p.bounded) : "");
   // What was left unchecked is said on the verdict line itself.
   if (!report.scope_note.empty()) why = "; " + report.scope_note + why;
+  if (!report.restarts_note.empty()) why = "; " + report.restarts_note + why;
   fmt::print(out, "\n{} executions ({} complete, {} blocked{}{}{}), {} bug{}, exhaustive: {}{}{}, {:.2f} s{}\n",
              report.total, report.complete, report.blocked,
              report.bounded ? fmt::format(", {} cut by --max-steps", report.bounded) : "", model, probes,

@@ -47,6 +47,12 @@ struct ExecutionResult {
   // thread was about to do (shm::Header::pending).
   std::vector<shm::Event> pending;
   std::vector<ThreadBacktrace> backtraces;
+  // Own memory (agent/OwnMemory.h): granule runs of a thread's stack or
+  // static TLS, outside the shared set, that another thread's visible
+  // operation touched in this execution; `discovered_more`: more than the
+  // region holds were found.
+  std::vector<shm::Header::Range> discovered;
+  bool discovered_more = false;
 };
 
 }  // namespace ctrl

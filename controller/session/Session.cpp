@@ -23,12 +23,28 @@
 #include "Framing.h"
 #include "reports/SignalDescription.h"
 #include "binary/Symbolizer.h"
+#include "exploration/SharedSet.h"
 #include "control.pb.h"
 
 namespace ctrl {
 
 Session::Session(SessionConfig config)
-    : config_(std::move(config)), region_(config_.max_steps + 1), backtracer_(std::make_unique<Backtracer>()) {}
+    : config_(std::move(config)), region_(config_.max_steps + 1), backtracer_(std::make_unique<Backtracer>()) {
+  write_shared(region_.header(), config_.own_memory, config_.shared);
+}
+
+void Session::set_shared(const std::vector<shm::Header::Range>& shared, bool own_memory) {
+  config_.shared = shared;
+  config_.own_memory = own_memory;
+  write_shared(region_.header(), config_.own_memory, config_.shared);
+}
+
+void Session::take_discovered(ExecutionResult& r) const {
+  const shm::Header& h = region_.header();
+  uint32_t n = std::min(h.ndiscovered, shm::kMaxDiscovered);
+  r.discovered.assign(h.discovered, h.discovered + n);
+  r.discovered_more = h.discovered_overflow != 0;
+}
 
 Session::~Session() {
   if (template_pid_ > 0) {
@@ -73,6 +89,7 @@ ExecutionResult Session::run(const ExecutionPlan& plan, uint64_t index, const st
   if (!reused_runner_) send_run(index);
   ExecutionResult r = supervise_execution();
   r.execution = index;
+  take_discovered(r);
   note_end(r);
   if (r.end != ExecutionResult::End::Paused) current_pid_ = 0;
   return r;
@@ -88,6 +105,7 @@ ExecutionResult Session::resume(shm::StepCommand command) {
   syscall(SYS_futex, reinterpret_cast<uint32_t*>(&h.reply), FUTEX_WAKE, INT32_MAX, nullptr, nullptr, 0);
   ExecutionResult r = supervise_execution();
   r.execution = execution_;
+  take_discovered(r);
   note_end(r);
   if (r.end != ExecutionResult::End::Paused) current_pid_ = 0;
   return r;

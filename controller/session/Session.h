@@ -65,6 +65,10 @@ struct SessionConfig {
   // replay reads the same times. 0: the launch's own.
   int64_t clock_realtime_ns = 0;
   int64_t clock_monotonic_ns = 0;
+  // --visible shared (agent/OwnMemory.h): a thread's accesses to its own
+  // stack and static TLS outside `shared` (SharedSet.h) are not steps.
+  bool own_memory = false;
+  std::vector<shm::Header::Range> shared;
 };
 
 // How executions got their process (in place: agent/Rollback.h).
@@ -145,6 +149,9 @@ class Session {
 
   Symbolizer& symbolizer();
   const SessionConfig& config() const { return config_; }
+  // The own-memory rule and shared set from the next execution on (between
+  // explorations only).
+  void set_shared(const std::vector<shm::Header::Range>& shared, bool own_memory);
   const RunnerStats& runner_stats() const { return runner_stats_; }
   // The CPU this session's thread and runner share (-1: not pinned).
   int runner_cpu() const { return runner_cpu_; }
@@ -238,6 +245,8 @@ class Session {
   // The unfinished threads' pending operations, when the execution ended by
   // a process exit or was cut.
   static void take_pending(const shm::Header& h, ExecutionResult& r);
+  // The sharings of own memory the execution found (ExecutionResult::discovered).
+  void take_discovered(ExecutionResult& r) const;
 
   // ---- the control channel (Session.cpp) ----
   // Reads one message; returns it when there was one.

@@ -79,6 +79,7 @@ ExecutionResult Session::restore_checkpoint(int slot, const ExecutionPlan& plan,
   }
   ExecutionResult r = supervise_execution();
   r.execution = index;
+  take_discovered(r);
   note_end(r);
   if (r.end != ExecutionResult::End::Paused) current_pid_ = 0;
   return r;
