@@ -20,7 +20,11 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <memory>
 #include <vector>
+
+#include "binary/AddressNames.h"
+#include "binary/InlineScopes.h"
 
 struct Dwfl;
 struct Dwfl_Module;
@@ -38,6 +42,8 @@ class Symbolizer {
 
   // "func+0x1f at file.c:12" with line info, "func+0x1f in libfoo.so"
   // without, "0x... in libfoo.so" without a symbol, "0x..." when unmapped.
+  // In inlined code the inlined function comes first, then where it was
+  // inlined: "pool_stop at pool.c:50, inlined in main+0x6b at pool.c:59".
   // The "+0x.." part is left out at offset 0. For return addresses taken
   // from a backtrace pass ip - 1, or the line may be the one after the call.
   std::string describe_code(uint64_t addr) const;
@@ -59,7 +65,8 @@ class Symbolizer {
   // Basename of the module containing addr, or "".
   std::string module_name(uint64_t addr) const;
 
-  // "counter" / "counter+8" (decimal offset) inside a symbol, including
+  // A variable as its DWARF names it, "q.count", "slots[2]" (AddressNames),
+  // else "counter" / "counter+8" (decimal offset) inside a symbol, including
   // variables in .data/.bss; "0x... in libfoo.so" elsewhere in a module;
   // otherwise by the region in the last maps snapshot: "heap+0x10",
   // "stack", "anon 0x7fff...", "name+0x.." for other mappings, or "0x...".
@@ -92,6 +99,7 @@ class Symbolizer {
     uint64_t offset = 0;   // from the symbol's start
     std::string file;      // basename, "" without line info
     int line = 0;
+    std::vector<InlinedCall> inlined;  // innermost first
   };
   // A module's whole memory image, from its PT_LOAD headers. Wider than the
   // module's extent in the maps, which misses the anonymous tail of .bss.
@@ -113,6 +121,8 @@ class Symbolizer {
   std::vector<ModuleSpan> spans_;
   std::vector<Region> regions_;  // sorted by start
   mutable std::unordered_map<uint64_t, CodeInfo> code_cache_;
+  // Per module, built on first use (its DWARF is read then).
+  mutable std::unordered_map<Dwfl_Module*, std::unique_ptr<AddressNames>> names_;
 };
 
 }  // namespace ctrl
