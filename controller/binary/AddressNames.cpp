@@ -2,10 +2,9 @@
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <fmt/format.h>
 
 #include <algorithm>
-
-#include <fmt/format.h>
 
 namespace ctrl {
 
@@ -71,8 +70,9 @@ AddressNames::AddressNames(Dwarf* dwarf, uint64_t bias) : dwarf_(dwarf) {
     if (dwarf_offdie(dwarf, offset + header, &cu)) scan(&cu, 0, add);
     offset = next;
   }
-  std::sort(variables_.begin(), variables_.end(),
-            [](const Variable& a, const Variable& b) { return a.start < b.start || (a.start == b.start && a.end > b.end); });
+  std::sort(variables_.begin(), variables_.end(), [](const Variable& a, const Variable& b) {
+    return a.start < b.start || (a.start == b.start && a.end > b.end);
+  });
 }
 
 std::string AddressNames::static_name(uint64_t addr) const {
@@ -94,8 +94,8 @@ std::string AddressNames::path_in_type(uint64_t type_offset, uint64_t offset) co
   std::string path;
   for (int depth = 0; depth < kMaxDepth; ++depth) {
     int tag = dwarf_tag(&type);
-    if (tag == DW_TAG_typedef || tag == DW_TAG_const_type || tag == DW_TAG_volatile_type ||
-        tag == DW_TAG_atomic_type || tag == DW_TAG_restrict_type) {
+    if (tag == DW_TAG_typedef || tag == DW_TAG_const_type || tag == DW_TAG_volatile_type || tag == DW_TAG_atomic_type ||
+        tag == DW_TAG_restrict_type) {
       if (!type_of(&type, &type)) break;
       continue;
     }

@@ -1,9 +1,9 @@
 #include "reports/CauseMarks.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <unordered_map>
-
-#include <fmt/format.h>
 
 #include "Dependence.h"
 #include "binary/Symbolizer.h"
@@ -102,6 +102,35 @@ CauseMarks find_cause(const std::vector<shm::Event>& events, const std::vector<s
     if (OpKind(e.kind) == OpKind::ThreadCreate) created[uint32_t(e.aux)] = c;
   }
 
+  // Who took a lock first: an acquisition, and the latest acquisition of
+  // the same object by another thread before it, while its own thread did
+  // nothing in between (it waited for the lock all along). Happens-before
+  // orders the two through the first one's release, so the search above
+  // does not see them; DPOR reverses them all the same.
+  auto acquires = [](const shm::Event& e) {
+    auto k = OpKind(e.kind);
+    return (op_acquires(k) || k == OpKind::CondReacquire) && !(e.flags & shm::kFailed);
+  };
+  auto object_of = [](const shm::Event& e) { return OpKind(e.kind) == OpKind::CondReacquire ? e.aux : e.addr; };
+  for (size_t j = from; j < n; ++j) {
+    if (!acquires(events[j])) continue;
+    uint64_t obj = object_of(events[j]);
+    for (size_t i = j; i-- > from;) {
+      if (events[i].thread == events[j].thread) break;  // its own step in between
+      if (acquires(events[i]) && object_of(events[i]) == obj) {
+        marks.pairs.push_back({i, j});
+        break;
+      }
+    }
+  }
+  std::sort(marks.pairs.begin(), marks.pairs.end(), [](const auto& a, const auto& b) {
+    return a.first < b.first || (a.first == b.first && a.second < b.second);
+  });
+  marks.pairs.erase(
+      std::unique(marks.pairs.begin(), marks.pairs.end(),
+                  [](const auto& a, const auto& b) { return a.first == b.first && a.second == b.second; }),
+      marks.pairs.end());
+
   // A blocked thread's next operation against the latest conflicting step
   // of another thread (the lock it waits for, the signal its wait missed).
   for (const shm::Event& p : pending) {
@@ -114,8 +143,6 @@ CauseMarks find_cause(const std::vector<shm::Event>& events, const std::vector<s
       break;
     }
   }
-  std::sort(marks.pairs.begin(), marks.pairs.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first || (a.first == b.first && a.second < b.second); });
   return marks;
 }
 
@@ -221,7 +248,8 @@ std::string cause_text(const std::vector<shm::Event>& events, const CauseMarks& 
       text += fmt::format(" step {} ({} takes over from {})", events[k].step + 1, actor_name(events[k].thread),
                           actor_name(events[k - 1].thread));
     }
-    if (marks.preemptions.size() > kPairsShown) text += fmt::format(" ... {} more", marks.preemptions.size() - kPairsShown);
+    if (marks.preemptions.size() > kPairsShown)
+      text += fmt::format(" ... {} more", marks.preemptions.size() - kPairsShown);
     text += "\n";
   }
   return text;

@@ -10,6 +10,9 @@
 //    against the other, so the bug depends on it. Orders nobody can reverse
 //    are left out: an unlock before the next lock of the mutex, a thread's
 //    exit before its join, the process exit;
+//  - who took a lock first: an acquisition (a lock, a woken wait taking its
+//    mutex back) and the latest acquisition of the same object by another
+//    thread before it, its own thread idle in between (it waited);
 //  - with a pending operation: a thread blocked at the end (a deadlock,
 //    a lost wake-up) conflicts with the step that made it wait: the lock
 //    another thread took first, the signal that went before its wait.
