@@ -88,9 +88,9 @@ std::string AddressNames::static_name(uint64_t addr) const {
   return "";
 }
 
-std::string AddressNames::path_in_type(uint64_t type_offset, uint64_t offset) const {
+std::string AddressNames::path_in_type(Dwarf* dwarf, uint64_t type_offset, uint64_t offset) {
   Dwarf_Die type;
-  if (!dwarf_ || !dwarf_offdie(dwarf_, type_offset, &type)) return offset ? fmt::format("+{}", offset) : "";
+  if (!dwarf || !dwarf_offdie(dwarf, type_offset, &type)) return offset ? fmt::format("+{}", offset) : "";
   std::string path;
   for (int depth = 0; depth < kMaxDepth; ++depth) {
     int tag = dwarf_tag(&type);

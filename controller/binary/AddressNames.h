@@ -31,7 +31,9 @@ class AddressNames {
   // The path inside a value of the type at DIE offset `type` to byte
   // `offset`: ".count", "[2]", "->"-free (no pointer is followed); "" at
   // offset 0 of a scalar, "+N" inside a leaf.
-  std::string path_in_type(uint64_t type, uint64_t offset) const;
+  std::string path_in_type(uint64_t type, uint64_t offset) const { return path_in_type(dwarf_, type, offset); }
+  // The same in any module's DWARF (a heap block's type, PointerNames.h).
+  static std::string path_in_type(Dwarf* dwarf, uint64_t type, uint64_t offset);
 
  private:
   struct Variable {

@@ -221,6 +221,12 @@ std::string Symbolizer::describe_data(uint64_t addr) const {
     return fmt::format("{:#x} in {}", addr, module_basename(mod));
   }
 
+  if (const NamedBlock* block = named_block(addr)) {
+    std::string path = AddressNames::path_in_type(block->dwarf, block->type, addr - block->start);
+    if (path.starts_with(".")) return block->pointer + "->" + path.substr(1);
+    if (path.empty()) return "*" + block->pointer;
+    return "(*" + block->pointer + ")" + path;
+  }
   auto it = std::upper_bound(regions_.begin(), regions_.end(), addr,
                              [](uint64_t a, const Region& r) { return a < r.start; });
   if (it != regions_.begin() && addr < std::prev(it)->end) {
@@ -233,6 +239,17 @@ std::string Symbolizer::describe_data(uint64_t addr) const {
     return fmt::format("{}+{:#x}", name, addr - region.start);
   }
   return fmt::format("{:#x}", addr);
+}
+
+void Symbolizer::name_block(uint64_t start, uint64_t end, std::string pointer, Dwarf* dwarf, uint64_t type) {
+  if (start >= end || named_block(start) || named_block(end - 1)) return;
+  blocks_.push_back({start, end, std::move(pointer), dwarf, type});
+}
+
+const Symbolizer::NamedBlock* Symbolizer::named_block(uint64_t addr) const {
+  for (const NamedBlock& b : blocks_)
+    if (addr >= b.start && addr < b.end) return &b;
+  return nullptr;
 }
 
 void Symbolizer::snapshot_regions(pid_t pid) {

@@ -88,6 +88,17 @@ class Symbolizer {
   // The DWARF of the module loaded from `path` (the program) and its load
   // bias, or null without debug information (or no such module).
   Dwarf* module_dwarf(const std::string& path, uint64_t* bias) const;
+  // Heap blocks named by the pointer the code reached them through
+  // (PointerNames.h): describe_data then says "p->stop" for a byte of
+  // [start, end), from the type at DIE offset `type` of `dwarf`. The first
+  // name given to a byte stays.
+  void name_block(uint64_t start, uint64_t end, std::string pointer, Dwarf* dwarf, uint64_t type);
+  bool block_named(uint64_t addr) const { return named_block(addr) != nullptr; }
+  // Another execution's heap: the blocks named for one report are dropped.
+  void forget_blocks() { blocks_.clear(); }
+  // Whether addr is in a module's image (code or static data).
+  bool in_any_module(uint64_t addr) const { return module_at(addr) != nullptr; }
+  Dwfl_Module* module_of(uint64_t addr) const { return module_at(addr); }
   // Basenames of the modules mapped when the Symbolizer was made.
   std::vector<std::string> module_names() const;
 
@@ -114,6 +125,13 @@ class Symbolizer {
     std::string name;  // maps pathname column: "", "[heap]", "/usr/lib/..."
   };
 
+  struct NamedBlock {
+    uint64_t start, end;
+    std::string pointer;
+    Dwarf* dwarf;
+    uint64_t type;
+  };
+  const NamedBlock* named_block(uint64_t addr) const;
   const CodeInfo& code_info(uint64_t addr) const;
   Dwfl_Module* module_at(uint64_t addr) const;
 
@@ -121,6 +139,7 @@ class Symbolizer {
   std::vector<ModuleSpan> spans_;
   std::vector<Region> regions_;  // sorted by start
   mutable std::unordered_map<uint64_t, CodeInfo> code_cache_;
+  std::vector<NamedBlock> blocks_;  // few: searched in order
   // Per module, built on first use (its DWARF is read then).
   mutable std::unordered_map<Dwfl_Module*, std::unique_ptr<AddressNames>> names_;
 };

@@ -228,7 +228,12 @@ std::string cause_text(const std::vector<shm::Event>& events, const CauseMarks& 
   for (size_t i = 0; i < marks.pairs.size() && i < kPairsShown; ++i) {
     const auto& p = marks.pairs[i];
     const shm::Event &a = events[p.first], &b = events[p.second];
+    // Two accesses that overlap: the first byte both touch (a wide load
+    // may read two fields and race on the second only).
     std::string on = object(a);
+    if (b.addr > a.addr && b.addr < a.addr + a.size &&
+        (op_reads_memory(OpKind(a.kind)) || op_writes_memory(OpKind(a.kind))))
+      on = symbols.describe_data(b.addr);
     text += fmt::format("  step {} ({} {}) before step {} ({} {}){}\n", a.step + 1, actor_name(a.thread),
                         called_name(OpKind(a.kind)), b.step + 1, actor_name(b.thread), called_name(OpKind(b.kind)),
                         on.empty() ? "" : ", both on " + on);

@@ -11,6 +11,7 @@
 
 #include "binary/Backtracer.h"
 #include "cli/ExitStatus.h"
+#include "binary/PointerNames.h"
 #include "binary/ProgramFrames.h"
 #include "binary/Symbolizer.h"
 #include "reports/CalledNames.h"
@@ -170,6 +171,7 @@ void print_bug(std::FILE* out, const FoundBug& bug, int number, Symbolizer& symb
                bug.preemptions < bug.preemptions_found
                    ? fmt::format("; shrunk from {} in the execution that found it", bug.preemptions_found)
                    : "");
+    learn_pointer_names(r.events, symbols);
     CauseMarks marks = find_cause(r.events, r.blocked);
     print_interleaving(out, r.events, marks, symbols, bug.trace_path);
     fmt::print(out, "{}", cause_text(r.events, marks, symbols));
