@@ -168,10 +168,15 @@ std::vector<bool> steps_to_show(const std::vector<shm::Event>& events, const Cau
         ++switches;
       }
   }
-  for (size_t k = 0; k < n; ++k)
+  // A long execution has many such pairs (every unordered access): the
+  // latest kMarksShown marked steps are shown, the bug's end is there.
+  constexpr size_t kMarksShown = 40;
+  size_t forced = 0;
+  for (size_t k = n; k-- > 0 && (n <= kManySteps || forced < kMarksShown);)
     if (marked[k]) {
       shown[k] = true;
       if (k > 0) shown[k - 1] = true;
+      ++forced;
     }
   // Fold long runs of one thread among the shown steps.
   for (size_t start = 0; start < n;) {
@@ -224,8 +229,11 @@ std::string cause_text(const std::vector<shm::Event>& events, const CauseMarks& 
   auto object = [&](const shm::Event& e) {
     return e.addr && OpKind(e.kind) != OpKind::ProcessExit ? symbols.describe_data(e.addr) : std::string();
   };
+  // The latest pairs: those nearest the bug.
   constexpr size_t kPairsShown = 12;
-  for (size_t i = 0; i < marks.pairs.size() && i < kPairsShown; ++i) {
+  size_t skipped = marks.pairs.size() > kPairsShown ? marks.pairs.size() - kPairsShown : 0;
+  if (skipped) text += fmt::format("  ... {} earlier pairs\n", skipped);
+  for (size_t i = skipped; i < marks.pairs.size(); ++i) {
     const auto& p = marks.pairs[i];
     const shm::Event &a = events[p.first], &b = events[p.second];
     // Two accesses that overlap: the first byte both touch (a wide load
@@ -238,7 +246,6 @@ std::string cause_text(const std::vector<shm::Event>& events, const CauseMarks& 
                         called_name(OpKind(a.kind)), b.step + 1, actor_name(b.thread), called_name(OpKind(b.kind)),
                         on.empty() ? "" : ", both on " + on);
   }
-  if (marks.pairs.size() > kPairsShown) text += fmt::format("  ... {} more pairs\n", marks.pairs.size() - kPairsShown);
   for (const auto& p : marks.pending_pairs) {
     const shm::Event& a = events[p.step];
     std::string on = p.addr ? symbols.describe_data(p.addr) : std::string();
@@ -248,13 +255,13 @@ std::string cause_text(const std::vector<shm::Event>& events, const CauseMarks& 
   }
   if (!marks.preemptions.empty()) {
     text += "  preemptions:";
-    for (size_t i = 0; i < marks.preemptions.size() && i < kPairsShown; ++i) {
+    size_t from = marks.preemptions.size() > kPairsShown ? marks.preemptions.size() - kPairsShown : 0;
+    if (from) text += fmt::format(" ({} earlier ones, then)", from);
+    for (size_t i = from; i < marks.preemptions.size(); ++i) {
       size_t k = marks.preemptions[i];
       text += fmt::format(" step {} ({} takes over from {})", events[k].step + 1, actor_name(events[k].thread),
                           actor_name(events[k - 1].thread));
     }
-    if (marks.preemptions.size() > kPairsShown)
-      text += fmt::format(" ... {} more", marks.preemptions.size() - kPairsShown);
     text += "\n";
   }
   return text;
