@@ -210,10 +210,14 @@ std::string Symbolizer::describe_data(uint64_t addr) const {
     // addr; naming padding or an unlabelled table after some variable
     // would mislead, so only a symbol that really covers addr counts.
     bool covers = sym.st_size > 0 ? offset < sym.st_size : offset == 0;
+    // Field paths for the program's own data: a library's whole DWARF
+    // (libc's debug information) would take seconds to index.
+    std::string base = module_basename(mod);
+    bool library = base.starts_with("lib") || base.starts_with("ld-") || base.starts_with("[");
     auto& names = names_[mod];
     if (!names) {
       Dwarf_Addr bias = 0;
-      names = std::make_unique<AddressNames>(dwfl_module_getdwarf(mod, &bias), bias);
+      names = std::make_unique<AddressNames>(library ? nullptr : dwfl_module_getdwarf(mod, &bias), bias);
     }
     if (std::string named = names->static_name(addr); !named.empty()) return named;
     if (name && covers)

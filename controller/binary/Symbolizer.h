@@ -65,7 +65,8 @@ class Symbolizer {
   // Basename of the module containing addr, or "".
   std::string module_name(uint64_t addr) const;
 
-  // A variable as its DWARF names it, "q.count", "slots[2]" (AddressNames),
+  // A variable of the program (not of its libraries) as its DWARF names it,
+  // "q.count", "slots[2]" (AddressNames),
   // else "counter" / "counter+8" (decimal offset) inside a symbol, including
   // variables in .data/.bss; "0x... in libfoo.so" elsewhere in a module;
   // otherwise by the region in the last maps snapshot: "heap+0x10",
