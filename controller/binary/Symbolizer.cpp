@@ -154,6 +154,7 @@ const Symbolizer::CodeInfo& Symbolizer::code_info(uint64_t addr) const {
       info.line = lineno;
     }
   }
+  info.inlined = inlined_calls(mod, addr);
   return info;
 }
 
@@ -163,7 +164,19 @@ std::string Symbolizer::describe_code(uint64_t addr) const {
   std::string where = info.function.empty() ? fmt::format("{:#x}", addr)
                       : info.offset == 0     ? info.function
                                              : fmt::format("{}+{:#x}", info.function, info.offset);
-  if (!info.function.empty() && !info.file.empty()) return fmt::format("{} at {}:{}", where, info.file, info.line);
+  if (!info.function.empty() && !info.file.empty()) {
+    if (info.inlined.empty()) return fmt::format("{} at {}:{}", where, info.file, info.line);
+    // The line is the inlined function's; each call site is in the
+    // function around it, the outermost one the symbol's.
+    std::string text = fmt::format("{} at {}:{}", info.inlined.front().function, info.file, info.line);
+    for (size_t k = 0; k < info.inlined.size(); ++k) {
+      const InlinedCall& call = info.inlined[k];
+      std::string caller = k + 1 < info.inlined.size() ? info.inlined[k + 1].function : where;
+      text += call.line ? fmt::format(", inlined in {} at {}:{}", caller, call.file, call.line)
+                        : fmt::format(", inlined in {}", caller);
+    }
+    return text;
+  }
   return fmt::format("{} in {}", where, info.module);
 }
 
@@ -197,11 +210,27 @@ std::string Symbolizer::describe_data(uint64_t addr) const {
     // addr; naming padding or an unlabelled table after some variable
     // would mislead, so only a symbol that really covers addr counts.
     bool covers = sym.st_size > 0 ? offset < sym.st_size : offset == 0;
+    // Field paths for the program's own data: a library's whole DWARF
+    // (libc's debug information) would take seconds to index.
+    std::string base = module_basename(mod);
+    bool library = base.starts_with("lib") || base.starts_with("ld-") || base.starts_with("[");
+    auto& names = names_[mod];
+    if (!names) {
+      Dwarf_Addr bias = 0;
+      names = std::make_unique<AddressNames>(library ? nullptr : dwfl_module_getdwarf(mod, &bias), bias);
+    }
+    if (std::string named = names->static_name(addr); !named.empty()) return named;
     if (name && covers)
       return offset == 0 ? display_name(name) : fmt::format("{}+{}", display_name(name), offset);
     return fmt::format("{:#x} in {}", addr, module_basename(mod));
   }
 
+  if (const NamedBlock* block = named_block(addr)) {
+    std::string path = AddressNames::path_in_type(block->dwarf, block->type, addr - block->start);
+    if (path.starts_with(".")) return block->pointer + "->" + path.substr(1);
+    if (path.empty()) return "*" + block->pointer;
+    return "(*" + block->pointer + ")" + path;
+  }
   auto it = std::upper_bound(regions_.begin(), regions_.end(), addr,
                              [](uint64_t a, const Region& r) { return a < r.start; });
   if (it != regions_.begin() && addr < std::prev(it)->end) {
@@ -214,6 +243,17 @@ std::string Symbolizer::describe_data(uint64_t addr) const {
     return fmt::format("{}+{:#x}", name, addr - region.start);
   }
   return fmt::format("{:#x}", addr);
+}
+
+void Symbolizer::name_block(uint64_t start, uint64_t end, std::string pointer, Dwarf* dwarf, uint64_t type) {
+  if (start >= end || named_block(start) || named_block(end - 1)) return;
+  blocks_.push_back({start, end, std::move(pointer), dwarf, type});
+}
+
+const Symbolizer::NamedBlock* Symbolizer::named_block(uint64_t addr) const {
+  for (const NamedBlock& b : blocks_)
+    if (addr >= b.start && addr < b.end) return &b;
+  return nullptr;
 }
 
 void Symbolizer::snapshot_regions(pid_t pid) {

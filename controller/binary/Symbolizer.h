@@ -20,7 +20,11 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <memory>
 #include <vector>
+
+#include "binary/AddressNames.h"
+#include "binary/InlineScopes.h"
 
 struct Dwfl;
 struct Dwfl_Module;
@@ -38,6 +42,8 @@ class Symbolizer {
 
   // "func+0x1f at file.c:12" with line info, "func+0x1f in libfoo.so"
   // without, "0x... in libfoo.so" without a symbol, "0x..." when unmapped.
+  // In inlined code the inlined function comes first, then where it was
+  // inlined: "pool_stop at pool.c:50, inlined in main+0x6b at pool.c:59".
   // The "+0x.." part is left out at offset 0. For return addresses taken
   // from a backtrace pass ip - 1, or the line may be the one after the call.
   std::string describe_code(uint64_t addr) const;
@@ -59,7 +65,9 @@ class Symbolizer {
   // Basename of the module containing addr, or "".
   std::string module_name(uint64_t addr) const;
 
-  // "counter" / "counter+8" (decimal offset) inside a symbol, including
+  // A variable of the program (not of its libraries) as its DWARF names it,
+  // "q.count", "slots[2]" (AddressNames),
+  // else "counter" / "counter+8" (decimal offset) inside a symbol, including
   // variables in .data/.bss; "0x... in libfoo.so" elsewhere in a module;
   // otherwise by the region in the last maps snapshot: "heap+0x10",
   // "stack", "anon 0x7fff...", "name+0x.." for other mappings, or "0x...".
@@ -81,6 +89,17 @@ class Symbolizer {
   // The DWARF of the module loaded from `path` (the program) and its load
   // bias, or null without debug information (or no such module).
   Dwarf* module_dwarf(const std::string& path, uint64_t* bias) const;
+  // Heap blocks named by the pointer the code reached them through
+  // (PointerNames.h): describe_data then says "p->stop" for a byte of
+  // [start, end), from the type at DIE offset `type` of `dwarf`. The first
+  // name given to a byte stays.
+  void name_block(uint64_t start, uint64_t end, std::string pointer, Dwarf* dwarf, uint64_t type);
+  bool block_named(uint64_t addr) const { return named_block(addr) != nullptr; }
+  // Another execution's heap: the blocks named for one report are dropped.
+  void forget_blocks() { blocks_.clear(); }
+  // Whether addr is in a module's image (code or static data).
+  bool in_any_module(uint64_t addr) const { return module_at(addr) != nullptr; }
+  Dwfl_Module* module_of(uint64_t addr) const { return module_at(addr); }
   // Basenames of the modules mapped when the Symbolizer was made.
   std::vector<std::string> module_names() const;
 
@@ -92,6 +111,7 @@ class Symbolizer {
     uint64_t offset = 0;   // from the symbol's start
     std::string file;      // basename, "" without line info
     int line = 0;
+    std::vector<InlinedCall> inlined;  // innermost first
   };
   // A module's whole memory image, from its PT_LOAD headers. Wider than the
   // module's extent in the maps, which misses the anonymous tail of .bss.
@@ -106,6 +126,13 @@ class Symbolizer {
     std::string name;  // maps pathname column: "", "[heap]", "/usr/lib/..."
   };
 
+  struct NamedBlock {
+    uint64_t start, end;
+    std::string pointer;
+    Dwarf* dwarf;
+    uint64_t type;
+  };
+  const NamedBlock* named_block(uint64_t addr) const;
   const CodeInfo& code_info(uint64_t addr) const;
   Dwfl_Module* module_at(uint64_t addr) const;
 
@@ -113,6 +140,9 @@ class Symbolizer {
   std::vector<ModuleSpan> spans_;
   std::vector<Region> regions_;  // sorted by start
   mutable std::unordered_map<uint64_t, CodeInfo> code_cache_;
+  std::vector<NamedBlock> blocks_;  // few: searched in order
+  // Per module, built on first use (its DWARF is read then).
+  mutable std::unordered_map<Dwfl_Module*, std::unique_ptr<AddressNames>> names_;
 };
 
 }  // namespace ctrl

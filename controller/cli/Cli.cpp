@@ -22,6 +22,7 @@
 #include "binary/ElfInspector.h"
 #include "cli/ExitStatus.h"
 #include "exploration/Explorer.h"
+#include "exploration/Shrinker.h"
 #include "gdb/GdbServer.h"
 #include "sites/InlineAtomics.h"
 #include "sites/Instrumentation.h"
@@ -566,9 +567,13 @@ int replay_command(const std::string& trace_path, const std::string& json_path, 
   report.total = 1;
   report.complete = out.result.end == ExecutionResult::End::Bug || out.result.end == ExecutionResult::End::Complete;
   report.elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // The numbers of the execution replayed, counted as attach counts them.
+  report.steps = out.result.events.size();
+  report.handoffs = count_handoffs(out.result.events);
   bool bug = out.reproduced && out.result.end == ExecutionResult::End::Bug;
   if (bug) {
     report.bugs.push_back(FoundBug{out.result, trace_path});
+    report.bugs.back().preemptions = report.bugs.back().preemptions_found = count_preemptions(out.result.events);
     print_bug(stdout, report.bugs.back(), 1, session.symbolizer());
     if (trace.bug().kind().empty())
       fmt::print("\nthe schedule's {} steps ran, then the execution found a {} bug\n", trace.decisions_size(),

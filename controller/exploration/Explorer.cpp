@@ -124,7 +124,7 @@ bool Explorer::record_bug(ExplorationReport& report, ExecutionResult result) {
     if (checkpointed_) checkpointed_->forget();
   }
   std::string name = fmt::format("{}-{}-exec{}.ctrltrace", std::filesystem::path(template_.program().path()).filename().string(),
-                                 result.kind, result.execution);
+                                 result.kind, result.execution + 1);  // as the report numbers it
   std::string path = (std::filesystem::path(trace_dir_.path()) / name).string();
   trace_dir_.used();
   save_trace(path, make_trace(template_, result));

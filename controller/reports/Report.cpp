@@ -11,8 +11,12 @@
 
 #include "binary/Backtracer.h"
 #include "cli/ExitStatus.h"
+#include "binary/PointerNames.h"
 #include "binary/ProgramFrames.h"
 #include "binary/Symbolizer.h"
+#include "reports/CalledNames.h"
+#include "reports/CauseMarks.h"
+#include "reports/ThreadsAtBug.h"
 #include "reports/Verdict.h"
 
 namespace ctrl {
@@ -27,7 +31,7 @@ std::string thread_name(uint32_t t) { return t == UINT32_MAX ? "T?" : fmt::forma
 
 std::string describe_event(const shm::Event& e, Symbolizer& symbols) {
   auto kind = OpKind(e.kind);
-  std::string what = op_name(kind);
+  std::string what = called_name(kind);
   switch (kind) {
     case OpKind::AtomicLoad:
       what = fmt::format("atomic_load({}) {} -> {}", order_name(MemOrder(e.order)), symbols.describe_data(e.addr),
@@ -57,11 +61,11 @@ std::string describe_event(const shm::Event& e, Symbolizer& symbols) {
       break;
     case OpKind::CondWait:
     case OpKind::CondTimedWait:
-      what = fmt::format("{} {} (releases {})", op_name(kind), symbols.describe_data(e.addr),
+      what = fmt::format("{} {} (releases {})", called_name(kind), symbols.describe_data(e.addr),
                          symbols.describe_data(e.aux));
       break;
     case OpKind::CondSignal:
-      what = fmt::format("cond_signal {}{}", symbols.describe_data(e.addr),
+      what = fmt::format("pthread_cond_signal {}{}", symbols.describe_data(e.addr),
                          e.aux < shm::kMaxThreads ? fmt::format(" (wakes T{})", e.aux) : " (no waiter)");
       break;
     case OpKind::ProcessExit:
@@ -113,41 +117,40 @@ std::string describe_event(const shm::Event& e, Symbolizer& symbols) {
 namespace {
 
 // A long interleaving (a real program's execution runs to millions of
-// steps) is shown by its shape: its first steps, each change of the running
-// thread (the step before it too), at most kSwitchesShown of them, the last
-// ones first, and the steps that led to the bug. The trace holds every step.
-void print_interleaving(std::FILE* out, const std::vector<shm::Event>& events, Symbolizer& symbols,
-                        const std::string& trace_path) {
-  constexpr size_t kAllUpTo = 400, kHead = 10, kTail = 60, kSwitchesShown = 150;
+// steps) is shown by its shape (steps_to_show, CauseMarks.h): the steps that
+// decided the bug, each change of the running thread, long runs of one
+// thread folded. The trace holds every step.
+void print_interleaving(std::FILE* out, const std::vector<shm::Event>& events, const CauseMarks& marks,
+                        Symbolizer& symbols, const std::string& trace_path) {
   size_t n = events.size();
-  std::vector<bool> shown(n, n <= kAllUpTo);
-  if (n > kAllUpTo) {
-    for (size_t i = 0; i < kHead; ++i) shown[i] = true;
-    for (size_t i = n - kTail; i < n; ++i) shown[i] = true;
-    size_t switches = 0;
-    for (size_t i = n - kTail; i > kHead && switches < kSwitchesShown; --i)
-      if (events[i].thread != events[i - 1].thread) {
-        shown[i] = shown[i - 1] = true;
-        ++switches;
-      }
-  }
+  std::vector<bool> shown = steps_to_show(events, marks);
   size_t hidden = 0, total_hidden = 0;
+  uint32_t hidden_thread = UINT32_MAX;
+  bool one_thread = true;
   auto gap = [&] {
-    if (hidden) fmt::print(out, "         ... {} step{}\n", hidden, hidden == 1 ? "" : "s");
+    if (hidden)
+      fmt::print(out, "         ... {} step{}{}\n", hidden, hidden == 1 ? "" : "s",
+                 one_thread ? fmt::format(" of {}", thread_name(hidden_thread)) : "");
     total_hidden += hidden;
     hidden = 0;
+    one_thread = true;
+    hidden_thread = UINT32_MAX;
   };
   for (size_t i = 0; i < n; ++i) {
     if (!shown[i]) {
+      if (hidden_thread != UINT32_MAX && events[i].thread != hidden_thread) one_thread = false;
+      hidden_thread = events[i].thread;
       ++hidden;
       continue;
     }
     gap();
-    fmt::print(out, "  {:>5}  {}\n", events[i].step + 1, describe_event(events[i], symbols));
+    bool marked = marks.preempts(i) || marks.decides(i);
+    fmt::print(out, "{} {:>5}  {}{}\n", marked ? ">" : " ", events[i].step + 1, describe_event(events[i], symbols),
+               step_note(events, marks, i));
   }
   gap();
   if (total_hidden)
-    fmt::print(out, "  ({} of {} steps shown: the first, each change of thread, and the last; {} steps through all)\n",
+    fmt::print(out, "  ({} of {} steps shown: the first, the deciding ones, each change of thread, and the last; {} steps through all)\n",
                n - total_hidden, n,
                trace_path.empty() ? std::string("stepping") : fmt::format("`ctrl replay --interactive {}`", trace_path));
 }
@@ -159,10 +162,8 @@ void print_bug(std::FILE* out, const FoundBug& bug, int number, Symbolizer& symb
   fmt::print(out, "\n== bug {}: {} (execution {}{}) ==\n", number, r.kind, r.execution + 1,
              r.before_checkpoint ? ", before the program created any thread" : "");
   fmt::print(out, "{}\n", r.message);
-  // Agent-reported bugs carry the return address of the failing call.
-  bool call_site = r.kind == "assertion" || r.message.find("abort()") != std::string::npos;
-  if (r.site)
-    fmt::print(out, "  in {} at {}\n", thread_name(r.thread), symbols.describe_code(call_site ? r.site - 1 : r.site));
+  if (auto place = bug_place(r, symbols))
+    fmt::print(out, "  in {} at {}\n", thread_name(r.thread), symbols.describe_code(*place));
   if (bug.occurrences > 1) fmt::print(out, "  (hit in {} executions)\n", bug.occurrences);
   if (!r.events.empty()) {
     fmt::print(out, "\ninterleaving ({} steps, {} preemption{}{}):\n", r.events.size(), bug.preemptions,
@@ -170,21 +171,24 @@ void print_bug(std::FILE* out, const FoundBug& bug, int number, Symbolizer& symb
                bug.preemptions < bug.preemptions_found
                    ? fmt::format("; shrunk from {} in the execution that found it", bug.preemptions_found)
                    : "");
-    print_interleaving(out, r.events, symbols, bug.trace_path);
+    learn_pointer_names(r.events, symbols);
+    CauseMarks marks = find_cause(r.events, r.blocked);
+    print_interleaving(out, r.events, marks, symbols, bug.trace_path);
+    fmt::print(out, "{}", cause_text(r.events, marks, symbols));
   }
   if (!r.backtraces.empty()) {
     fmt::print(out, "\nthreads at the bug:\n");
     for (const auto& bt : r.backtraces) {
+      if (!listed_at_bug(bt)) continue;
       fmt::print(out, "  {} (tid {}): {}\n", thread_name(bt.thread), bt.tid, bt.state);
+      if (!frames_shown_at_bug(bt)) continue;
       auto ip_of = [&](size_t i) { return bt.frames[i] & ~Backtracer::kExactIp; };
       auto in_agent = [&](size_t i) { return symbols.in_module(ip_of(i), "libctrl-agent"); };
       size_t first = first_program_frame(bt.frames, symbols);
       int shown = 0;
       for (size_t i = first; i < bt.frames.size(); ++i) {
         if (in_agent(i)) continue;
-        // Return addresses point after the call; look up the call itself.
-        uint64_t at = (bt.frames[i] & Backtracer::kExactIp) ? ip_of(i) : ip_of(i) - 1;
-        fmt::print(out, "      #{:<2} {}\n", shown++, symbols.describe_code(at));
+        fmt::print(out, "      #{:<2} {}\n", shown++, symbols.describe_code(frame_address(bt, i)));
       }
     }
   }

@@ -13,6 +13,7 @@
 #include "session/Session.h"
 #include "reports/SignalDescription.h"
 #include "binary/Symbolizer.h"
+#include "reports/CalledNames.h"
 
 namespace ctrl {
 
@@ -62,6 +63,14 @@ ExecutionResult Session::outcome_from_agent(pid_t tid) {
       for (uint32_t t = 0; t < std::min(h.nthreads, shm::kMaxThreads); ++t) {
         if (h.threads[t].status == shm::ThreadStatus::Finished) continue;
         msg += fmt::format(" T{} {};", t, thread_state(t));
+        if (h.threads[t].status != shm::ThreadStatus::Blocked) continue;
+        shm::Event op{};
+        op.thread = uint16_t(t);
+        op.kind = h.threads[t].pending_kind;
+        op.addr = h.threads[t].pending_addr;
+        op.site = h.threads[t].pending_site;
+        if (OpKind(op.kind) == OpKind::ThreadJoin) op.aux = h.threads[t].waits_for_thread;
+        r.blocked.push_back(op);
       }
       msg.pop_back();
       r.message = msg;
@@ -237,14 +246,14 @@ std::string Session::thread_state(uint32_t t) const {
     case shm::ThreadStatus::Finished:
       return "finished";
     case shm::ThreadStatus::Blocked: {
-      std::string what = fmt::format("blocked in {}", op_name(kind));
+      std::string what = fmt::format("blocked in {}", called_name(kind));
       if (s.pending_addr) what += " on " + symbolizer_->describe_data(s.pending_addr);
       if (s.waits_for_thread < shm::kMaxThreads) what += fmt::format(" (waits for T{})", s.waits_for_thread);
       return what;
     }
     default:
       if (t == h.current) return "running";
-      return fmt::format("parked before {}", op_name(kind));
+      return fmt::format("parked before {}", called_name(kind));
   }
 }
 

@@ -46,6 +46,10 @@ struct ExecutionResult {
   // Ended by a process exit or cut by --max-steps: what each unfinished
   // thread was about to do (shm::Header::pending).
   std::vector<shm::Event> pending;
+  // A deadlock: what each blocked thread waits in (thread, kind, addr), for
+  // the report's deciding steps (reports/CauseMarks.h); strategies are not
+  // shown it (the execution ended at the deadlock, not at an exit).
+  std::vector<shm::Event> blocked;
   std::vector<ThreadBacktrace> backtraces;
   // Own memory (agent/OwnMemory.h): granule runs of a thread's stack or
   // static TLS, outside the shared set, that another thread's visible

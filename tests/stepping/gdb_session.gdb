@@ -57,7 +57,7 @@ print transfers
 # through the monitor (gdb's caches are flushed by hand after a monitor
 # command that moves), and is again about to take b.
 #   0x[0-9a-f]+\s+15\s+pthread_mutex_lock\(&a\);
-#       4  T1   mutex_lock a   at left\+0x[0-9a-f]+ at deadlock_lock_order\.c:15
+#       4  T1   pthread_mutex_lock a   at left\+0x[0-9a-f]+ at deadlock_lock_order\.c:15
 #   at step 4 \(gdb still shows the old state: maintenance flush register-cache\)
 #   Thread [0-9]+\.2 "T1 mutex_lock b" .* in left \(arg=.*\) at .*deadlock_lock_order\.c:16
 reverse-stepi
@@ -67,7 +67,7 @@ info threads
 
 # The interleaving so far, one bug-report line per step.
 #       1  T0   pthread_create -> T1   at main\+0x[0-9a-f]+ at deadlock_lock_order\.c:35
-#       4  T1   mutex_lock a
+#       4  T1   pthread_mutex_lock a
 monitor schedule
 
 # To the end: the recorded deadlock, reported with the session's message.

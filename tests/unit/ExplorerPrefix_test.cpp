@@ -113,7 +113,8 @@ TEST_F(ExplorerPrefix, AfterEachTookOneLockItDeadlocks) {
   ASSERT_EQ(r.bugs.size(), 1u);
   EXPECT_EQ(r.bugs[0].result.kind, "deadlock");
   EXPECT_EQ(r.bugs[0].result.execution, 2u);
-  EXPECT_NE(r.bugs[0].trace_path.find("exec2"), std::string::npos) << r.bugs[0].trace_path;
+  // Named as the report numbers it: execution 3.
+  EXPECT_NE(r.bugs[0].trace_path.find("exec3"), std::string::npos) << r.bugs[0].trace_path;
   proto::Trace saved = load_trace(r.bugs[0].trace_path);
   ASSERT_GE(size_t(saved.decisions_size()), options.prefix.size());
   for (size_t i = 0; i < options.prefix.size(); ++i) EXPECT_EQ(saved.decisions(int(i)), options.prefix[i]) << i;
