@@ -22,7 +22,9 @@
 #include "Rollback.h"
 #include "Runtime.h"
 #include "SanitizerRuntime.h"
+#include "Signals.h"
 #include "VirtualClock.h"
+#include "VirtualTsc.h"
 #include "control.pb.h"
 
 using namespace ctrl;
@@ -88,7 +90,6 @@ __attribute__((constructor)) void agent_init() {
   sanitizer::init();
   own_pid_init();
 
-
   AgentScope scope;
   give_stdio_static_buffers();
   shm::Header probe;
@@ -135,6 +136,10 @@ __attribute__((constructor)) void agent_init() {
   Runtime::find_tid_word();
   note_outside_descriptors();
   rt.enabled = true;
+  // The program's rdtsc reads virtual time from here on (Go's runtime, which
+  // starts after every constructor, seeds its threads' random generators
+  // from it).
+  if (virtual_tsc::start()) take_segv_for_tsc();
 }
 
 }  // namespace
