@@ -18,11 +18,11 @@
 #include "HookStack.h"
 #include "KernelWaits.h"
 #include "LoopState.h"
-#include "MemoryModel.h"
 #include "ReadOnlyMemory.h"
 #include "Runtime.h"
 #include "SiteMath.h"
 #include "VirtualTsc.h"
+#include "MemoryModel.h"
 
 namespace ctrl::agent {
 
@@ -91,48 +91,48 @@ struct Emitter {
 // already), and restore it all.
 uint8_t* emit_hook_call(uint8_t* out, const InstructionSites::Entry* entry, uint32_t xsave_size) {
   Emitter e{out};
-  e.bytes({0x48, 0x8d, 0xa4, 0x24, 0x80, 0xff, 0xff, 0xff});           // lea rsp, [rsp-128]
-  e.bytes({0x9c, 0xfc});                                               // pushfq; cld
-  e.bytes({0x50, 0x51, 0x52, 0x53, 0x55, 0x56, 0x57});                 // push rax rcx rdx rbx rbp rsi rdi
+  e.bytes({0x48, 0x8d, 0xa4, 0x24, 0x80, 0xff, 0xff, 0xff});  // lea rsp, [rsp-128]
+  e.bytes({0x9c, 0xfc});                                      // pushfq; cld
+  e.bytes({0x50, 0x51, 0x52, 0x53, 0x55, 0x56, 0x57});        // push rax rcx rdx rbx rbp rsi rdi
   for (uint8_t r = 0; r < 8; ++r) e.bytes({0x41, uint8_t(0x50 + r)});  // push r8..r15
-  e.bytes({0x48, 0x89, 0xe6});                                         // mov rsi, rsp
-  e.bytes({0x48, 0xbf});                                               // movabs rdi, entry
+  e.bytes({0x48, 0x89, 0xe6});                                // mov rsi, rsp
+  e.bytes({0x48, 0xbf});                                      // movabs rdi, entry
   e.u64(reinterpret_cast<uint64_t>(entry));
-  e.bytes({0x48, 0x89, 0xe3});              // mov rbx, rsp
-  e.bytes({0x64, 0x48, 0x8b, 0x04, 0x25});  // mov rax, fs:[t_hook_stack_top]
+  e.bytes({0x48, 0x89, 0xe3});                                // mov rbx, rsp
+  e.bytes({0x64, 0x48, 0x8b, 0x04, 0x25});                    // mov rax, fs:[t_hook_stack_top]
   e.u32(uint32_t(hook_stack_tls_offset()));
-  e.bytes({0x48, 0x85, 0xc0});  // test rax, rax
-  e.bytes({0x74, 18});          // jz keep
-  e.bytes({0x48, 0x89, 0xc1});  // mov rcx, rax
-  e.bytes({0x48, 0x29, 0xe1});  // sub rcx, rsp
-  e.bytes({0x48, 0x81, 0xf9});  // cmp rcx, kHookStackSize
+  e.bytes({0x48, 0x85, 0xc0});                                // test rax, rax
+  e.bytes({0x74, 18});                                        // jz keep
+  e.bytes({0x48, 0x89, 0xc1});                                // mov rcx, rax
+  e.bytes({0x48, 0x29, 0xe1});                                // sub rcx, rsp
+  e.bytes({0x48, 0x81, 0xf9});                                // cmp rcx, kHookStackSize
   e.u32(uint32_t(kHookStackSize));
-  e.bytes({0x72, 3});           // jb keep (on it already)
-  e.bytes({0x48, 0x89, 0xc4});  // mov rsp, rax
+  e.bytes({0x72, 3});                                         // jb keep (on it already)
+  e.bytes({0x48, 0x89, 0xc4});                                // mov rsp, rax
   // keep:
-  e.bytes({0x48, 0x83, 0xe4, 0xc0});  // and rsp, -64
-  e.bytes({0x48, 0x81, 0xec});        // sub rsp, xsave_size
+  e.bytes({0x48, 0x83, 0xe4, 0xc0});                          // and rsp, -64
+  e.bytes({0x48, 0x81, 0xec});                                // sub rsp, xsave_size
   e.u32(xsave_size);
-  for (uint32_t off = 512; off < 576; off += 8) {  // XSAVE header must start zeroed
-    e.bytes({0x48, 0xc7, 0x84, 0x24});             // mov qword [rsp+off], 0
+  for (uint32_t off = 512; off < 576; off += 8) {             // XSAVE header must start zeroed
+    e.bytes({0x48, 0xc7, 0x84, 0x24});                        // mov qword [rsp+off], 0
     e.u32(off);
     e.u32(0);
   }
-  e.bytes({0xb8, 0xff, 0xff, 0xff, 0xff});  // mov eax, -1
-  e.bytes({0xba, 0xff, 0xff, 0xff, 0xff});  // mov edx, -1
-  e.bytes({0x48, 0x0f, 0xae, 0x24, 0x24});  // xsave64 [rsp]
-  e.bytes({0x48, 0x89, 0xe2});              // mov rdx, rsp
-  e.bytes({0x48, 0xb8});                    // movabs rax, ctrl_site_hook
+  e.bytes({0xb8, 0xff, 0xff, 0xff, 0xff});                    // mov eax, -1
+  e.bytes({0xba, 0xff, 0xff, 0xff, 0xff});                    // mov edx, -1
+  e.bytes({0x48, 0x0f, 0xae, 0x24, 0x24});                    // xsave64 [rsp]
+  e.bytes({0x48, 0x89, 0xe2});                                // mov rdx, rsp
+  e.bytes({0x48, 0xb8});                                      // movabs rax, ctrl_site_hook
   e.u64(reinterpret_cast<uint64_t>(&ctrl_site_hook));
-  e.bytes({0xff, 0xd0});                                            // call rax
-  e.bytes({0xb8, 0xff, 0xff, 0xff, 0xff});                          // mov eax, -1
-  e.bytes({0xba, 0xff, 0xff, 0xff, 0xff});                          // mov edx, -1
-  e.bytes({0x48, 0x0f, 0xae, 0x2c, 0x24});                          // xrstor64 [rsp]
-  e.bytes({0x48, 0x89, 0xdc});                                      // mov rsp, rbx
+  e.bytes({0xff, 0xd0});                                      // call rax
+  e.bytes({0xb8, 0xff, 0xff, 0xff, 0xff});                    // mov eax, -1
+  e.bytes({0xba, 0xff, 0xff, 0xff, 0xff});                    // mov edx, -1
+  e.bytes({0x48, 0x0f, 0xae, 0x2c, 0x24});                    // xrstor64 [rsp]
+  e.bytes({0x48, 0x89, 0xdc});                                // mov rsp, rbx
   for (int r = 7; r >= 0; --r) e.bytes({0x41, uint8_t(0x58 + r)});  // pop r15..r8
-  e.bytes({0x5f, 0x5e, 0x5d, 0x5b, 0x5a, 0x59, 0x58});              // pop rdi rsi rbp rbx rdx rcx rax
-  e.bytes({0x9d});                                                  // popfq
-  e.bytes({0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00});        // lea rsp, [rsp+128]
+  e.bytes({0x5f, 0x5e, 0x5d, 0x5b, 0x5a, 0x59, 0x58});        // pop rdi rsi rbp rbx rdx rcx rax
+  e.bytes({0x9d});                                            // popfq
+  e.bytes({0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00});  // lea rsp, [rsp+128]
   return e.p;
 }
 
@@ -209,8 +209,8 @@ const char* InstructionSites::build_trampolines(uint32_t module, Entry* first, E
   for (uint64_t k = 0; k < 1024 && area == MAP_FAILED; ++k) {
     for (int side = 0; side < 2 && area == MAP_FAILED; ++side) {
       uint64_t hint = side == 0 ? page_up(ends_[module]) + k * step : page_down(bases_[module]) - bytes - k * step;
-      void* p = mmap(reinterpret_cast<void*>(hint), bytes, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+      void* p = mmap(reinterpret_cast<void*>(hint), bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+                     -1, 0);
       if (p != MAP_FAILED) area = p;
     }
   }
@@ -324,8 +324,8 @@ bool InstructionSites::copied_site(uint64_t at) const {
 
 const InstructionSites::Entry* InstructionSites::find(uint64_t address) const {
   if (count_ == 0) return nullptr;
-  const Entry* e =
-      std::lower_bound(entries_, entries_ + count_, address, [](const Entry& x, uint64_t a) { return x.address < a; });
+  const Entry* e = std::lower_bound(entries_, entries_ + count_, address,
+                                    [](const Entry& x, uint64_t a) { return x.address < a; });
   return e != entries_ + count_ && e->address == address ? e : nullptr;
 }
 
@@ -392,45 +392,21 @@ void visible_site(const InstructionSites::Entry& e, ucontext_t* uc, const void* 
   uint64_t ea = 0, aux = 0;
   uint32_t size = s.size;
   switch (s.kind) {
-    case SiteKind::Load:
-      kind = OpKind::Load;
-      break;
-    case SiteKind::Store:
-      kind = OpKind::Store;
-      break;
-    case SiteKind::Rmw:
-      kind = OpKind::Rmw;
-      break;
-    case SiteKind::Fence:
-      kind = OpKind::Fence;
-      break;
-    case SiteKind::StringOp:
-      break;
-    case SiteKind::Syscall:
-      return;  // performed by handle_site_trap
+    case SiteKind::Load: kind = OpKind::Load; break;
+    case SiteKind::Store: kind = OpKind::Store; break;
+    case SiteKind::Rmw: kind = OpKind::Rmw; break;
+    case SiteKind::Fence: kind = OpKind::Fence; break;
+    case SiteKind::StringOp: break;
+    case SiteKind::Syscall: return;  // performed by handle_site_trap
   }
   if (s.kind == SiteKind::StringOp) {
     StringAccess a = string_access(s, *uc);
     size = uint32_t(a.bytes);
     switch (s.op) {
-      case SiteOp::Movs:
-        kind = OpKind::Store;
-        ea = a.dst;
-        aux = a.src;
-        break;
-      case SiteOp::Stos:
-        kind = OpKind::Store;
-        ea = a.dst;
-        break;
-      case SiteOp::Scas:
-        kind = OpKind::Load;
-        ea = a.dst;
-        break;
-      default:
-        kind = OpKind::Load;
-        ea = a.src;
-        aux = a.dst;
-        break;
+      case SiteOp::Movs: kind = OpKind::Store; ea = a.dst; aux = a.src; break;
+      case SiteOp::Stos: kind = OpKind::Store; ea = a.dst; break;
+      case SiteOp::Scas: kind = OpKind::Load; ea = a.dst; break;
+      default: kind = OpKind::Load; ea = a.src; aux = a.dst; break;
     }
   } else if (s.kind != SiteKind::Fence) {
     uint64_t fs = s.segment == SiteSegment::Fs ? uint64_t(pthread_self()) : 0;
@@ -508,9 +484,9 @@ void visible_site(const InstructionSites::Entry& e, ucontext_t* uc, const void* 
   }
   // sfence orders stores (a release fence for the analyses), lfence loads.
   MemOrder order = locked || s.op == SiteOp::Mfence ? MemOrder::SeqCst
-                   : s.op == SiteOp::Sfence         ? MemOrder::Release
-                   : s.op == SiteOp::Lfence         ? MemOrder::Acquire
-                                                    : MemOrder::NotAtomic;
+                   : s.op == SiteOp::Sfence        ? MemOrder::Release
+                   : s.op == SiteOp::Lfence        ? MemOrder::Acquire
+                                                   : MemOrder::NotAtomic;
   rt.log(me, kind, ea, e.address, kind == OpKind::Store ? 0 : old, failed ? 0 : written, aux, size, order,
          split ? RmwOp::None : rmw_of(s.op), flags);
 }
@@ -527,7 +503,7 @@ extern "C" void ctrl_site_hook(const InstructionSites::Entry* entry, const uint6
   // A signal context's view of the registers, for SiteMath.
   ucontext_t uc;
   auto& g = uc.uc_mcontext.gregs;
-  static const int kOrder[] = {REG_R15, REG_R14, REG_R13, REG_R12, REG_R11, REG_R10, REG_R9,  REG_R8,
+  static const int kOrder[] = {REG_R15, REG_R14, REG_R13, REG_R12, REG_R11, REG_R10, REG_R9, REG_R8,
                                REG_RDI, REG_RSI, REG_RBP, REG_RBX, REG_RDX, REG_RCX, REG_RAX, REG_EFL};
   for (int i = 0; i < 16; ++i) g[kOrder[i]] = greg_t(saved[i]);
   g[REG_RSP] = greg_t(reinterpret_cast<uint64_t>(saved + 16) + 128);
