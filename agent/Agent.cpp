@@ -23,8 +23,10 @@
 #include "Runtime.h"
 #include "SanitizerRuntime.h"
 #include "Signals.h"
+#include "StartupRandom.h"
 #include "VirtualClock.h"
 #include "VirtualTsc.h"
+#include "VirtualVdso.h"
 #include "control.pb.h"
 
 using namespace ctrl;
@@ -136,10 +138,13 @@ __attribute__((constructor)) void agent_init() {
   Runtime::find_tid_word();
   note_outside_descriptors();
   rt.enabled = true;
-  // The program's rdtsc reads virtual time from here on (Go's runtime, which
-  // starts after every constructor, seeds its threads' random generators
-  // from it).
-  if (virtual_tsc::start()) take_segv_for_tsc();
+  // The program's rdtsc, its runtime's direct vDSO calls and its start-up
+  // random bytes are the trace's from here on (Go's runtime, which starts
+  // after every constructor, seeds its threads' random generators from
+  // them). The vDSO's code reads the TSC: rdtsc traps only once the vDSO's
+  // clocks are system calls.
+  if (virtual_vdso::redirect_clocks() && virtual_tsc::start()) take_segv_for_tsc();
+  startup_random::make_replayable();
 }
 
 }  // namespace

@@ -86,10 +86,11 @@ void Runtime::wait_turn(uint32_t me, bool pair) {
   } else if (pair) {
     // Quick: no slower than kQuickYieldNs per step the other thread made
     // meanwhile (it may run several before it hands back). (Not rdtsc: it
-    // faults in a controlled process, VirtualTsc.h.)
-    uint64_t start = uint64_t(virtual_clock::fast_real_monotonic_ns()), start_step = step_;
+    // faults in a controlled process, VirtualTsc.h, and so the vDSO's clock
+    // is a system call too, VirtualVdso.h.)
+    uint64_t start = uint64_t(virtual_clock::real_monotonic_ns()), start_step = step_;
     auto quick = [&] {
-      return uint64_t(virtual_clock::fast_real_monotonic_ns()) - start < kQuickYieldNs * (1 + step_ - start_step);
+      return uint64_t(virtual_clock::real_monotonic_ns()) - start < kQuickYieldNs * (1 + step_ - start_step);
     };
     // A yield may return before the other thread ran: the scheduler keeps
     // the CPU for a thread that had less than its share (EEVDF), which the

@@ -1,7 +1,6 @@
 // Virtual time (VirtualClock.h): the program's clock reads and sleeps.
 #include "VirtualClock.h"
 
-#include <dlfcn.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
@@ -107,17 +106,16 @@ int64_t real_monotonic_ns() {
   return ns_of(t);
 }
 
-int64_t fast_real_monotonic_ns() {
-  // libc's own, not the agent's interposer (which answers virtual time).
-  static auto* libc_clock_gettime = reinterpret_cast<int (*)(clockid_t, timespec*)>(dlsym(RTLD_NEXT, "clock_gettime"));
-  timespec t{};
-  if (!libc_clock_gettime || libc_clock_gettime(CLOCK_MONOTONIC, &t) != 0) return real_monotonic_ns();
-  return ns_of(t);
-}
-
 int64_t read_monotonic_ns() { return is_on() ? monotonic_origin + tick() : real_monotonic_ns(); }
 
 bool on() { return is_on(); }
+
+bool origin(int64_t* realtime_ns, int64_t* monotonic_ns) {
+  if (!is_on()) return false;
+  *realtime_ns = realtime_origin;
+  *monotonic_ns = monotonic_origin;
+  return true;
+}
 
 bool answer_syscall(long number, const long* args, long* result) {
   if (!is_on()) return false;

@@ -53,14 +53,13 @@ void start_execution();
 void advance(int64_t ns);
 // The real monotonic clock, for the agent's own timing (a system call).
 int64_t real_monotonic_ns();
-// The same through libc's clock_gettime (the vDSO: no system call), for the
-// agent's hot paths; rdtsc faults in a controlled process (VirtualTsc.h).
-int64_t fast_real_monotonic_ns();
 // One read of the virtual monotonic clock, in ns (an rdtsc): advances it by
 // kTickNs like clock_gettime. The real one when virtual time is off.
 int64_t read_monotonic_ns();
 // Whether the program reads virtual time (the region gave an origin).
 bool on();
+// The origin (real and monotonic, in ns); false when virtual time is off.
+bool origin(int64_t* realtime_ns, int64_t* monotonic_ns);
 // syscall(SYS_clock_gettime | SYS_gettimeofday | SYS_time, ...) through
 // libc's syscall(): true with *result set when it answered.
 bool answer_syscall(long number, const long* args, long* result);

@@ -36,7 +36,6 @@ namespace ctrl::agent::virtual_tsc {
 
 bool start() {
   if (!virtual_clock::on()) return false;
-  virtual_clock::fast_real_monotonic_ns();  // resolves libc's clock now, not in a hot path
   if (raw_syscall(SYS_prctl, PR_SET_TSC, PR_TSC_SIGSEGV) != 0) return false;
   trapping_tsc.store(true, std::memory_order_release);
   return true;
