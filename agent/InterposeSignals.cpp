@@ -22,6 +22,7 @@
 #include "Runtime.h"
 #include "Signals.h"
 #include "VirtualClock.h"
+#include "VirtualThreadIds.h"
 #include "VirtualTsc.h"
 
 using namespace ctrl;
@@ -314,6 +315,12 @@ long syscall(long number, ...) {
   for (long& v : a) v = va_arg(ap, long);  // as libc's syscall(): six registers, whatever was passed
   va_end(ap);
   ensure_real();
+  if (number == SYS_gettid) {
+    pid_t tid;
+    if (virtual_thread_ids::own(&tid)) return tid;  // (VirtualThreadIds.h)
+  }
+  if (number == SYS_tgkill) a[1] = virtual_thread_ids::to_real(pid_t(a[1]));
+  if (number == SYS_tkill) a[0] = virtual_thread_ids::to_real(pid_t(a[0]));
   if (long r; descriptor_syscall(number, a, &r)) return r;
   if (long r; virtual_clock::answer_syscall(number, a, &r)) return r;
   long modelled = 0;
