@@ -25,6 +25,8 @@ fn main() {
             }
         })
     };
-    failing.join().unwrap();
+    // Joined last: main's own panic (its id is the process's, not virtual)
+    // comes when it is alone.
     busy.join().unwrap();
+    failing.join().unwrap();
 }
