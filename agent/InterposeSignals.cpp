@@ -122,6 +122,10 @@ bool managed_signal(int sig) {
 bool forward_to_program(int sig, siginfo_t* info, void* context) {
   ProgramAction& p = program_actions[sig];
   if (!p.known || p.act.sa_handler == SIG_DFL || p.act.sa_handler == SIG_IGN) return false;
+  // Never ours: a SIGSEGV action read back from the kernel after the agent
+  // installed its handler (VirtualTsc.h) came back as the program's, and a
+  // crash called itself for ever instead of ending the execution.
+  if ((p.act.sa_flags & SA_SIGINFO) && p.act.sa_sigaction == on_signal) return false;
   struct sigaction act = p.act;
   if (act.sa_flags & SA_RESETHAND) {
     p.act.sa_handler = SIG_DFL;
@@ -151,6 +155,7 @@ void take_segv_for_tsc() {
     // A sanitizer's runtime, initialised before the agent, has its handler
     // there already: it becomes the program's action, called from ours.
     real.sigaction(SIGSEGV, nullptr, &p.act);
+    if ((p.act.sa_flags & SA_SIGINFO) && p.act.sa_sigaction == on_signal) p.act.sa_handler = SIG_DFL;
     p.known = true;
   }
   struct sigaction ours = agent_action();
@@ -170,6 +175,7 @@ void install_execution_signal_handlers() {
     ProgramAction& p = program_actions[sig];
     if (!p.known) {
       real.sigaction(sig, nullptr, &p.act);
+      if ((p.act.sa_flags & SA_SIGINFO) && p.act.sa_sigaction == on_signal) p.act.sa_handler = SIG_DFL;
       p.known = true;
     }
     real.sigaction(sig, &ours, nullptr);
