@@ -25,7 +25,11 @@
 #include "SanitizerRuntime.h"
 #include "TsanAtomics.h"
 #include "ThreadLocalStorage.h"
+#include "Signals.h"
+#include "StartupRandom.h"
 #include "VirtualClock.h"
+#include "VirtualTsc.h"
+#include "VirtualVdso.h"
 #include "control.pb.h"
 
 using namespace ctrl;
@@ -92,7 +96,6 @@ __attribute__((constructor)) void agent_init() {
   if (const char* unfollowed = tsan_atomics::bind()) fail(control, unfollowed);
   own_pid_init();
 
-
   AgentScope scope;
   give_stdio_static_buffers();
   shm::Header probe;
@@ -144,6 +147,13 @@ __attribute__((constructor)) void agent_init() {
   Runtime::find_tid_word();
   note_outside_descriptors();
   rt.enabled = true;
+  // The program's rdtsc, its runtime's direct vDSO calls and its start-up
+  // random bytes are the trace's from here on (Go's runtime, which starts
+  // after every constructor, seeds its threads' random generators from
+  // them). The vDSO's code reads the TSC: rdtsc traps only once the vDSO's
+  // clocks are system calls.
+  if (virtual_vdso::redirect_clocks() && virtual_tsc::start()) take_segv_for_tsc();
+  startup_random::make_replayable();
 }
 
 }  // namespace

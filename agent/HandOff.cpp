@@ -16,6 +16,7 @@
 #include "Rollback.h"
 #include "Runtime.h"
 #include "ThreadPool.h"
+#include "VirtualClock.h"
 
 namespace ctrl::agent {
 
@@ -43,9 +44,8 @@ int spin_yield = 20;
 constexpr uint64_t kSpreadAfterSteps = 4096;
 constexpr int kSpreadYields = 20;
 // A pair hand-off's yields that take longer than this per step the other
-// thread made (about 20 us at this project's machines' 2-3 GHz) ran
-// something besides that thread.
-constexpr uint64_t kQuickYieldCycles = 50000;
+// thread made ran something besides that thread.
+constexpr uint64_t kQuickYieldNs = 20000;
 constexpr uint32_t kPairYieldBackoff = 64;
 constexpr int kPairYields = 8;
 constexpr uint32_t kPairYieldBackoffMax = 1 << 16;
@@ -84,10 +84,14 @@ void Runtime::wait_turn(uint32_t me, bool pair) {
   } else if (pair && pair_yield_skip_ > 0) {
     --pair_yield_skip_;
   } else if (pair) {
-    // Quick: no slower than kQuickYieldCycles per step the other thread
-    // made meanwhile (it may run several before it hands back).
-    uint64_t start = __rdtsc(), start_step = step_;
-    auto quick = [&] { return __rdtsc() - start < kQuickYieldCycles * (1 + step_ - start_step); };
+    // Quick: no slower than kQuickYieldNs per step the other thread made
+    // meanwhile (it may run several before it hands back). (Not rdtsc: it
+    // faults in a controlled process, VirtualTsc.h, and so the vDSO's clock
+    // is a system call too, VirtualVdso.h.)
+    uint64_t start = uint64_t(virtual_clock::real_monotonic_ns()), start_step = step_;
+    auto quick = [&] {
+      return uint64_t(virtual_clock::real_monotonic_ns()) - start < kQuickYieldNs * (1 + step_ - start_step);
+    };
     // A yield may return before the other thread ran: the scheduler keeps
     // the CPU for a thread that had less than its share (EEVDF), which the
     // one handed to may not have had after several steps in a row.

@@ -23,6 +23,7 @@
 #include "ReadOnlyMemory.h"
 #include "Runtime.h"
 #include "SiteMath.h"
+#include "VirtualTsc.h"
 
 namespace ctrl::agent {
 
@@ -537,6 +538,10 @@ bool handle_site_trap(ucontext_t* uc) {
   if (!e) return false;
   if (e->site->kind == SiteKind::Syscall) {
     t_program_sp = uint64_t(uc->uc_mcontext.gregs[REG_RSP]) - 128;
+    // A new image (a Go program's os/exec, in the child of its raw clone)
+    // must find the TSC readable (VirtualTsc.h); a failed exec keeps it so.
+    long nr = long(uc->uc_mcontext.gregs[REG_RAX]);
+    if (nr == SYS_execve || nr == SYS_execveat) virtual_tsc::readable_in_this_thread();
     if (rt.controlled() && rt.active && perform_syscall_site(uc, e->address)) return true;
     uc->uc_mcontext.gregs[REG_RIP] = greg_t(e->trampoline);  // the call runs itself, from the copy
     return true;

@@ -19,6 +19,7 @@
 #include "RealFunctions.h"
 #include "Runtime.h"
 #include "ThreadPool.h"
+#include "VirtualThreadIds.h"
 
 using namespace ctrl;
 using namespace ctrl::agent;
@@ -272,6 +273,7 @@ int kill(pid_t pid, int sig) {
 }
 
 int tgkill(pid_t tgid, pid_t tid, int sig) {
+  tid = virtual_thread_ids::to_real(tid);  // (VirtualThreadIds.h)
   int r;
   if (modelled(SYS_tgkill, {tgid, tid, sig}, SITE(), r)) return r;
   REAL(tgkill);

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdarg>
 #include <cstdio>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "Runtime.h"
 #include "SanitizerRuntime.h"
 #include "VirtualClock.h"
+#include "VirtualTsc.h"
 
 using namespace ctrl;
 using namespace ctrl::agent;
@@ -52,6 +54,18 @@ void yield_point(uint64_t site) {
   rt.end_execution(shm::Outcome::Unsupported, t_me, site, msg);
 }
 
+// The new image's dynamic loader reads the TSC before any handler exists
+// (VirtualTsc.h); a failed exec goes back to trapping.
+template <typename F>
+int exec_with_tsc(F&& exec) {
+  virtual_tsc::readable_in_this_thread();
+  int r = exec();
+  int e = errno;
+  virtual_tsc::trapped_in_this_thread();
+  errno = e;
+  return r;
+}
+
 bool exec_refused() {
   if (!rt.enabled || t_in_agent || t_me == kNoThread) return false;
   if (rt.checkpointed || !forked_child()) return true;
@@ -67,8 +81,8 @@ bool exec_refused() {
 
 extern "C" {
 
-int __libc_start_main(int (*main)(int, char**, char**), int argc, char** argv, void (*init)(),
-                      void (*fini)(), void (*rtld_fini)(), void* stack_end) {
+int __libc_start_main(int (*main)(int, char**, char**), int argc, char** argv, void (*init)(), void (*fini)(),
+                      void (*rtld_fini)(), void* stack_end) {
   ensure_real();
   program_main = main;
   return real.libc_start_main(main_wrapper, argc, argv, init, fini, rtld_fini, stack_end);
@@ -96,8 +110,7 @@ void __assert_fail(const char* assertion, const char* file, unsigned line, const
   ensure_real();
   if (rt.enabled && t_me != kNoThread && !t_in_agent && !rt.ended) {
     char msg[shm::kMessageSize];
-    snprintf(msg, sizeof msg, "%s:%u: %s: Assertion `%s' failed.", file, line, function ? function : "?",
-             assertion);
+    snprintf(msg, sizeof msg, "%s:%u: %s: Assertion `%s' failed.", file, line, function ? function : "?", assertion);
     rt.end_execution(shm::Outcome::Assertion, t_me, SITE(), msg);
   }
   real.assert_fail(assertion, file, line, function);
@@ -195,8 +208,9 @@ pid_t fork() {
   pid_t child = real.fork();
   if (child == 0) {
     // The child is a separate, unserialised process: its agent lets go of
-    // the controller's channel and region.
+    // the controller's channel and region, and it reads the real TSC.
     rt.enabled = false;
+    virtual_tsc::readable_in_this_thread();
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (rt.control_fd >= 0) close(rt.control_fd);
     rt.control_fd = -1;
@@ -231,25 +245,25 @@ int daemon(int nochdir, int noclose) {
 int execve(const char* path, char* const argv[], char* const envp[]) {
   ensure_real();
   if (exec_refused()) refuse_exec(SITE(), path);
-  return real.execve(path, argv, envp);
+  return exec_with_tsc([&] { return real.execve(path, argv, envp); });
 }
 
 int execv(const char* path, char* const argv[]) {
   ensure_real();
   if (exec_refused()) refuse_exec(SITE(), path);
-  return real.execv(path, argv);
+  return exec_with_tsc([&] { return real.execv(path, argv); });
 }
 
 int execvp(const char* file, char* const argv[]) {
   ensure_real();
   if (exec_refused()) refuse_exec(SITE(), file);
-  return real.execvp(file, argv);
+  return exec_with_tsc([&] { return real.execvp(file, argv); });
 }
 
 int execvpe(const char* file, char* const argv[], char* const envp[]) {
   ensure_real();
   if (exec_refused()) refuse_exec(SITE(), file);
-  return real.execvpe(file, argv, envp);
+  return exec_with_tsc([&] { return real.execvpe(file, argv, envp); });
 }
 
 namespace {
@@ -269,7 +283,7 @@ int execl(const char* path, const char* arg, ...) {
   va_start(ap, arg);
   auto args = collect_args(arg, ap, nullptr);
   va_end(ap);
-  return real.execv(path, args.data());
+  return exec_with_tsc([&] { return real.execv(path, args.data()); });
 }
 
 int execlp(const char* file, const char* arg, ...) {
@@ -279,7 +293,7 @@ int execlp(const char* file, const char* arg, ...) {
   va_start(ap, arg);
   auto args = collect_args(arg, ap, nullptr);
   va_end(ap);
-  return real.execvp(file, args.data());
+  return exec_with_tsc([&] { return real.execvp(file, args.data()); });
 }
 
 int execle(const char* path, const char* arg, ...) {
@@ -290,7 +304,7 @@ int execle(const char* path, const char* arg, ...) {
   char** envp = nullptr;
   auto args = collect_args(arg, ap, &envp);
   va_end(ap);
-  return real.execve(path, args.data(), envp);
+  return exec_with_tsc([&] { return real.execve(path, args.data(), envp); });
 }
 
 }  // extern "C"

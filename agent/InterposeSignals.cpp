@@ -22,6 +22,8 @@
 #include "Runtime.h"
 #include "Signals.h"
 #include "VirtualClock.h"
+#include "VirtualThreadIds.h"
+#include "VirtualTsc.h"
 
 using namespace ctrl;
 using namespace ctrl::agent;
@@ -35,6 +37,17 @@ struct ProgramAction {
 
 ProgramAction program_actions[NSIG];
 bool handlers_installed = false;
+// SIGSEGV is the agent's from its constructor on when rdtsc traps
+// (VirtualTsc.h), before the other managed signals become its own.
+bool segv_taken_early = false;
+
+bool agent_keeps(int sig) { return handlers_installed || (segv_taken_early && sig == SIGSEGV); }
+
+// A mask the program sets before the first execution: rdtsc's SIGSEGV
+// cannot be blocked (a blocked fault kills the process).
+void remove_early(sigset_t& set) {
+  if (segv_taken_early) sigdelset(&set, SIGSEGV);
+}
 
 // The kernel's struct sigaction (x86-64) and signal set, for the raw calls.
 struct KernelSigaction {
@@ -52,6 +65,9 @@ void remove_managed(sigset_t& set) {
 }
 
 void on_signal(int sig, siginfo_t* info, void* context) {
+  // First: the program's rdtsc is no fault of its own, and no handler of
+  // the program (or of a sanitizer) must see it.
+  if (virtual_tsc::emulate(sig, info, static_cast<ucontext_t*>(context))) return;
   if (sig == SIGTRAP && info->si_code == SI_KERNEL && handle_site_trap(static_cast<ucontext_t*>(context))) return;
   if (sig == SIGTRAP && info->si_code == SI_KERNEL && rt.enabled && rt.active && !rt.ended) {
     // Not a bug of the program: ctrl's own patch, run from where the program copied it.
@@ -106,6 +122,10 @@ bool managed_signal(int sig) {
 bool forward_to_program(int sig, siginfo_t* info, void* context) {
   ProgramAction& p = program_actions[sig];
   if (!p.known || p.act.sa_handler == SIG_DFL || p.act.sa_handler == SIG_IGN) return false;
+  // Never ours: a SIGSEGV action read back from the kernel after the agent
+  // installed its handler (VirtualTsc.h) came back as the program's, and a
+  // crash called itself for ever instead of ending the execution.
+  if ((p.act.sa_flags & SA_SIGINFO) && p.act.sa_sigaction == on_signal) return false;
   struct sigaction act = p.act;
   if (act.sa_flags & SA_RESETHAND) {
     p.act.sa_handler = SIG_DFL;
@@ -118,17 +138,44 @@ bool forward_to_program(int sig, siginfo_t* info, void* context) {
   return true;
 }
 
-void install_execution_signal_handlers() {
-  ensure_real();
+namespace {
+struct sigaction agent_action() {
   struct sigaction ours {};
   ours.sa_sigaction = on_signal;
   ours.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
   sigemptyset(&ours.sa_mask);
+  return ours;
+}
+}  // namespace
+
+void take_segv_for_tsc() {
+  ensure_real();
+  ProgramAction& p = program_actions[SIGSEGV];
+  if (!p.known) {
+    // A sanitizer's runtime, initialised before the agent, has its handler
+    // there already: it becomes the program's action, called from ours.
+    real.sigaction(SIGSEGV, nullptr, &p.act);
+    if ((p.act.sa_flags & SA_SIGINFO) && p.act.sa_sigaction == on_signal) p.act.sa_handler = SIG_DFL;
+    p.known = true;
+  }
+  struct sigaction ours = agent_action();
+  real.sigaction(SIGSEGV, &ours, nullptr);
+  segv_taken_early = true;
+  sigset_t segv;
+  sigemptyset(&segv);
+  sigaddset(&segv, SIGSEGV);
+  real.pthread_sigmask(SIG_UNBLOCK, &segv, nullptr);
+}
+
+void install_execution_signal_handlers() {
+  ensure_real();
+  struct sigaction ours = agent_action();
   for (int sig = 1; sig < NSIG; ++sig) {
     if (!managed_signal(sig)) continue;
     ProgramAction& p = program_actions[sig];
     if (!p.known) {
       real.sigaction(sig, nullptr, &p.act);
+      if ((p.act.sa_flags & SA_SIGINFO) && p.act.sa_sigaction == on_signal) p.act.sa_handler = SIG_DFL;
       p.known = true;
     }
     real.sigaction(sig, &ours, nullptr);
@@ -212,7 +259,7 @@ int sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
     return real.sigaction(sig, &copy, old);
   }
   ProgramAction& p = program_actions[sig];
-  if (!handlers_installed) {
+  if (!agent_keeps(sig)) {
     // Before the first execution the program's actions are its own.
     int r = real.sigaction(sig, act, old);
     if (r == 0 && act) {
@@ -242,17 +289,25 @@ sighandler_t signal(int sig, sighandler_t handler) {
 
 int sigprocmask(int how, const sigset_t* set, sigset_t* old) {
   ensure_real();
-  if (!rt.enabled || !handlers_installed || !set || how == SIG_UNBLOCK) return real.sigprocmask(how, set, old);
+  if (!rt.enabled || !set || how == SIG_UNBLOCK || (!handlers_installed && !segv_taken_early))
+    return real.sigprocmask(how, set, old);
   sigset_t copy = *set;
-  remove_managed(copy);
+  if (handlers_installed)
+    remove_managed(copy);
+  else
+    remove_early(copy);
   return real.sigprocmask(how, &copy, old);
 }
 
 int pthread_sigmask(int how, const sigset_t* set, sigset_t* old) {
   ensure_real();
-  if (!rt.enabled || !handlers_installed || !set || how == SIG_UNBLOCK) return real.pthread_sigmask(how, set, old);
+  if (!rt.enabled || !set || how == SIG_UNBLOCK || (!handlers_installed && !segv_taken_early))
+    return real.pthread_sigmask(how, set, old);
   sigset_t copy = *set;
-  remove_managed(copy);
+  if (handlers_installed)
+    remove_managed(copy);
+  else
+    remove_early(copy);
   return real.pthread_sigmask(how, &copy, old);
 }
 
@@ -266,6 +321,12 @@ long syscall(long number, ...) {
   for (long& v : a) v = va_arg(ap, long);  // as libc's syscall(): six registers, whatever was passed
   va_end(ap);
   ensure_real();
+  if (number == SYS_gettid) {
+    pid_t tid;
+    if (virtual_thread_ids::own(&tid)) return tid;  // (VirtualThreadIds.h)
+  }
+  if (number == SYS_tgkill) a[1] = virtual_thread_ids::to_real(pid_t(a[1]));
+  if (number == SYS_tkill) a[0] = virtual_thread_ids::to_real(pid_t(a[0]));
   if (long r; descriptor_syscall(number, a, &r)) return r;
   if (long r; virtual_clock::answer_syscall(number, a, &r)) return r;
   long modelled = 0;
@@ -273,6 +334,14 @@ long syscall(long number, ...) {
     if (modelled >= 0) return modelled;
     errno = int(-modelled);
     return -1;
+  }
+  if (number == SYS_execve || number == SYS_execveat) {
+    virtual_tsc::readable_in_this_thread();  // (VirtualTsc.h)
+    long r = real.syscall(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+    int e = errno;
+    virtual_tsc::trapped_in_this_thread();
+    errno = e;
+    return r;
   }
   bool signal_call = (number == SYS_rt_sigaction || number == SYS_rt_sigprocmask) && rt.enabled;
   if (!signal_call) return real.syscall(number, a[0], a[1], a[2], a[3], a[4], a[5]);

@@ -44,7 +44,7 @@ void init_from(int region_fd) {
   state.store(kOn, std::memory_order_release);
 }
 
-bool on() {
+bool is_on() {
   int s = state.load(std::memory_order_acquire);
   if (s == kUnknown) {
     // A read from a library's constructor, before the agent's: the region
@@ -97,7 +97,7 @@ void checkpoint() { elapsed_at_checkpoint = elapsed.load(std::memory_order_relax
 void start_execution() { elapsed.store(elapsed_at_checkpoint, std::memory_order_relaxed); }
 
 void advance(int64_t ns) {
-  if (ns > 0 && on()) elapsed.fetch_add(ns, std::memory_order_relaxed);
+  if (ns > 0 && is_on()) elapsed.fetch_add(ns, std::memory_order_relaxed);
 }
 
 int64_t real_monotonic_ns() {
@@ -106,8 +106,19 @@ int64_t real_monotonic_ns() {
   return ns_of(t);
 }
 
+int64_t read_monotonic_ns() { return is_on() ? monotonic_origin + tick() : real_monotonic_ns(); }
+
+bool on() { return is_on(); }
+
+bool origin(int64_t* realtime_ns, int64_t* monotonic_ns) {
+  if (!is_on()) return false;
+  *realtime_ns = realtime_origin;
+  *monotonic_ns = monotonic_origin;
+  return true;
+}
+
 bool answer_syscall(long number, const long* args, long* result) {
-  if (!on()) return false;
+  if (!is_on()) return false;
   switch (number) {
     case SYS_clock_gettime:
       *result = clock_gettime(clockid_t(args[0]), reinterpret_cast<timespec*>(args[1]));
@@ -129,7 +140,7 @@ extern "C" {
 
 int clock_gettime(clockid_t clock, timespec* ts) {
   int64_t origin = 0;
-  if (!on() || !origin_of(clock, &origin)) {
+  if (!is_on() || !origin_of(clock, &origin)) {
     long r = raw_syscall(SYS_clock_gettime, clock, reinterpret_cast<long>(ts));
     if (r < 0) {
       errno = int(-r);
@@ -142,7 +153,7 @@ int clock_gettime(clockid_t clock, timespec* ts) {
 }
 
 int gettimeofday(timeval* tv, void* tz) {
-  if (!on()) {
+  if (!is_on()) {
     long r = raw_syscall(SYS_gettimeofday, reinterpret_cast<long>(tv), reinterpret_cast<long>(tz));
     if (r < 0) {
       errno = int(-r);
@@ -164,7 +175,7 @@ int gettimeofday(timeval* tv, void* tz) {
 }
 
 time_t time(time_t* out) {
-  time_t t = on() ? time_t((realtime_origin + tick()) / kNsPerSecond) : time_t(raw_syscall(SYS_time, 0));
+  time_t t = is_on() ? time_t((realtime_origin + tick()) / kNsPerSecond) : time_t(raw_syscall(SYS_time, 0));
   if (out) *out = t;
   return t;
 }

@@ -24,8 +24,9 @@
 //
 // Not virtual: CPU-time clocks (CLOCK_PROCESS_CPUTIME_ID, THREAD_CPUTIME_ID,
 // clock()): a program that computes for some CPU time measures real work;
-// the rdtsc instruction; a clock read by a raw system call instruction or
-// the vDSO called directly (a statically linked runtime). Programs the
+// a clock read by a raw system call instruction. rdtsc reads this clock too
+// (VirtualTsc.h), and so does a runtime that calls the vDSO directly (Go:
+// VirtualVdso.h). Programs the
 // target starts get the real clocks (their agent is inert). The agent's own
 // timing uses real_monotonic_ns().
 #pragma once
@@ -50,8 +51,15 @@ void checkpoint();
 void start_execution();
 // A sleep of `ns` nanoseconds, which ctrl does not make the program wait.
 void advance(int64_t ns);
-// The real monotonic clock, for the agent's own timing.
+// The real monotonic clock, for the agent's own timing (a system call).
 int64_t real_monotonic_ns();
+// One read of the virtual monotonic clock, in ns (an rdtsc): advances it by
+// kTickNs like clock_gettime. The real one when virtual time is off.
+int64_t read_monotonic_ns();
+// Whether the program reads virtual time (the region gave an origin).
+bool on();
+// The origin (real and monotonic, in ns); false when virtual time is off.
+bool origin(int64_t* realtime_ns, int64_t* monotonic_ns);
 // syscall(SYS_clock_gettime | SYS_gettimeofday | SYS_time, ...) through
 // libc's syscall(): true with *result set when it answered.
 bool answer_syscall(long number, const long* args, long* result);

@@ -45,4 +45,18 @@ void Session::place_runner() {
   sched_setaffinity(0, sizeof one, &one);
 }
 
+void Session::unpin_for_launch() {
+  // A session after another in the same ctrl (--visible auto's fall-back
+  // to atomics) launched its program from a thread the first had pinned to
+  // one CPU: Go's runtime, which reads its affinity by system call at its
+  // start, chose GOMAXPROCS 1 where the replay of the trace, a new ctrl,
+  // chose 2, and every replay diverged (issue 22, item 11).
+  const std::vector<int>& cpus = usable_cpus();
+  if (cpus.empty()) return;
+  cpu_set_t all;
+  CPU_ZERO(&all);
+  for (int c : cpus) CPU_SET(c, &all);
+  sched_setaffinity(0, sizeof all, &all);
+}
+
 }  // namespace ctrl

@@ -204,6 +204,10 @@ class Session {
 
   // ---- CPU placement (RunnerPlacement.cpp) ----
   void place_runner();
+  // Before a launch: this thread back on every usable CPU (a session's
+  // place_runner pinned it), so the program's start-up sees the affinity
+  // ctrl had.
+  void unpin_for_launch();
 
   // ---- supervision (ExecutionSupervision.cpp) ----
   // Executions run untraced (a signal to a traced thread would cost a ptrace

@@ -167,6 +167,7 @@ std::optional<ExecutionResult> Session::start() {
     h.clock_monotonic_ns = config_.clock_monotonic_ns ? config_.clock_monotonic_ns : ns(mono_now);
   }
 
+  unpin_for_launch();
   template_pid_ = tracer_.launch(spec);
   close(sv[1]);
   current_pid_ = template_pid_;

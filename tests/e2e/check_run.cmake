@@ -25,7 +25,8 @@
 #  - REPEAT: a second identical run ends the same way (same exit status,
 #    number of executions, bug kind and index of the buggy execution);
 #  - REPLAY (when a bug was found): ctrl replay --json .. <trace> exits 1 and
-#    reports a bug of the same kind.
+#    reports a bug of the same kind; REPLAY_TIMES=N (default 1) times, each
+#    a new process (what a program reads from outside may differ each time).
 
 cmake_minimum_required(VERSION 3.20)
 include("${CMAKE_CURRENT_LIST_DIR}/e2e_common.cmake")
@@ -159,8 +160,15 @@ if(REPEAT)
   endif()
 endif()
 
+if(NOT DEFINED REPLAY_TIMES)
+  set(REPLAY_TIMES 1)
+endif()
+foreach(replay_round RANGE 1 ${REPLAY_TIMES})
 if(REPLAY AND first_rc EQUAL 1)
   set(what "ctrl replay")
+  if(REPLAY_TIMES GREATER 1)
+    set(what "ctrl replay (${replay_round} of ${REPLAY_TIMES})")
+  endif()
   e2e_exec(replay "${CTRL}" replay --json "${WORKDIR}/replay.json" "${first_trace}")
   e2e_expect_exit("${replay_rc}" 1 "${what} of ${first_trace}")
   e2e_check_report(replayed "${WORKDIR}/replay.json" "${what}" REPLAY)
@@ -171,6 +179,7 @@ if(REPLAY AND first_rc EQUAL 1)
     e2e_fail("${what}: replaying a ${first_kind} gave a ${replayed_kind}")
   endif()
 endif()
+endforeach()
 
 if(first_rc EQUAL 1)
   set(found ", found a ${first_kind} in execution ${first_execution}")
