@@ -75,6 +75,7 @@ void SatEncoder::encode_read(uint32_t n) {
   auto reads_value = [&](int r, uint64_t w, int lit) {
     if (node.spin_key == w) return clause({-r, -lit});  // a repeat: the thread does not move
     int c = edge_lit(w);
+    if (!c && node.role == SatRole::Lock) return;  // only seen parked: it has no edge yet
     clause({-r, -lit, c ? c : new_[n]});
   };
   std::vector<int> any{-x(n)};
@@ -113,21 +114,64 @@ void SatEncoder::encode_read(uint32_t n) {
   clause(any);
 }
 
+void SatEncoder::encode_spin(uint32_t n) {
+  const auto& nodes = g_.nodes();
+  const SatNode& node = nodes[n];
+  if (!node.spins) return;       // the agent never saw it repeat a read in the same state
+  std::vector<uint32_t> window;  // the thread's reads since the one n repeats
+  bool repeats = false;
+  for (uint32_t child = n, a = node.parent; a != kSatNone && !repeats; child = a, a = nodes[a].parent) {
+    const SatNode& an = nodes[a];
+    const SatEdge* via = nullptr;
+    for (const auto& e : an.edges)
+      if (e.child == child) via = &e;
+    // A read-modify-write that left memory as it was (a failed CAS) reads only.
+    bool reads_only = an.role == SatRole::Read || (an.role == SatRole::Rmw && via && via->written == via->key);
+    if (!reads_only) {
+      if (an.role == SatRole::Other) continue;  // start, yield, fence
+      return;
+    }
+    window.push_back(a);
+    repeats = an.op.kind == node.op.kind && an.op.site == node.op.site && an.op.addr == node.op.addr;
+  }
+  if (!repeats) return;
+  std::vector<int> written_since{-x(n)};
+  for (uint32_t k : window)
+    for (uint32_t w : g_.locations()[nodes[k].loc].writers) {
+      if (w == k || w == n) continue;
+      int after = order(k, w), before = order(w, n);
+      if (after == 0 || before == 0) continue;
+      int z = solver_.new_var();
+      clause({-z, writes_lit(w)});
+      if (nodes[w].role == SatRole::Rmw) {
+        // Only one that changed memory wakes a spinner (a failed CAS does not).
+        std::vector<int> changed{-z};
+        for (size_t e = 0; e < nodes[w].edges.size(); ++e)
+          if (nodes[w].edges[e].written != nodes[w].edges[e].key) changed.push_back(c_[w][e]);
+        clause(changed);
+      }
+      clause({-z, after});
+      clause({-z, before});
+      written_since.push_back(z);
+    }
+  clause(written_since);
+}
+
 void SatEncoder::encode() {
   const auto& nodes = g_.nodes();
   x_.assign(nodes.size(), 0);
   new_.assign(nodes.size(), kFalse);
   c_.assign(nodes.size(), {});
+  goal_.assign(nodes.size(), 0);
   for (uint32_t n = 0; n < nodes.size(); ++n) {
     if (!nodes[n].known) continue;
     x_[n] = solver_.new_var();
     if (nodes[n].reads()) {
       for (size_t e = 0; e < nodes[n].edges.size(); ++e) c_[n].push_back(solver_.new_var());
-      if (nodes[n].role != SatRole::Lock) {
-        new_[n] = solver_.new_var();
-        goals_.push_back(new_[n]);
-      }
+      if (nodes[n].role != SatRole::Lock) new_[n] = solver_.new_var();
     }
+    goal_[n] = nodes[n].edges.empty() ? x_[n] : new_[n] != kFalse ? new_[n] : 0;
+    if (goal_[n]) goals_.push_back(goal_[n]);
   }
   for (uint32_t n = 0; n < nodes.size(); ++n) {
     const SatNode& node = nodes[n];
@@ -142,7 +186,9 @@ void SatEncoder::encode() {
     } else if (g_.instances()[node.instance].creator != kSatNone) {
       clause({-x(n), x(g_.instances()[node.instance].creator)});
     }
-    if (node.reads()) {
+    // A lock only seen parked reads the free mutex and has no choice to make.
+    bool parked_lock = node.role == SatRole::Lock && node.edges.empty();
+    if (node.reads() && !parked_lock) {
       std::vector<int> one{-x(n)};
       std::vector<int> choices = c_[n];
       if (new_[n] != kFalse) choices.push_back(new_[n]);
@@ -152,8 +198,9 @@ void SatEncoder::encode() {
         for (size_t j = i + 1; j < choices.size(); ++j) clause({-choices[i], -choices[j]});
       }
       clause(one);
-      encode_read(n);
     }
+    if (node.reads()) encode_read(n);
+    if (node.role == SatRole::Read || node.role == SatRole::Rmw) encode_spin(n);
     if (node.role == SatRole::Create && node.target != kSatNone)
       for (uint32_t m : g_.instances()[node.target].nodes) clause({order(n, m)});
     if (node.role == SatRole::Join) {
@@ -227,8 +274,8 @@ SatAnswer SatEncoder::solve(const std::function<bool()>& stop) {
       for (uint32_t n : sorted) {
         SatStep step;
         step.node = n;
+        step.goal = goal_[n] && solver_.value(goal_[n]);
         if (nodes[n].reads()) {
-          step.goal = new_[n] != kFalse && solver_.value(new_[n]);
           for (size_t e = 0; e < nodes[n].edges.size(); ++e)
             if (solver_.value(c_[n][e])) step.key = nodes[n].edges[e].key;
         }

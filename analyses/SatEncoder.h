@@ -6,15 +6,16 @@
 //
 // Variables: x(n) node n runs; c(n,v) read node n reads v (one per edge);
 // new(n) it reads a value never seen there (the goal, its thread stops
-// there); r(n,s) n reads from writer s (or the initial value); o(a,b) a
-// runs before b, for nodes of different thread instances (nodes of one
-// instance are ordered by their trie). Constraints: a node runs only after
-// its parent and the edge it hangs on; a thread instance only after its
+// there; a node only seen parked, never run, is a goal if it runs); r(n,s) n reads from writer s (or the initial
+// value); o(a,b) a runs before b, for nodes of different thread instances (nodes of one instance are ordered by their
+// trie). Constraints: a node runs only after its parent and the edge it hangs on; a thread instance only after its
 // create node, a join only after an exit of the joined instance and after
 // all its nodes; a read reads from exactly one writer that ran before it,
 // with no writer of its location between them, and the value it gets
 // chooses its edge (a value not among its edges: new); a lock reads a free
-// mutex; nothing runs after a process exit.
+// mutex; nothing runs after a process exit; a read that would repeat an
+// earlier read of its thread with nothing written since does not run (the
+// agent holds such a spinning thread back).
 //
 // Transitivity is lazy: a model's order is checked for a cycle among the
 // nodes it runs, and a clause forbidding that cycle is added (and kept by
@@ -68,6 +69,12 @@ class SatEncoder {
   void clause(std::vector<int> lits);
   void encode();
   void encode_read(uint32_t n);
+  // The agent's spin rule (agent/ExecutionModel.h): a thread about to repeat
+  // a read it made since its last write in the same register and stack
+  // state, when nothing it read since has been written, is not enabled. A
+  // node the agent showed to be such a repeat (SatNode::spins) runs only
+  // after some write to a location its thread read since that read.
+  void encode_spin(uint32_t n);
   // The literal "writer s writes (some value)", and each value it may write
   // with its literal.
   int writes_lit(uint32_t s) const;
@@ -77,6 +84,9 @@ class SatEncoder {
   SatSolver& solver_;
   std::vector<SatCycle>& cycles_;
   std::vector<int> x_, new_;
+  // Per node, the literal of its goal (0: none): reading a new value, or
+  // running at all for a node only seen parked (no edge yet).
+  std::vector<int> goal_;
   std::vector<std::vector<int>> c_;  // per node, per edge
   std::map<std::pair<uint32_t, uint32_t>, int> o_;
   std::vector<int> goals_;

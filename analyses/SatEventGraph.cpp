@@ -116,7 +116,34 @@ uint32_t SatEventGraph::location(const shm::Event& e, bool mutex) {
   return id;
 }
 
-bool SatEventGraph::merge(const shm::Event* events, uint64_t n) {
+bool SatEventGraph::learn(uint32_t id, const shm::Event& e) {
+  auto k = OpKind(e.kind);
+  SatRole role = role_of(e);
+  if (role == SatRole::Other && !inert(k)) return fail(std::string("the operation ") + op_name(k));
+  bool memory = role == SatRole::Read || role == SatRole::Write || role == SatRole::Rmw;
+  if (memory && (e.size == 0 || e.size > 8 || (e.size & (e.size - 1)) != 0))
+    return fail("an access of " + std::to_string(e.size) + " bytes");
+  if (memory && e.aux && (k == OpKind::Load || k == OpKind::Store)) return fail("string instructions");
+  uint32_t loc = kSatNone;
+  if (memory) loc = location(e, false);
+  if (role == SatRole::Lock || role == SatRole::TryLock || role == SatRole::Unlock) loc = location(e, true);
+  if ((memory || role == SatRole::Lock || role == SatRole::TryLock || role == SatRole::Unlock) && loc == kSatNone)
+    return false;
+  SatNode& node = nodes_[id];
+  node.known = true;
+  node.op = e;
+  node.role = role;
+  node.loc = loc;
+  instances_[node.instance].nodes.push_back(id);
+  if (loc != kSatNone) {
+    if (node.reads()) locations_[loc].readers.push_back(id);
+    if (node.writes()) locations_[loc].writers.push_back(id);
+  }
+  ++growth_;
+  return true;
+}
+
+bool SatEventGraph::merge(const shm::Event* events, uint64_t n, const shm::Event* pending, uint64_t npending) {
   if (!why_.empty()) return false;
   std::unordered_map<uint32_t, uint32_t> at;                              // thread -> its next node
   std::unordered_map<uint32_t, uint32_t> instance;                        // thread -> instance
@@ -133,13 +160,7 @@ bool SatEventGraph::merge(const shm::Event* events, uint64_t n) {
       instance[e.thread] = it->second;
       cur = at.emplace(e.thread, instances_[it->second].root).first;
     }
-    auto k = OpKind(e.kind);
     SatRole role = role_of(e);
-    if (role == SatRole::Other && !inert(k)) return fail(std::string("the operation ") + op_name(k));
-    bool memory = role == SatRole::Read || role == SatRole::Write || role == SatRole::Rmw;
-    if (memory && (e.size == 0 || e.size > 8 || (e.size & (e.size - 1)) != 0))
-      return fail("an access of " + std::to_string(e.size) + " bytes");
-    if (memory && e.aux && (k == OpKind::Load || k == OpKind::Store)) return fail("string instructions");
     uint64_t key = 0;
     if (role == SatRole::Read || role == SatRole::Rmw) key = mask(e.value_read, e.size);
     if (role == SatRole::TryLock) key = (e.flags & shm::kFailed) ? 1 : 0;
@@ -152,18 +173,11 @@ bool SatEventGraph::merge(const shm::Event* events, uint64_t n) {
         const SatNode& prev = nodes_[last->second.first];
         SatNode& node = nodes_[id];
         if (same_op(prev.op, e) && !(node.known && node.edge(key)) && (!node.known || same_op(node.op, e))) {
-          if (!node.known) {
-            node.known = true;
-            node.op = e;
-            node.role = role;
-            node.loc = prev.loc;
-            instances_[node.instance].nodes.push_back(id);
-            locations_[node.loc].readers.push_back(id);
-            if (node.writes()) locations_[node.loc].writers.push_back(id);
-          }
-          if (node.spin_key != key) {
-            if (node.spin_key) return fail("a spin loop that repeats two values");
-            node.spin_key = key;
+          if (!node.known && !learn(id, e)) return false;
+          SatNode& spin = nodes_[id];
+          if (spin.spin_key != key) {
+            if (spin.spin_key) return fail("a spin loop that repeats two values");
+            spin.spin_key = key;
             ++growth_;
           }
           last->second = {id, key};
@@ -177,22 +191,10 @@ bool SatEventGraph::merge(const shm::Event* events, uint64_t n) {
       if (!same_op(node->op, e) || (role == SatRole::Write && written_value(node->op) != mask(e.value_written, e.size)))
         return fail("the same history did something else (nondeterminism ctrl does not control)");
     } else {
-      uint32_t loc = kSatNone;
-      if (memory) loc = location(e, false);
-      if (role == SatRole::Lock || role == SatRole::TryLock || role == SatRole::Unlock) loc = location(e, true);
-      if ((memory || role == SatRole::Lock || role == SatRole::TryLock || role == SatRole::Unlock) && loc == kSatNone)
-        return false;
+      if (!learn(id, e)) return false;
       node = &nodes_[id];
-      node->known = true;
-      node->op = e;
-      node->role = role;
-      node->loc = loc;
-      instances_[node->instance].nodes.push_back(id);
-      if (loc != kSatNone) {
-        if (node->reads()) locations_[loc].readers.push_back(id);
-        if (node->writes()) locations_[loc].writers.push_back(id);
-      }
     }
+    if (e.flags & shm::kSameState) node->spins = true;
     // The initial value, read before any store of this execution.
     if (node->loc != kSatNone && !locations_[node->loc].mutex && (role == SatRole::Read || role == SatRole::Rmw) &&
         !written.count(node->loc)) {
@@ -237,6 +239,14 @@ bool SatEventGraph::merge(const shm::Event* events, uint64_t n) {
     else
       last_read.erase(e.thread);
     at[e.thread] = child;
+  }
+  for (uint64_t i = 0; i < npending; ++i) {
+    auto cur = at.find(pending[i].thread);
+    if (cur == at.end() || nodes_[cur->second].known) continue;
+    if (OpKind(pending[i].kind) == OpKind::None) continue;
+    if (!learn(cur->second, pending[i])) return false;
+    SatNode& parked = nodes_[cur->second];
+    if (parked.reads() && !(pending[i].enabled >> pending[i].thread & 1)) parked.spins = true;
   }
   return true;
 }

@@ -58,6 +58,10 @@ struct SatNode {
   uint32_t target = kSatNone;  // Create: the child instance; Join: the joined one
   std::vector<SatEdge> edges;
   std::optional<uint64_t> spin_key;
+  // The agent took this read for a repeat of an earlier one of its thread in
+  // the same register and stack state (kSameState), or held its thread back
+  // there as a spinner: it runs only once something it read was written.
+  bool spins = false;
   // Reads something (its edges are keyed by a value).
   bool reads() const {
     return role == SatRole::Read || role == SatRole::Rmw || role == SatRole::Lock || role == SatRole::TryLock;
@@ -91,9 +95,11 @@ struct SatLocation {
 class SatEventGraph {
  public:
   SatEventGraph();
-  // Merges an execution's events (in step order). False when it cannot
-  // (why() says why); the graph may then hold part of the execution.
-  bool merge(const shm::Event* events, uint64_t n);
+  // Merges an execution's events (in step order), and the operations its
+  // unfinished threads were parked at (`pending`: known nodes with no edge
+  // yet, so that running them is a goal). False when it cannot (why() says
+  // why); the graph may then hold part of the execution.
+  bool merge(const shm::Event* events, uint64_t n, const shm::Event* pending = nullptr, uint64_t npending = 0);
   const std::string& why() const { return why_; }
 
   const std::vector<SatNode>& nodes() const { return nodes_; }
@@ -115,6 +121,9 @@ class SatEventGraph {
   // The location of e's access, or kSatNone (why_ set) when it overlaps
   // another of a different address or size.
   uint32_t location(const shm::Event& e, bool mutex);
+  // Makes node `id` known with operation e; false (why_ set) when e is not
+  // modelled.
+  bool learn(uint32_t id, const shm::Event& e);
 
   std::vector<SatNode> nodes_;
   std::vector<SatInstance> instances_;

@@ -2,8 +2,10 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <set>
+#include <string>
 
 namespace ctrl {
 
@@ -42,8 +44,17 @@ void SatStrategy::count_goals() {
 }
 
 void SatStrategy::completed(const ExecutionSummary& s) {
-  if (!graph_.merge(s.events, s.steps)) return fail(graph_.why());
+  if (!graph_.merge(s.events, s.steps, s.pending, s.npending)) return fail(graph_.why());
   count_goals();
+  if (std::getenv("CTRL_SAT_DEBUG") && std::string(std::getenv("CTRL_SAT_DEBUG")) == "graph")
+    for (uint32_t i = 0; i < graph_.nodes().size(); ++i) {
+      const auto& n = graph_.nodes()[i];
+      std::fprintf(stderr, "n%u i%u p%d k%u a%lx s%lx loc%d:", i, n.instance, int(n.parent), n.op.kind,
+                   (unsigned long)n.op.addr, (unsigned long)n.op.site, int(n.loc));
+      for (const auto& e : n.edges)
+        std::fprintf(stderr, " %lu->n%u(w%lu)", (unsigned long)e.key, e.child, (unsigned long)e.written);
+      std::fprintf(stderr, "%s\n", n.spin_key ? " spin" : "");
+    }
   // An execution run for a goal that taught nothing: the model and the
   // program disagree (the search would ask the same again).
   if (started_ && graph_.size() == size_before_ && stats_.unsupported.empty())
@@ -166,6 +177,17 @@ std::optional<ExecutionPlan> SatStrategy::next() {
     return std::nullopt;
   }
   std::vector<uint32_t> prefix = schedule(answer.order);
+  if (std::getenv("CTRL_SAT_DEBUG")) {
+    for (const auto& st : answer.order) {
+      const auto& n = graph_.nodes()[st.node];
+      std::fprintf(stderr, "  node %u inst %u depth %u kind %u addr %lx key %lu%s%s\n", st.node, n.instance, n.depth,
+                   n.op.kind, (unsigned long)n.op.addr, (unsigned long)st.key, st.goal ? " GOAL" : "",
+                   n.spin_key ? " spin" : "");
+    }
+    std::fprintf(stderr, "prefix:");
+    for (auto t : prefix) std::fprintf(stderr, " %u", t);
+    std::fprintf(stderr, "\n");
+  }
   plan.prefix.insert(plan.prefix.end(), prefix.begin(), prefix.end());
   return plan;
 }
