@@ -1,6 +1,5 @@
 #include "Explorer.h"
 
-#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +8,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+
+#include <fmt/format.h>
 
 #include "BackgroundMonitor.h"
 #include "ExitStatus.h"
@@ -77,7 +78,8 @@ TraceDir::TraceDir(const std::string& path) {
   // The directories made here are the owner's only, as the traces are (an
   // existing directory keeps the mode its owner gave it).
   for (const std::string& made : made_) fs::permissions(made, fs::perms::owner_all, fs::perm_options::replace, ec);
-  if (!fs::is_directory(dir, ec)) throw UsageError(fmt::format("--trace-dir: {} is not a directory", path));
+  if (!fs::is_directory(dir, ec))
+    throw UsageError(fmt::format("--trace-dir: {} is not a directory", path));
   if (::access(path_.c_str(), W_OK | X_OK) != 0)
     throw UsageError(fmt::format("--trace-dir: cannot write in {}: {}", path, std::strerror(errno)));
 }
@@ -121,9 +123,8 @@ bool Explorer::record_bug(ExplorationReport& report, ExecutionResult result) {
     // The shrinker's executions ran from the start.
     if (checkpointed_) checkpointed_->forget();
   }
-  std::string name =
-      fmt::format("{}-{}-exec{}.ctrltrace", std::filesystem::path(template_.program().path()).filename().string(),
-                  result.kind, result.execution);
+  std::string name = fmt::format("{}-{}-exec{}.ctrltrace", std::filesystem::path(template_.program().path()).filename().string(),
+                                 result.kind, result.execution);
   std::string path = (std::filesystem::path(trace_dir_.path()) / name).string();
   trace_dir_.used();
   save_trace(path, make_trace(template_, result));
@@ -190,8 +191,8 @@ ExplorationReport Explorer::run() {
     }
   } deadline;
   if (options_.time_limit > 0) {
-    session_.set_deadline(
-        started + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(options_.time_limit)));
+    session_.set_deadline(started + std::chrono::duration_cast<clock::duration>(
+                                        std::chrono::duration<double>(options_.time_limit)));
     deadline.session = &session_;
   }
   auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - started).count(); };
@@ -300,7 +301,7 @@ ExplorationReport Explorer::run() {
   // --monitor sober: each execution is checked while the next one runs.
   std::optional<BackgroundMonitor> monitor;
   if (options_.sober) monitor.emplace();
-  ExecutionResult monitored;           // the execution being checked (already counted)
+  ExecutionResult monitored;  // the execution being checked (already counted)
   auto take_verdict = [&]() -> bool {  // true: stop exploring
     if (!monitor || !monitor->busy()) return false;
     std::optional<Borderline> b;
@@ -331,7 +332,8 @@ ExplorationReport Explorer::run() {
       // An execution cut by --max-steps left the rest of its schedules
       // unexplored (a livelock, or a bound too small for the program).
       report.exhaustive_fair = strategy->exhaustive() && report.bounded == 0;
-      report.exhaustive = report.exhaustive_fair && strategy->fairness_cuts() == 0 && report.fairness_blocked == 0;
+      report.exhaustive =
+          report.exhaustive_fair && strategy->fairness_cuts() == 0 && report.fairness_blocked == 0;
       break;
     }
     check_plan(*plan, index);
@@ -350,8 +352,9 @@ ExplorationReport Explorer::run() {
                                                 : clock::time_point::max();
         SessionConfig helpers = session_.config();
         helpers.runner_cpu = session_.runner_cpu();  // the helpers take the CPUs after it
-        parallel_ = std::make_unique<ParallelExplorer>(helpers, options_.jobs - 1, deadline, options_.prefix_signatures,
-                                                       std::move(first->first), std::move(first->second));
+        parallel_ = std::make_unique<ParallelExplorer>(helpers, options_.jobs - 1, deadline,
+                                                       options_.prefix_signatures, std::move(first->first),
+                                                       std::move(first->second));
         first.reset();
       }
       wanted.insert(wanted.begin(), *plan);

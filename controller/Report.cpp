@@ -1,13 +1,14 @@
 #include "Report.h"
 
 #include <fcntl.h>
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "Backtracer.h"
 #include "ExitStatus.h"
@@ -72,19 +73,17 @@ std::string describe_event(const shm::Event& e, Symbolizer& symbols) {
                          symbols.describe_data(e.addr), e.size, value_text(e.value_read));
       break;
     case OpKind::Store:
-      what =
-          fmt::format("store {} ({} bytes) <- {}", symbols.describe_data(e.addr), e.size, value_text(e.value_written));
+      what = fmt::format("store {} ({} bytes) <- {}", symbols.describe_data(e.addr), e.size,
+                         value_text(e.value_written));
       break;
     case OpKind::Rmw:
-      what = fmt::format(
-          "{}rmw{} {} ({} bytes): {}{}", e.flags & shm::kLocked ? "locked " : "",
-          e.rmw ? fmt::format("({})", rmw_name(RmwOp(e.rmw))) : "", symbols.describe_data(e.addr), e.size,
-          value_text(e.value_read),
-          e.flags & shm::kFailed ? " (compare failed)" : fmt::format(" -> {}", value_text(e.value_written)));
+      what = fmt::format("{}rmw{} {} ({} bytes): {}{}", e.flags & shm::kLocked ? "locked " : "",
+                         e.rmw ? fmt::format("({})", rmw_name(RmwOp(e.rmw))) : "", symbols.describe_data(e.addr),
+                         e.size, value_text(e.value_read),
+                         e.flags & shm::kFailed ? " (compare failed)" : fmt::format(" -> {}", value_text(e.value_written)));
       break;
     case OpKind::Fence:
-      what =
-          e.flags & shm::kInstruction ? "fence (instruction)" : fmt::format("fence({})", order_name(MemOrder(e.order)));
+      what = e.flags & shm::kInstruction ? "fence (instruction)" : fmt::format("fence({})", order_name(MemOrder(e.order)));
       break;
     case OpKind::Flush:
       what = fmt::format("store buffer flush: {} ({} bytes) <- {}", symbols.describe_data(e.addr), e.size,
@@ -149,10 +148,9 @@ void print_interleaving(std::FILE* out, const std::vector<shm::Event>& events, S
   }
   gap();
   if (total_hidden)
-    fmt::print(
-        out, "  ({} of {} steps shown: the first, each change of thread, and the last; {} steps through all)\n",
-        n - total_hidden, n,
-        trace_path.empty() ? std::string("stepping") : fmt::format("`ctrl replay --interactive {}`", trace_path));
+    fmt::print(out, "  ({} of {} steps shown: the first, each change of thread, and the last; {} steps through all)\n",
+               n - total_hidden, n,
+               trace_path.empty() ? std::string("stepping") : fmt::format("`ctrl replay --interactive {}`", trace_path));
 }
 
 }  // namespace
@@ -297,13 +295,13 @@ void print_summary(std::FILE* out, const ExplorationReport& report) {
       vars = std::max(vars, r.vars);
       clauses = std::max(clauses, r.clauses);
     }
-    fmt::print(
-        stderr,
-        "ctrl: sat: goals covered {}/{}, {} solver round{} in {:.2f} s, largest formula {} vars {} clauses{}{}\n",
-        solver->goals_covered, solver->goals_known, solver->rounds.size(), solver->rounds.size() == 1 ? "" : "s",
-        seconds, vars, clauses,
-        solver->deviations ? fmt::format(", {} schedules cut at a deviation", solver->deviations) : "",
-        solver->unsupported.empty() ? "" : fmt::format("; stopped: {}", solver->unsupported));
+    fmt::print(stderr,
+               "ctrl: sat: goals covered {}/{}, {} solver round{} in {:.2f} s, largest formula {} vars {} "
+               "clauses{}{}\n",
+               solver->goals_covered, solver->goals_known, solver->rounds.size(), solver->rounds.size() == 1 ? "" : "s",
+               seconds, vars, clauses,
+               solver->deviations ? fmt::format(", {} schedules cut at a deviation", solver->deviations) : "",
+               solver->unsupported.empty() ? "" : fmt::format("; stopped: {}", solver->unsupported));
   }
   const SpeculationStats& sp = report.speculation;
   if (sp.jobs > 1)
@@ -343,77 +341,75 @@ nlohmann::json report_json(const ExplorationReport& report, const std::string& p
                     {"preemptions", b.preemptions},
                     {"occurrences", b.occurrences}});
   }
-  return {
-      {"program", program},
-      {"model", model},
-      {"strategy", report.strategy},
-      {"executions",
-       {{"complete", report.complete},
-        {"blocked", report.blocked},
-        {"cut_by_max_steps", report.bounded},
-        {"infeasible", report.infeasible},
-        // Sampled beside the systematic search (ProbingStrategy.h),
-        // counted in total only: the counts above are the search's.
-        {"probes",
-         {{"total", report.probes.total},
-          {"complete", report.probes.complete},
-          {"blocked", report.probes.blocked},
-          {"cut_by_max_steps", report.probes.bounded}}},
-        {"total", report.total}}},
-      // c11/rc11 (Strategy::model_counts): consistent execution graphs,
-      // infeasible and redundant executions; null for the other models.
-      {"model_counts", report.model_counts ? nlohmann::json{{"consistent", report.model_counts->consistent},
-                                                            {"infeasible", report.model_counts->infeasible},
-                                                            {"redundant", report.model_counts->redundant},
-                                                            {"inline_atomic", report.model_counts->inline_atomic}}
-                                           : nlohmann::json(nullptr)},
-      // --strategy sat: per solver round the formula and the time; goal coverage.
-      {"solver", solver_json(report.solver)},
-      {"exhaustive", report.exhaustive},
-      // c11: what "exhaustive" covers (empty: every execution of the model).
-      {"exhaustive_scope", report.exhaustive_scope},
-      // Fair scheduling of yields (analyses/FairYields.h): every fair
-      // schedule ran; alternatives held back (race reversals not tried,
-      // executions ended because only threads that gave way were awake).
-      {"fairness",
-       {{"exhaustive_fair", report.exhaustive_fair},
-        {"cuts", report.fairness_cuts},
-        {"blocked", report.fairness_blocked}}},
-      {"elapsed_seconds", report.elapsed},
-      {"checkpoint_restores", report.restored},
-      {"parallel",
-       {{"jobs", report.speculation.jobs},
-        {"run_ahead", report.speculation.speculative},
-        {"taken", report.speculation.taken},
-        {"stopped",
-         report.speculation.off.empty() ? nlohmann::json(nullptr) : nlohmann::json(report.speculation.off)}}},
-      // Summed over the executions: steps run and thread hand-offs
-      // (ExplorationReport::handoffs).
-      {"steps", report.steps},
-      {"handoffs", report.handoffs},
-      {"interrupted", report.interrupted},
-      {"stopped_by", report.interrupted ? nlohmann::json(report.stopped_by) : nlohmann::json(nullptr)},
-      // false: no interleaving was checked; unchecked_reason says why
-      // (Verdict.h: "none-ended", "every-execution-cut", "no-thread").
-      {"checked", unchecked(report) == Unchecked::None},
-      {"unchecked_reason", unchecked(report) == Unchecked::None ? nlohmann::json(nullptr)
-                                                                : nlohmann::json(unchecked_keyword(unchecked(report)))},
-      // What the files are left as when ctrl ends, and why (Explorer.h).
-      {"files",
-       {{"left_as", report.files_left_as},
-        {"why", report.files_why.empty() ? nlohmann::json(nullptr) : nlohmann::json(report.files_why)}}},
-      // --races under sc/tso/pso (DataRaceCheck.h); null when off or c11/rc11.
-      {"races", report.races ? nlohmann::json{{"checked_executions", report.races->executions},
-                                              {"unchecked", report.races->unchecked.empty()
-                                                                ? nlohmann::json(nullptr)
-                                                                : nlohmann::json(report.races->unchecked)},
-                                              {"treated_as_atomic", report.races->treated},
-                                              {"debug_info", report.races->debug_info},
-                                              {"heap", report.races->heap}}
-                             : nlohmann::json(nullptr)},
-      {"preemption_bound", report.preemption_bound},
-      {"preemption_bound_completed", report.preemption_bound_completed},
-      {"bugs", bugs}};
+  return {{"program", program},
+          {"model", model},
+          {"strategy", report.strategy},
+          {"executions",
+           {{"complete", report.complete},
+            {"blocked", report.blocked},
+            {"cut_by_max_steps", report.bounded},
+            {"infeasible", report.infeasible},
+            // Sampled beside the systematic search (ProbingStrategy.h),
+            // counted in total only: the counts above are the search's.
+            {"probes",
+             {{"total", report.probes.total},
+              {"complete", report.probes.complete},
+              {"blocked", report.probes.blocked},
+              {"cut_by_max_steps", report.probes.bounded}}},
+            {"total", report.total}}},
+          // c11/rc11 (Strategy::model_counts): consistent execution graphs,
+          // infeasible and redundant executions; null for the other models.
+          {"model_counts", report.model_counts ? nlohmann::json{{"consistent", report.model_counts->consistent},
+                                                                {"infeasible", report.model_counts->infeasible},
+                                                                {"redundant", report.model_counts->redundant},
+                                                                {"inline_atomic", report.model_counts->inline_atomic}}
+                                               : nlohmann::json(nullptr)},
+          // --strategy sat: per solver round the formula and the time; goal coverage.
+          {"solver", solver_json(report.solver)},
+          {"exhaustive", report.exhaustive},
+          // c11: what "exhaustive" covers (empty: every execution of the model).
+          {"exhaustive_scope", report.exhaustive_scope},
+          // Fair scheduling of yields (analyses/FairYields.h): every fair
+          // schedule ran; alternatives held back (race reversals not tried,
+          // executions ended because only threads that gave way were awake).
+          {"fairness",
+           {{"exhaustive_fair", report.exhaustive_fair},
+            {"cuts", report.fairness_cuts},
+            {"blocked", report.fairness_blocked}}},
+          {"elapsed_seconds", report.elapsed},
+          {"checkpoint_restores", report.restored},
+          {"parallel",
+           {{"jobs", report.speculation.jobs},
+            {"run_ahead", report.speculation.speculative},
+            {"taken", report.speculation.taken},
+            {"stopped", report.speculation.off.empty() ? nlohmann::json(nullptr) : nlohmann::json(report.speculation.off)}}},
+          // Summed over the executions: steps run and thread hand-offs
+          // (ExplorationReport::handoffs).
+          {"steps", report.steps},
+          {"handoffs", report.handoffs},
+          {"interrupted", report.interrupted},
+          {"stopped_by", report.interrupted ? nlohmann::json(report.stopped_by) : nlohmann::json(nullptr)},
+          // false: no interleaving was checked; unchecked_reason says why
+          // (Verdict.h: "none-ended", "every-execution-cut", "no-thread").
+          {"checked", unchecked(report) == Unchecked::None},
+          {"unchecked_reason", unchecked(report) == Unchecked::None ? nlohmann::json(nullptr)
+                                                                     : nlohmann::json(unchecked_keyword(unchecked(report)))},
+          // What the files are left as when ctrl ends, and why (Explorer.h).
+          {"files",
+           {{"left_as", report.files_left_as},
+            {"why", report.files_why.empty() ? nlohmann::json(nullptr) : nlohmann::json(report.files_why)}}},
+          // --races under sc/tso/pso (DataRaceCheck.h); null when off or c11/rc11.
+          {"races", report.races ? nlohmann::json{{"checked_executions", report.races->executions},
+                                                  {"unchecked", report.races->unchecked.empty()
+                                                                    ? nlohmann::json(nullptr)
+                                                                    : nlohmann::json(report.races->unchecked)},
+                                                  {"treated_as_atomic", report.races->treated},
+                                                  {"debug_info", report.races->debug_info},
+                                                  {"heap", report.races->heap}}
+                                 : nlohmann::json(nullptr)},
+          {"preemption_bound", report.preemption_bound},
+          {"preemption_bound_completed", report.preemption_bound_completed},
+          {"bugs", bugs}};
 }
 
 JsonReport::JsonReport(const std::string& path) : path_(path) {
@@ -435,8 +431,7 @@ JsonReport::~JsonReport() {
 void JsonReport::write(const nlohmann::json& j) {
   if (fd_ < 0) return;
   std::string text = j.dump(2) + "\n";
-  if (::ftruncate(fd_, 0) != 0)
-    throw UsageError(fmt::format("--json: cannot write {}: {}", path_, std::strerror(errno)));
+  if (::ftruncate(fd_, 0) != 0) throw UsageError(fmt::format("--json: cannot write {}: {}", path_, std::strerror(errno)));
   size_t done = 0;
   while (done < text.size()) {
     ssize_t n = ::pwrite(fd_, text.data() + done, text.size() - done, off_t(done));
