@@ -1,6 +1,7 @@
 #include "SatEncoder.h"
 
 #include <algorithm>
+#include <chrono>
 
 namespace ctrl {
 
@@ -157,7 +158,7 @@ void SatEncoder::encode_spin(uint32_t n) {
   clause(written_since);
 }
 
-void SatEncoder::encode() {
+bool SatEncoder::encode(const std::function<bool()>& stop) {
   const auto& nodes = g_.nodes();
   x_.assign(nodes.size(), 0);
   new_.assign(nodes.size(), kFalse);
@@ -176,6 +177,8 @@ void SatEncoder::encode() {
   for (uint32_t n = 0; n < nodes.size(); ++n) {
     const SatNode& node = nodes[n];
     if (!node.known) continue;
+    // Large graphs take long to encode: Ctrl-C and the time limit are polled.
+    if (stop && stop()) return false;
     if (node.parent != kSatNone) {
       const SatNode& p = nodes[node.parent];
       int via = x(node.parent);
@@ -220,11 +223,17 @@ void SatEncoder::encode() {
     for (auto [a, b] : cycle) lits.push_back(-order(a, b));
     clause(lits);
   }
+  return true;
 }
 
 SatAnswer SatEncoder::solve(const std::function<bool()>& stop) {
   SatAnswer answer;
-  encode();
+  auto t0 = std::chrono::steady_clock::now();
+  if (!encode(stop)) {
+    answer.result = SatSolver::Result::Stopped;
+    return answer;
+  }
+  answer.encode_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   answer.goals = goals_.size();
   const auto& nodes = g_.nodes();
   int act = solver_.new_var();

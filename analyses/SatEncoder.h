@@ -48,8 +48,9 @@ struct SatAnswer {
   SatSolver::Result result = SatSolver::Result::Unsat;
   std::vector<SatStep> order;  // Sat: the nodes that run, up to the first goal node
   uint64_t vars = 0, clauses = 0;
-  uint32_t refinements = 0;  // cycles forbidden before the order was acyclic
-  uint64_t goals = 0;        // read nodes that could read something new (goal variables)
+  uint32_t refinements = 0;   // cycles forbidden before the order was acyclic
+  uint64_t goals = 0;         // read nodes that could read something new (goal variables)
+  double encode_seconds = 0;  // building the formula (the rest of a round is the solver's)
 };
 
 // A cycle a0 < a1 < ... < a0 that no execution has: its pairs.
@@ -67,7 +68,8 @@ class SatEncoder {
   int x(uint32_t n) const;
   int order(uint32_t a, uint32_t b);  // kTrue/kFalse within a thread; 0: never both run
   void clause(std::vector<int> lits);
-  void encode();
+  // False when `stop` said so before the formula was complete.
+  bool encode(const std::function<bool()>& stop);
   void encode_read(uint32_t n);
   // The agent's spin rule (agent/ExecutionModel.h): a thread about to repeat
   // a read it made since its last write in the same register and stack

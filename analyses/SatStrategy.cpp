@@ -165,6 +165,7 @@ std::optional<ExecutionPlan> SatStrategy::next() {
   round.clauses = answer.clauses;
   round.goals = answer.goals;
   round.refinements = answer.refinements;
+  round.encode_seconds = answer.encode_seconds;
   round.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   round.sat = answer.result == SatSolver::Result::Sat;
   stats_.rounds.push_back(round);

@@ -125,8 +125,9 @@ class Strategy {
   // it there); why the search stopped short, if it did.
   struct SolverRound {
     uint64_t vars = 0, clauses = 0, goals = 0;
-    double seconds = 0;
-    uint32_t refinements = 0;  // cycles forbidden (lazy transitivity)
+    double seconds = 0;         // the whole round: encoding, solving, refinements
+    double encode_seconds = 0;  // of which building the formula
+    uint32_t refinements = 0;   // cycles forbidden (lazy transitivity)
     bool sat = false;
   };
   struct SolverStats {

@@ -319,6 +319,7 @@ nlohmann::json solver_json(const std::optional<Strategy::SolverStats>& solver) {
                       {"clauses", r.clauses},
                       {"goals", r.goals},
                       {"seconds", r.seconds},
+                      {"encode_seconds", r.encode_seconds},
                       {"refinements", r.refinements},
                       {"sat", r.sat}});
   return {{"goals_covered", solver->goals_covered},
