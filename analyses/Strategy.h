@@ -119,6 +119,24 @@ class Strategy {
     uint64_t inline_atomic = 0;
   };
   virtual std::optional<ModelCounts> model_counts() const { return std::nullopt; }
+  // --strategy sat (SatStrategy.h): per question asked of the SAT solver,
+  // the formula's size and the solver's time; the coverage of its goals (a
+  // value a read could get at its place, covered once some execution read
+  // it there); why the search stopped short, if it did.
+  struct SolverRound {
+    uint64_t vars = 0, clauses = 0, goals = 0;
+    double seconds = 0;         // the whole round: encoding, solving, refinements
+    double encode_seconds = 0;  // of which building the formula
+    uint32_t refinements = 0;   // cycles forbidden (lazy transitivity)
+    bool sat = false;
+  };
+  struct SolverStats {
+    std::vector<SolverRound> rounds;
+    uint64_t goals_covered = 0, goals_known = 0;
+    uint64_t deviations = 0;  // schedules cut where the run would leave the model's order
+    std::string unsupported;
+  };
+  virtual const SolverStats* solver_stats() const { return nullptr; }
   // True when next() returned nothing because the whole space was covered.
   virtual bool exhaustive() const { return false; }
   // For bounded searches: the largest bound fully explored (-1: none, or no bound).

@@ -9,6 +9,7 @@
 #include "RandomStrategy.h"
 #include "ReadsFromStrategy.h"
 #include "RoundRobinStrategy.h"
+#include "SatStrategy.h"
 #include "Strategy.h"
 #include "WeakTraceStrategy.h"
 
@@ -22,6 +23,13 @@ std::unique_ptr<Strategy> make_strategy(const std::string& name, uint64_t seed, 
     if ((model != shm::MemoryModel::SC && model != shm::MemoryModel::TSO) || preemption_bound >= 0)
       throw std::invalid_argument("--equivalence rf explores under --model sc or tso only, without --preemption-bound");
     return std::make_unique<ReadsFromStrategy>(model == shm::MemoryModel::TSO);
+  }
+  // SAT-directed search (issue 24): sequential consistency only so far.
+  if (name == "sat") {
+    if (model != shm::MemoryModel::SC || preemption_bound >= 0)
+      throw std::invalid_argument("--strategy sat explores under --model sc only (tso is not done yet), without "
+                                  "--preemption-bound");
+    return std::make_unique<SatStrategy>();
   }
   if (analysis.exploration() == ModelAnalysis::Exploration::Graphs) {
     if (name != "dpor" || preemption_bound >= 0)
@@ -49,7 +57,7 @@ std::unique_ptr<Strategy> make_strategy(const std::string& name, uint64_t seed, 
   if (name == "dpor+probes")
     return std::make_unique<ProbingStrategy>(std::make_unique<DporStrategy>(false, analysis), seed);
   throw std::invalid_argument("unknown strategy '" + name +
-                              "' (known: dpor, dpor+probes, dpor-optimal, pct, pos, random, round-robin)");
+                              "' (known: dpor, dpor+probes, dpor-optimal, pct, pos, random, round-robin, sat)");
 }
 
 }  // namespace ctrl

@@ -8,7 +8,7 @@ mode=${1:-demo}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${2:-$root/build}
 
-packages=(build-essential cmake pkg-config libcapstone-dev libprotobuf-dev protobuf-compiler
+packages=(build-essential cmake pkg-config libcapstone-dev libcadical-dev libprotobuf-dev protobuf-compiler
   libunwind-dev libgtest-dev libcli11-dev libfmt-dev nlohmann-json3-dev libdw-dev libelf-dev libedit-dev)
 # The realworld tests run ctrl on these real programs (OpenMP comes with
 # gcc's libgomp).

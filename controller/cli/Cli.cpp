@@ -628,8 +628,11 @@ int run_cli(int argc, char** argv) {
                          "pos: partial order sampling (Yuan et al., CAV 2018): every thread's next operation has a "
                          "random priority, the highest runs, and operations that race with the one that ran get new "
                          "ones, so racing operations meet in either order about equally often however long the "
-                         "execution; round-robin: the next enabled thread in turn")
-      ->check(CLI::IsMember({"dpor+probes", "dpor", "random", "pct", "pos", "round-robin"}))
+                         "execution; round-robin: the next enabled thread in turn; sat (experimental, --model sc): "
+                         "SAT-directed search for behaviours, not interleavings (SATCheck): each execution is one a "
+                         "SAT solver found in which some read gets a value never seen there; behaviour-complete when "
+                         "none is left")
+      ->check(CLI::IsMember({"dpor+probes", "dpor", "random", "pct", "pos", "round-robin", "sat"}))
       ->capture_default_str();
   attach_cmd->add_option("--seed", a.seed_text, "seed of random, pct, pos and the default's probes")
       ->type_name("N")

@@ -434,8 +434,14 @@ ExplorationReport Explorer::run() {
       double t = elapsed();
       if (t - last_progress >= 0.2) {
         last_progress = t;
-        fmt::print(stderr, "\r\033[K{} executions ({} complete, {} blocked), {:.0f}/s, depth {}, {:.1f} s", ran,
-                   report.complete, report.blocked, ran / t, depth, t);
+        std::string sat;
+        if (const auto* solver = strategy->solver_stats(); solver && !solver->rounds.empty()) {
+          const auto& last = solver->rounds.back();
+          sat = fmt::format(", goals {}/{}, formula {} vars {} clauses, solver {:.2f} s", solver->goals_covered,
+                            solver->goals_known, last.vars, last.clauses, last.seconds);
+        }
+        fmt::print(stderr, "\r\033[K{} executions ({} complete, {} blocked), {:.0f}/s, depth {}, {:.1f} s{}", ran,
+                   report.complete, report.blocked, ran / t, depth, t, sat);
       }
     }
   }
@@ -453,6 +459,10 @@ ExplorationReport Explorer::run() {
   report.preemption_bound_completed = strategy->completed_bound();
   report.fairness_cuts = strategy->fairness_cuts();
   report.model_counts = strategy->model_counts();
+  if (const auto* solver = strategy->solver_stats()) {
+    report.solver = *solver;
+    report.exhaustive_scope = "behaviour-complete: no execution of the seen histories reads a new value anywhere";
+  }
   if (model == shm::MemoryModel::C11)
     report.exhaustive_scope = "every RC11-consistent execution, and the load buffering its promises reach";
   report.runners = session_.runner_stats();

@@ -97,6 +97,8 @@ struct ExplorationReport {
   // (Strategy::model_counts).
   uint64_t infeasible = 0;
   std::optional<Strategy::ModelCounts> model_counts;
+  // --strategy sat: the solver's rounds and goal coverage (Strategy::solver_stats).
+  std::optional<Strategy::SolverStats> solver;
   bool exhaustive = false;  // every schedule ran, none cut by --max-steps or by fairness
   // Fair scheduling of yields (analyses/FairYields.h): every fair schedule
   // ran, none cut by --max-steps (exhaustive, or cut only by fairness);

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -291,11 +292,49 @@ void print_summary(std::FILE* out, const ExplorationReport& report) {
                "for inline atomics (relaxed loads and stores compile to plain movs), so not race-checked and their "
                "reads not explored\n",
                report.model_counts->inline_atomic);
+  if (const auto& solver = report.solver) {
+    double seconds = 0;
+    uint64_t vars = 0, clauses = 0;
+    for (const auto& r : solver->rounds) {
+      seconds += r.seconds;
+      vars = std::max(vars, r.vars);
+      clauses = std::max(clauses, r.clauses);
+    }
+    fmt::print(stderr,
+               "ctrl: sat: goals covered {}/{}, {} solver round{} in {:.2f} s, largest formula {} vars {} "
+               "clauses{}{}\n",
+               solver->goals_covered, solver->goals_known, solver->rounds.size(), solver->rounds.size() == 1 ? "" : "s",
+               seconds, vars, clauses,
+               solver->deviations ? fmt::format(", {} schedules cut at a deviation", solver->deviations) : "",
+               solver->unsupported.empty() ? "" : fmt::format("; stopped: {}", solver->unsupported));
+  }
   const SpeculationStats& sp = report.speculation;
   if (sp.jobs > 1)
     fmt::print(stderr, "ctrl: -j {}: {} of {} executions taken from {} run ahead{}\n", sp.jobs, sp.taken, report.total,
                sp.speculative, sp.off.empty() ? "" : fmt::format(" (speculation stopped: {})", sp.off));
 }
+
+namespace {
+
+nlohmann::json solver_json(const std::optional<Strategy::SolverStats>& solver) {
+  if (!solver) return nullptr;
+  nlohmann::json rounds = nlohmann::json::array();
+  for (const auto& r : solver->rounds)
+    rounds.push_back({{"vars", r.vars},
+                      {"clauses", r.clauses},
+                      {"goals", r.goals},
+                      {"seconds", r.seconds},
+                      {"encode_seconds", r.encode_seconds},
+                      {"refinements", r.refinements},
+                      {"sat", r.sat}});
+  return {{"goals_covered", solver->goals_covered},
+          {"goals_known", solver->goals_known},
+          {"deviations", solver->deviations},
+          {"unsupported", solver->unsupported.empty() ? nlohmann::json(nullptr) : nlohmann::json(solver->unsupported)},
+          {"rounds", rounds}};
+}
+
+}  // namespace
 
 nlohmann::json report_json(const ExplorationReport& report, const std::string& program, const std::string& model) {
   nlohmann::json bugs = nlohmann::json::array();
@@ -331,6 +370,8 @@ nlohmann::json report_json(const ExplorationReport& report, const std::string& p
                                                                 {"redundant", report.model_counts->redundant},
                                                                 {"inline_atomic", report.model_counts->inline_atomic}}
                                                : nlohmann::json(nullptr)},
+          // --strategy sat: per solver round the formula and the time; goal coverage.
+          {"solver", solver_json(report.solver)},
           {"exhaustive", report.exhaustive},
           // c11: what "exhaustive" covers (empty: every execution of the model).
           {"exhaustive_scope", report.exhaustive_scope},

@@ -1,0 +1,54 @@
+// SatSolver on CaDiCaL 1.5's C++ API (cadical.hpp).
+#include <cadical.hpp>
+
+#include "SatSolver.h"
+
+namespace ctrl {
+
+namespace {
+
+class StopCheck final : public CaDiCaL::Terminator {
+ public:
+  explicit StopCheck(const std::function<bool()>& stop) : stop_(stop) {}
+  bool terminate() override { return stop_ && stop_(); }
+
+ private:
+  const std::function<bool()>& stop_;
+};
+
+class CadicalSolver final : public SatSolver {
+ public:
+  int new_var() override { return ++vars_; }
+  void add_clause(std::span<const int> lits) override {
+    for (int l : lits) solver_.add(l);
+    solver_.add(0);
+    ++clauses_;
+  }
+  Result solve(std::span<const int> assumptions, const std::function<bool()>& stop) override {
+    for (int l : assumptions) solver_.assume(l);
+    StopCheck check(stop);
+    solver_.connect_terminator(&check);
+    int r = solver_.solve();
+    solver_.disconnect_terminator();
+    return r == 10 ? Result::Sat : r == 20 ? Result::Unsat : Result::Stopped;
+  }
+  bool value(int lit) override {
+    int v = lit < 0 ? -lit : lit;
+    // CaDiCaL knows only the variables its clauses mention.
+    if (v > solver_.vars()) return lit < 0;
+    return solver_.val(lit) > 0;
+  }
+  uint64_t vars() const override { return uint64_t(vars_); }
+  uint64_t clauses() const override { return clauses_; }
+
+ private:
+  CaDiCaL::Solver solver_;
+  int vars_ = 0;
+  uint64_t clauses_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<SatSolver> make_cadical_solver() { return std::make_unique<CadicalSolver>(); }
+
+}  // namespace ctrl

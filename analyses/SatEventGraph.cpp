@@ -1,0 +1,254 @@
+#include "SatEventGraph.h"
+
+#include <set>
+#include <unordered_map>
+
+#include "Operation.h"
+
+namespace ctrl {
+
+namespace {
+
+SatRole role_of(const shm::Event& e) {
+  switch (OpKind(e.kind)) {
+    case OpKind::Load:
+    case OpKind::AtomicLoad:
+      return SatRole::Read;
+    case OpKind::Store:
+    case OpKind::AtomicStore:
+      return SatRole::Write;
+    case OpKind::Rmw:
+    case OpKind::AtomicRmw:
+    case OpKind::AtomicCas:
+      return SatRole::Rmw;
+    case OpKind::MutexLock:
+      return SatRole::Lock;
+    case OpKind::MutexTryLock:
+      return SatRole::TryLock;
+    case OpKind::MutexUnlock:
+      return SatRole::Unlock;
+    case OpKind::ThreadCreate:
+      return SatRole::Create;
+    case OpKind::ThreadJoin:
+      return SatRole::Join;
+    case OpKind::ThreadExit:
+      return SatRole::Exit;
+    case OpKind::ProcessExit:
+      return SatRole::ProcessExit;
+    default:
+      return SatRole::Other;
+  }
+}
+
+// Operations that neither read nor write what other threads see.
+bool inert(OpKind k) { return k == OpKind::ThreadStart || k == OpKind::Yield || k == OpKind::Fence; }
+
+bool same_op(const shm::Event& a, const shm::Event& b) {
+  return a.kind == b.kind && a.site == b.site && a.addr == b.addr && a.size == b.size;
+}
+
+}  // namespace
+
+uint64_t SatEventGraph::written_value(const shm::Event& e) {
+  // A failed compare-exchange writes back what it read (x86 and SATCheck alike).
+  return mask((e.flags & shm::kFailed) ? e.value_read : e.value_written, e.size);
+}
+
+SatEventGraph::SatEventGraph() { initial_[0] = new_instance(kSatNone, 0); }
+
+uint32_t SatEventGraph::new_node(uint32_t instance, uint32_t parent) {
+  SatNode n;
+  n.instance = instance;
+  n.parent = parent;
+  n.depth = parent == kSatNone ? 0 : nodes_[parent].depth + 1;
+  nodes_.push_back(n);
+  ++growth_;
+  return uint32_t(nodes_.size() - 1);
+}
+
+uint32_t SatEventGraph::new_instance(uint32_t creator, uint32_t thread) {
+  instances_.push_back(SatInstance{creator, thread, kSatNone, {}});
+  uint32_t id = uint32_t(instances_.size() - 1);
+  instances_[id].root = new_node(id, kSatNone);
+  return id;
+}
+
+bool SatEventGraph::fail(std::string why) {
+  if (why_.empty()) why_ = std::move(why);
+  return false;
+}
+
+bool SatEventGraph::before_in_thread(uint32_t a, uint32_t b) const {
+  if (nodes_[a].instance != nodes_[b].instance || nodes_[a].depth > nodes_[b].depth) return false;
+  while (nodes_[b].depth > nodes_[a].depth) b = nodes_[b].parent;
+  return a == b;
+}
+
+uint32_t SatEventGraph::location(const shm::Event& e, bool mutex) {
+  auto it = by_addr_.find({e.addr, mutex});
+  if (it != by_addr_.end()) {
+    if (!mutex && locations_[it->second].size != e.size) {
+      fail("accesses of different sizes at one address");
+      return kSatNone;
+    }
+    return it->second;
+  }
+  if (!mutex) {
+    // Overlap with a neighbour of another address.
+    auto next = by_addr_.lower_bound({e.addr, false});
+    if (next != by_addr_.end() && !next->first.second && next->first.first < e.addr + e.size)
+      return fail("overlapping accesses of different addresses"), kSatNone;
+    if (next != by_addr_.begin()) {
+      auto prev = std::prev(next);
+      while (prev != by_addr_.begin() && prev->first.second) --prev;
+      if (!prev->first.second && prev->first.first + locations_[prev->second].size > e.addr)
+        return fail("overlapping accesses of different addresses"), kSatNone;
+    }
+  }
+  SatLocation loc;
+  loc.addr = e.addr;
+  loc.size = mutex ? 0 : e.size;
+  loc.mutex = mutex;
+  if (mutex) loc.init = 0;
+  locations_.push_back(loc);
+  uint32_t id = uint32_t(locations_.size() - 1);
+  by_addr_[{e.addr, mutex}] = id;
+  return id;
+}
+
+bool SatEventGraph::learn(uint32_t id, const shm::Event& e) {
+  auto k = OpKind(e.kind);
+  SatRole role = role_of(e);
+  if (role == SatRole::Other && !inert(k)) return fail(std::string("the operation ") + op_name(k));
+  bool memory = role == SatRole::Read || role == SatRole::Write || role == SatRole::Rmw;
+  if (memory && (e.size == 0 || e.size > 8 || (e.size & (e.size - 1)) != 0))
+    return fail("an access of " + std::to_string(e.size) + " bytes");
+  if (memory && e.aux && (k == OpKind::Load || k == OpKind::Store)) return fail("string instructions");
+  uint32_t loc = kSatNone;
+  if (memory) loc = location(e, false);
+  if (role == SatRole::Lock || role == SatRole::TryLock || role == SatRole::Unlock) loc = location(e, true);
+  if ((memory || role == SatRole::Lock || role == SatRole::TryLock || role == SatRole::Unlock) && loc == kSatNone)
+    return false;
+  SatNode& node = nodes_[id];
+  node.known = true;
+  node.op = e;
+  node.role = role;
+  node.loc = loc;
+  instances_[node.instance].nodes.push_back(id);
+  if (loc != kSatNone) {
+    if (node.reads()) locations_[loc].readers.push_back(id);
+    if (node.writes()) locations_[loc].writers.push_back(id);
+  }
+  ++growth_;
+  return true;
+}
+
+bool SatEventGraph::merge(const shm::Event* events, uint64_t n, const shm::Event* pending, uint64_t npending) {
+  if (!why_.empty()) return false;
+  std::unordered_map<uint32_t, uint32_t> at;                              // thread -> its next node
+  std::unordered_map<uint32_t, uint32_t> instance;                        // thread -> instance
+  std::unordered_map<uint32_t, std::pair<uint32_t, uint64_t>> last_read;  // thread -> (node, key)
+  std::set<uint32_t> written;                                             // locations stored to so far
+  for (uint64_t i = 0; i < n; ++i) {
+    const shm::Event& e = events[i];
+    if (e.thread >= shm::kFlushActorBase) return fail("store buffers (--strategy sat runs under --model sc)");
+    if (e.flags & (shm::kBuffered | shm::kForwarded)) return fail("store buffers");
+    auto cur = at.find(e.thread);
+    if (cur == at.end()) {
+      auto [it, fresh] = initial_.try_emplace(e.thread, 0);
+      if (fresh) it->second = new_instance(kSatNone, e.thread);
+      instance[e.thread] = it->second;
+      cur = at.emplace(e.thread, instances_[it->second].root).first;
+    }
+    SatRole role = role_of(e);
+    uint64_t key = 0;
+    if (role == SatRole::Read || role == SatRole::Rmw) key = mask(e.value_read, e.size);
+    if (role == SatRole::TryLock) key = (e.flags & shm::kFailed) ? 1 : 0;
+
+    uint32_t id = cur->second;
+    // A spin repeat: the same read, state and value as the thread's last.
+    if ((e.flags & shm::kSameState) && (role == SatRole::Read || role == SatRole::Rmw)) {
+      auto last = last_read.find(e.thread);
+      if (last != last_read.end() && last->second.second == key) {
+        const SatNode& prev = nodes_[last->second.first];
+        SatNode& node = nodes_[id];
+        if (same_op(prev.op, e) && !(node.known && node.edge(key)) && (!node.known || same_op(node.op, e))) {
+          if (!node.known && !learn(id, e)) return false;
+          SatNode& spin = nodes_[id];
+          if (spin.spin_key != key) {
+            if (spin.spin_key) return fail("a spin loop that repeats two values");
+            spin.spin_key = key;
+            ++growth_;
+          }
+          last->second = {id, key};
+          continue;
+        }
+      }
+    }
+
+    SatNode* node = &nodes_[id];
+    if (node->known) {
+      if (!same_op(node->op, e) || (role == SatRole::Write && written_value(node->op) != mask(e.value_written, e.size)))
+        return fail("the same history did something else (nondeterminism ctrl does not control)");
+    } else {
+      if (!learn(id, e)) return false;
+      node = &nodes_[id];
+    }
+    if (e.flags & shm::kSameState) node->spins = true;
+    // The initial value, read before any store of this execution.
+    if (node->loc != kSatNone && !locations_[node->loc].mutex && (role == SatRole::Read || role == SatRole::Rmw) &&
+        !written.count(node->loc)) {
+      auto& init = locations_[node->loc].init;
+      if (init && *init != key) return fail("a location whose initial value changed between executions");
+      if (!init) ++growth_;
+      init = key;
+    }
+    if (node->loc != kSatNone && node->writes()) written.insert(node->loc);
+
+    uint64_t wrote = role == SatRole::Rmw ? written_value(e) : 0;
+    const SatEdge* edge = node->edge(key);
+    uint32_t child;
+    if (edge) {
+      if (role == SatRole::Rmw && edge->written != wrote)
+        return fail("the same history did something else (nondeterminism ctrl does not control)");
+      child = edge->child;
+    } else {
+      uint32_t inst = node->instance;
+      child = new_node(inst, id);
+      node = &nodes_[id];
+      node->edges.push_back(SatEdge{key, child, wrote});
+    }
+    if (role == SatRole::Create) {
+      uint32_t t = uint32_t(e.aux);
+      if (node->target == kSatNone) {
+        uint32_t inst = new_instance(id);
+        nodes_[id].target = inst;
+      }
+      node = &nodes_[id];
+      instance[t] = node->target;
+      at[t] = instances_[node->target].root;
+    }
+    if (role == SatRole::Join) {
+      auto joined = instance.find(uint32_t(e.aux));
+      if (joined == instance.end()) return fail("a join of a thread whose creation was not seen");
+      if (node->target == kSatNone) node->target = joined->second;
+      if (node->target != joined->second) return fail("the same history joined another thread");
+    }
+    if (role == SatRole::Read || role == SatRole::Rmw)
+      last_read[e.thread] = {id, key};
+    else
+      last_read.erase(e.thread);
+    at[e.thread] = child;
+  }
+  for (uint64_t i = 0; i < npending; ++i) {
+    auto cur = at.find(pending[i].thread);
+    if (cur == at.end() || nodes_[cur->second].known) continue;
+    if (OpKind(pending[i].kind) == OpKind::None) continue;
+    if (!learn(cur->second, pending[i])) return false;
+    SatNode& parked = nodes_[cur->second];
+    if (parked.reads() && !(pending[i].enabled >> pending[i].thread & 1)) parked.spins = true;
+  }
+  return true;
+}
+
+}  // namespace ctrl

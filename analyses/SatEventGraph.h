@@ -1,0 +1,139 @@
+// The event graph of --strategy sat (SatStrategy.h): every execution seen so
+// far, merged, after SATCheck (Demsky, Lam, OOPSLA 2015).
+//
+// Dependence on a binary (the "coarse" choice of the issue): everything a
+// thread does after a load may depend on every value it loaded before. So an
+// event's identity across executions is its thread instance and its
+// history, the values its thread read before it: each thread instance is a
+// trie whose node is a local history and whose operation is what the thread
+// does next; edges are keyed by the value the operation read (a trylock's
+// result; 0 when it reads nothing). Identity survives loops: every
+// iteration is a deeper node. A thread instance is the thread a create node
+// made (a child's behaviour may depend on what its creator read).
+//
+// A read that repeats the thread's previous read at the same site and
+// location in the same register and stack state (the agent's kSameState)
+// and reads the same value is not a new node: its node records that value
+// as its spin key (reading it again changes nothing), which keeps spin
+// loops finite.
+//
+// Locations are exact (address, size) pairs; a mutex is a location of its
+// own whose values are 0 (free) and 1 (held). What the graph cannot follow
+// (other synchronisation, overlapping accesses of different sizes, store
+// buffers, an event that differs in a history already seen) makes merge()
+// fail with why().
+//
+// Invariants: a node is known once an execution ran its operation; node
+// and instance ids never change; a known node's op matches every execution
+// that reached its history.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "SharedRegion.h"
+
+namespace ctrl {
+
+inline constexpr uint32_t kSatNone = UINT32_MAX;
+
+enum class SatRole : uint8_t { Other, Read, Write, Rmw, Lock, TryLock, Unlock, Create, Join, Exit, ProcessExit };
+
+struct SatEdge {
+  uint64_t key = 0;  // the value read (a trylock: 0 success, 1 failure)
+  uint32_t child = kSatNone;
+  uint64_t written = 0;  // Rmw: the value it wrote after reading `key`
+};
+
+struct SatNode {
+  uint32_t instance = 0, parent = kSatNone, depth = 0;
+  bool known = false;
+  shm::Event op{};
+  SatRole role = SatRole::Other;
+  uint32_t loc = kSatNone;     // Read, Write, Rmw, Lock, TryLock, Unlock
+  uint32_t target = kSatNone;  // Create: the child instance; Join: the joined one
+  std::vector<SatEdge> edges;
+  std::optional<uint64_t> spin_key;
+  // The agent took this read for a repeat of an earlier one of its thread in
+  // the same register and stack state (kSameState), or held its thread back
+  // there as a spinner: it runs only once something it read was written.
+  bool spins = false;
+  // Reads something (its edges are keyed by a value).
+  bool reads() const {
+    return role == SatRole::Read || role == SatRole::Rmw || role == SatRole::Lock || role == SatRole::TryLock;
+  }
+  bool writes() const {
+    return role == SatRole::Write || role == SatRole::Rmw || role == SatRole::Lock || role == SatRole::TryLock ||
+           role == SatRole::Unlock;
+  }
+  const SatEdge* edge(uint64_t key) const {
+    for (const auto& e : edges)
+      if (e.key == key) return &e;
+    return nullptr;
+  }
+};
+
+struct SatInstance {
+  uint32_t creator = kSatNone;  // the create node (kSatNone: a thread running from the start)
+  uint32_t thread = 0;          // with no creator: its thread index
+  uint32_t root = kSatNone;
+  std::vector<uint32_t> nodes;  // known nodes, in the order they became known
+};
+
+struct SatLocation {
+  uint64_t addr = 0;
+  uint32_t size = 0;
+  bool mutex = false;
+  std::optional<uint64_t> init;  // value before any store (a mutex: 0, free)
+  std::vector<uint32_t> writers, readers;
+};
+
+class SatEventGraph {
+ public:
+  SatEventGraph();
+  // Merges an execution's events (in step order), and the operations its
+  // unfinished threads were parked at (`pending`: known nodes with no edge
+  // yet, so that running them is a goal). False when it cannot (why() says
+  // why); the graph may then hold part of the execution.
+  bool merge(const shm::Event* events, uint64_t n, const shm::Event* pending = nullptr, uint64_t npending = 0);
+  const std::string& why() const { return why_; }
+
+  const std::vector<SatNode>& nodes() const { return nodes_; }
+  const std::vector<SatInstance>& instances() const { return instances_; }
+  const std::vector<SatLocation>& locations() const { return locations_; }
+  // a == b or a is an ancestor of b (the same thread instance).
+  bool before_in_thread(uint32_t a, uint32_t b) const;
+  // Grows whenever an execution shows something new (a node, an edge, an
+  // initial value, a spin key).
+  uint64_t size() const { return growth_; }
+
+  static uint64_t mask(uint64_t v, uint32_t size) { return size >= 8 ? v : v & ((uint64_t(1) << (8 * size)) - 1); }
+  static uint64_t written_value(const shm::Event& e);
+
+ private:
+  uint32_t new_node(uint32_t instance, uint32_t parent);
+  uint32_t new_instance(uint32_t creator, uint32_t thread = 0);
+  bool fail(std::string why);
+  // The location of e's access, or kSatNone (why_ set) when it overlaps
+  // another of a different address or size.
+  uint32_t location(const shm::Event& e, bool mutex);
+  // Makes node `id` known with operation e; false (why_ set) when e is not
+  // modelled.
+  bool learn(uint32_t id, const shm::Event& e);
+
+  std::vector<SatNode> nodes_;
+  std::vector<SatInstance> instances_;
+  std::vector<SatLocation> locations_;
+  std::map<std::pair<uint64_t, bool>, uint32_t> by_addr_;  // (address, mutex) -> location
+  // Threads that ran from the start (the main thread; every thread of a
+  // program whose creation ctrl does not see) -> their instance.
+  std::map<uint32_t, uint32_t> initial_;
+  uint64_t growth_ = 0;
+  std::string why_;
+};
+
+}  // namespace ctrl
