@@ -504,9 +504,9 @@ int replay_command(const std::string& trace_path, const std::string& json_path, 
     print_bug(stdout, report.bugs.back(), 1, session.symbolizer());
     if (trace.bug().kind().empty())
       fmt::print("\nthe schedule's {} steps ran, then the execution found a {} bug\n", trace.decisions_size(),
-                 out.result.kind);
+                 out.result.kind_name());
     else
-      fmt::print("\nreplay reproduced the {} bug\n", out.result.kind);
+      fmt::print("\nreplay reproduced the {} bug\n", out.result.kind_name());
   } else if (out.reproduced) {
     fmt::print("replay followed the schedule's {} steps; the execution ended after {} steps with status {}: no bug\n",
                trace.decisions_size(), out.result.events.size(), out.result.exit_status);

@@ -29,7 +29,7 @@ proto::Trace make_trace(const proto::Trace& trace_template, const ExecutionResul
   t.set_ctrl_version(CTRL_VERSION);
   t.set_execution(result.execution);
   auto* bug = t.mutable_bug();
-  bug->set_kind(result.kind);
+  bug->set_kind(std::string(result.kind_name()));
   bug->set_message(result.message);
   bug->set_thread(result.thread);
   bug->set_site(result.site);
@@ -116,7 +116,7 @@ bool Explorer::record_bug(ExplorationReport& report, ExecutionResult result) {
   found.preemptions = found.preemptions_found = count_preemptions(result.events);
   // Under c11/rc11 a schedule's Choices are tied to its steps: no shrinking.
   // A data race is the race check's verdict, which the shrinker's runs do not get.
-  if (options_.shrink && !result.before_checkpoint && result.kind != "tso-unsafe" && result.kind != "data-race" &&
+  if (options_.shrink && !result.before_checkpoint && !bug_is_verdict(result.kind) &&
       !model_analysis(session_.config().model).plans_choices()) {
     ShrinkStats st = shrink(session_, result, 64, options_.prefix.size());
     found.preemptions = st.after;
@@ -124,7 +124,7 @@ bool Explorer::record_bug(ExplorationReport& report, ExecutionResult result) {
     if (checkpointed_) checkpointed_->forget();
   }
   std::string name = fmt::format("{}-{}-exec{}.ctrltrace", std::filesystem::path(template_.program().path()).filename().string(),
-                                 result.kind, result.execution);
+                                 result.kind_name(), result.execution);
   std::string path = (std::filesystem::path(trace_dir_.path()) / name).string();
   trace_dir_.used();
   save_trace(path, make_trace(template_, result));
@@ -272,9 +272,10 @@ ExplorationReport Explorer::run() {
       ++report.total;
       return false;
     }
-    if (may_have_model_bug(r))
-      adopt_model_bug(r, strategy->last_model_bugs(), session_.symbolizer(),
-                      [&](uint64_t a) { return session_.initialised_unseen(a); });
+    ModelBugMonitor(
+        [&](const ExecutionResult&) { return strategy->last_model_bugs(); }, session_.symbolizer(),
+        [&](uint64_t a) { return session_.initialised_unseen(a); })
+        .check(r);
     if (races_) {
       races_->check(r);
       report.races = races_->summary();
@@ -312,7 +313,8 @@ ExplorationReport Explorer::run() {
       return true;
     }
     if (!b) return false;
-    report_borderline(monitored, *b, session_.symbolizer());
+    TsoSafetyMonitor sober(session_.symbolizer());
+    sober.adopt(monitored, explain_borderline(monitored, *b, session_.symbolizer()));
     record_bug(report, std::move(monitored));
     return !options_.keep_going;
   };

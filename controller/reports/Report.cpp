@@ -156,11 +156,11 @@ void print_interleaving(std::FILE* out, const std::vector<shm::Event>& events, S
 
 void print_bug(std::FILE* out, const FoundBug& bug, int number, Symbolizer& symbols) {
   const ExecutionResult& r = bug.result;
-  fmt::print(out, "\n== bug {}: {} (execution {}{}) ==\n", number, r.kind, r.execution + 1,
+  fmt::print(out, "\n== bug {}: {} (execution {}{}) ==\n", number, r.kind_name(), r.execution + 1,
              r.before_checkpoint ? ", before the program created any thread" : "");
   fmt::print(out, "{}\n", r.message);
   // Agent-reported bugs carry the return address of the failing call.
-  bool call_site = r.kind == "assertion" || r.message.find("abort()") != std::string::npos;
+  bool call_site = r.kind == BugKind::Assertion || r.message.find("abort()") != std::string::npos;
   if (r.site)
     fmt::print(out, "  in {} at {}\n", thread_name(r.thread), symbols.describe_code(call_site ? r.site - 1 : r.site));
   if (bug.occurrences > 1) fmt::print(out, "  (hit in {} executions)\n", bug.occurrences);
@@ -295,7 +295,7 @@ void print_summary(std::FILE* out, const ExplorationReport& report) {
 nlohmann::json report_json(const ExplorationReport& report, const std::string& program, const std::string& model) {
   nlohmann::json bugs = nlohmann::json::array();
   for (const auto& b : report.bugs) {
-    bugs.push_back({{"kind", b.result.kind},
+    bugs.push_back({{"kind", b.result.kind_name()},
                     {"message", b.result.message},
                     {"thread", b.result.thread},
                     {"execution", b.result.execution + 1},
