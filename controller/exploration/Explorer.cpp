@@ -16,6 +16,7 @@
 #include "FairYields.h"
 #include "ModelAnalysis.h"
 #include "exploration/ModelBugs.h"
+#include "exploration/ProgressLine.h"
 #include "exploration/Shrinker.h"
 #include "reports/TraceFile.h"
 #include "exploration/TsoSafety.h"
@@ -415,6 +416,13 @@ ExplorationReport Explorer::run() {
       monitored = r;
     }
     if (settle(r) || stop) break;
+    if (!options_.progress && options_.progress_every > 0 && elapsed() - last_progress >= options_.progress_every) {
+      last_progress = elapsed();
+      ProgressFacts f{ran, report.complete, report.blocked, report.bugs.size(), last_progress,
+                      options_.max_executions, options_.time_limit, strategy->completed_bound()};
+      fmt::print(stderr, "{}\n", progress_line(f));
+      std::fflush(stderr);
+    }
     if (options_.progress) {
       // A live line on a terminal, refreshed a few times a second.
       double t = elapsed();

@@ -21,7 +21,7 @@ SessionConfig replay_config(const proto::Trace& trace, const std::string& agent,
   try {
     facts = inspect_program(program.path());
   } catch (const UsageError& e) {
-    throw UsageError(fmt::format("the trace's program cannot be run: {}", e.what()));
+    throw UsageError(fmt::format("the trace's program cannot be run: {} (moved? ctrl replay --program PATH)", e.what()));
   }
   if (facts.content_hash != program.content_hash() || facts.size != program.size())
     throw UsageError(fmt::format("the trace was recorded for another version of {} (content hash {} then, {} now)",
