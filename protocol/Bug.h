@@ -80,8 +80,8 @@ struct BugAccess {
 // One thread of a deadlock: what it waits in, on what, and for whom.
 struct BugWait {
   uint32_t thread = 0;
-  uint16_t op = 0;                 // OpKind it is blocked in
-  uint64_t object = 0;             // the address it waits on, 0 if none
+  uint16_t op = 0;                  // OpKind it is blocked in
+  uint64_t object = 0;              // the address it waits on, 0 if none
   uint32_t waits_for = UINT32_MAX;  // the thread it waits for, when known
 };
 

@@ -24,10 +24,9 @@ Bug explain_borderline(const ExecutionResult& r, const Borderline& found, Symbol
   const Borderline* b = &found;
   const shm::Event& load = r.events[b->load];
   const shm::Event& write = r.events[b->missed_write];
-  std::string message = fmt::format(
-      "T{} loads {} at {}; under x86-TSO it may not see T{}'s write of it at {} yet",
-      load.thread, symbols.describe_data(load.addr), symbols.describe_code(load.site), write.thread,
-      symbols.describe_code(write.site));
+  std::string message = fmt::format("T{} loads {} at {}; under x86-TSO it may not see T{}'s write of it at {} yet",
+                                    load.thread, symbols.describe_data(load.addr), symbols.describe_code(load.site),
+                                    write.thread, symbols.describe_code(write.site));
   if (b->delayed_store != UINT64_MAX) {
     const shm::Event& store = r.events[b->delayed_store];
     message += fmt::format(

@@ -82,10 +82,10 @@ nlohmann::json bug_details_json(const FoundBug& bug, Symbolizer& symbols) {
   }
   return {{"location", code_location_json(bug_code_address(r), symbols)},
           {"signal", r.facts.signal ? nlohmann::json(r.facts.signal) : nlohmann::json(nullptr)},
-          {"fault_address", r.facts.fault_addr ? nlohmann::json(fmt::format("{:#x}", r.facts.fault_addr))
-                                               : nlohmann::json(nullptr)},
-          {"data_address", r.facts.address ? nlohmann::json(fmt::format("{:#x}", r.facts.address))
-                                           : nlohmann::json(nullptr)},
+          {"fault_address",
+           r.facts.fault_addr ? nlohmann::json(fmt::format("{:#x}", r.facts.fault_addr)) : nlohmann::json(nullptr)},
+          {"data_address",
+           r.facts.address ? nlohmann::json(fmt::format("{:#x}", r.facts.address)) : nlohmann::json(nullptr)},
           {"accesses", accesses},
           {"waits", waits},
           {"stacks", stacks},

@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstdint>
-
 #include <nlohmann/json.hpp>
 
 #include "exploration/Explorer.h"

@@ -8,8 +8,8 @@
 
 namespace ctrl {
 
-void write_ci_reports(ReportFile& sarif, ReportFile& junit, const ExplorationReport& report,
-                      const std::string& program, Symbolizer& symbols) {
+void write_ci_reports(ReportFile& sarif, ReportFile& junit, const ExplorationReport& report, const std::string& program,
+                      Symbolizer& symbols) {
   if (sarif.wanted()) {
     std::error_code ec;
     std::string root = std::filesystem::current_path(ec).string();

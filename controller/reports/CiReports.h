@@ -12,7 +12,7 @@ class Symbolizer;
 
 // SARIF paths under the current directory are written relative to it
 // (SarifReport.h). Files not asked for are skipped.
-void write_ci_reports(ReportFile& sarif, ReportFile& junit, const ExplorationReport& report,
-                      const std::string& program, Symbolizer& symbols);
+void write_ci_reports(ReportFile& sarif, ReportFile& junit, const ExplorationReport& report, const std::string& program,
+                      Symbolizer& symbols);
 
 }  // namespace ctrl

@@ -1,12 +1,11 @@
 #include "reports/ReportFile.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-
-#include <fmt/format.h>
 
 #include "cli/ExitStatus.h"
 

@@ -109,7 +109,8 @@ nlohmann::json sarif_log(const ExplorationReport& report, const std::string& pro
     for (size_t i = 0; i < r.facts.accesses.size(); ++i) {
       const BugAccess& a = r.facts.accesses[i];
       uint64_t code = a.step < r.events.size() ? event_code_address(r.events[a.step]) : a.site;
-      nlohmann::json loc = where.location(code, fmt::format("T{} {} (step {})", a.thread, op_name(OpKind(a.op)), a.step + 1));
+      nlohmann::json loc =
+          where.location(code, fmt::format("T{} {} (step {})", a.thread, op_name(OpKind(a.op)), a.step + 1));
       loc["id"] = i;
       related.push_back(std::move(loc));
     }
@@ -123,11 +124,7 @@ nlohmann::json sarif_log(const ExplorationReport& report, const std::string& pro
     results.push_back(std::move(result));
   }
   nlohmann::json run = {
-      {"tool",
-       {{"driver",
-         {{"name", "ctrl"},
-          {"version", CTRL_VERSION},
-          {"rules", std::move(rules)}}}}},
+      {"tool", {{"driver", {{"name", "ctrl"}, {"version", CTRL_VERSION}, {"rules", std::move(rules)}}}}},
       {"invocations", nlohmann::json::array({{{"executionSuccessful", true}}})},
       {"results", std::move(results)},
       {"properties",
@@ -136,8 +133,7 @@ nlohmann::json sarif_log(const ExplorationReport& report, const std::string& pro
         {"executions", report.total},
         {"exhaustive", report.exhaustive},
         {"elapsed_seconds", report.elapsed}}}};
-  if (!where.root().empty())
-    run["originalUriBaseIds"] = {{kRoot, {{"uri", "file://" + uri_path(where.root())}}}};
+  if (!where.root().empty()) run["originalUriBaseIds"] = {{kRoot, {{"uri", "file://" + uri_path(where.root())}}}};
   return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
           {"version", "2.1.0"},
           {"runs", nlohmann::json::array({std::move(run)})}};

@@ -12,9 +12,8 @@
 // service can map it onto its checkout.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "exploration/Explorer.h"
 

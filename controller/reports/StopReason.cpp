@@ -16,8 +16,7 @@ std::string stop_reason_text(const ExplorationReport& r) {
   std::string k = limit_keyword(r);
   if (k == "max-executions") return fmt::format("--max-executions {} reached", r.max_executions);
   if (k == "time-limit") return "--time-limit ran out";
-  if (k == "max-steps")
-    return fmt::format("{} execution{} cut by --max-steps", r.bounded, r.bounded == 1 ? "" : "s");
+  if (k == "max-steps") return fmt::format("{} execution{} cut by --max-steps", r.bounded, r.bounded == 1 ? "" : "s");
   if (k == "signal") return fmt::format("stopped by {}", r.stopped_by);
   return "";
 }
