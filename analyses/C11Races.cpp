@@ -102,7 +102,8 @@ std::vector<Strategy::ModelBug> find_data_races(const ExecutionGraph& g, const H
     }
   }
   uint64_t inline_count = counted.size();
-  std::sort(races.begin(), races.end(), [](const auto& x, const auto& y) { return x.facts.accesses[1].step < y.facts.accesses[1].step; });
+  std::sort(races.begin(), races.end(),
+            [](const auto& x, const auto& y) { return x.facts.accesses[1].step < y.facts.accesses[1].step; });
   if (inline_atomic) *inline_atomic = inline_count;
   return races;
 }

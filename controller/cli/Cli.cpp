@@ -477,9 +477,10 @@ int replay_command(const std::string& trace_path, const std::string& json_path, 
     ProgramFacts moved = inspect_program(program_path);
     const proto::Program& then = trace.program();
     if (!then.content_hash().empty() && (moved.content_hash != then.content_hash() || moved.size != then.size()))
-      throw UsageError(fmt::format("--program {}: not the program the trace was recorded with (content hash {} then, "
-                                   "{} now)",
-                                   program_path, then.content_hash(), moved.content_hash));
+      throw UsageError(
+          fmt::format("--program {}: not the program the trace was recorded with (content hash {} then, "
+                      "{} now)",
+                      program_path, then.content_hash(), moved.content_hash));
     trace.mutable_program()->set_path(moved.path);
   }
   // The recording's descriptors (OutputKind.h): its output is shown when it
@@ -669,8 +670,9 @@ int run_cli(int argc, char** argv) {
   attach_cmd->add_option("--limit-exit", a.limit_exit_text,
                          "exit with status N (4-125) instead of 0 when no bug was found and a limit stopped the "
                          "search (--max-executions, --time-limit, --max-steps, a signal)");
-  attach_cmd->add_option("--progress-every", a.progress_every_text,
-                         "when stderr is not a terminal, a progress line every SECONDS (0: none)")
+  attach_cmd
+      ->add_option("--progress-every", a.progress_every_text,
+                   "when stderr is not a terminal, a progress line every SECONDS (0: none)")
       ->capture_default_str();
   attach_cmd->add_option("--trace-dir", a.trace_dir, "where bug traces are saved")->capture_default_str();
   attach_cmd->add_flag("--show-output", a.show_output, "let the program's stdout/stderr through (implies -j 1)");
@@ -727,9 +729,10 @@ int run_cli(int argc, char** argv) {
   replay_cmd->add_flag("--no-checkpoints", replay_no_checkpoints,
                        "with --interactive/--batch/--gdb: going back always re-runs from the start (no live checkpoints)");
   std::string replay_program;
-  replay_cmd->add_option("--program", replay_program,
-                         "run PATH instead of the program the trace recorded (a binary moved elsewhere); refused "
-                         "unless it is the same file")
+  replay_cmd
+      ->add_option("--program", replay_program,
+                   "run PATH instead of the program the trace recorded (a binary moved elsewhere); refused "
+                   "unless it is the same file")
       ->type_name("PATH");
   std::string replay_gdb;
   replay_cmd->add_option("--gdb", replay_gdb,

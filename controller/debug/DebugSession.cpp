@@ -126,8 +126,9 @@ StopInfo DebugSession::Impl::absorb(ExecutionResult r, uint64_t from) {
       if (v.state != ThreadView::State::Finished) {
         msg += fmt::format(" T{} {};", v.index, v.description);
         const shm::ThreadSlot& slot = header().threads[std::min(v.index, shm::kMaxThreads - 1)];
-        end.facts.waits.push_back(BugWait{v.index, slot.pending_kind, slot.pending_addr,
-                                          slot.waits_for_thread < shm::kMaxThreads ? slot.waits_for_thread : UINT32_MAX});
+        end.facts.waits.push_back(
+            BugWait{v.index, slot.pending_kind, slot.pending_addr,
+                    slot.waits_for_thread < shm::kMaxThreads ? slot.waits_for_thread : UINT32_MAX});
       }
     msg.pop_back();
     end.message = msg;

@@ -124,8 +124,9 @@ bool Explorer::record_bug(ExplorationReport& report, ExecutionResult result) {
     // The shrinker's executions ran from the start.
     if (checkpointed_) checkpointed_->forget();
   }
-  std::string name = fmt::format("{}-{}-exec{}.ctrltrace", std::filesystem::path(template_.program().path()).filename().string(),
-                                 result.kind_name(), result.execution);
+  std::string name =
+      fmt::format("{}-{}-exec{}.ctrltrace", std::filesystem::path(template_.program().path()).filename().string(),
+                  result.kind_name(), result.execution);
   std::string path = (std::filesystem::path(trace_dir_.path()) / name).string();
   trace_dir_.used();
   save_trace(path, make_trace(template_, result));
@@ -273,9 +274,8 @@ ExplorationReport Explorer::run() {
       ++report.total;
       return false;
     }
-    ModelBugMonitor(
-        [&](const ExecutionResult&) { return strategy->last_model_bugs(); }, session_.symbolizer(),
-        [&](uint64_t a) { return session_.initialised_unseen(a); })
+    ModelBugMonitor([&](const ExecutionResult&) { return strategy->last_model_bugs(); }, session_.symbolizer(),
+                    [&](uint64_t a) { return session_.initialised_unseen(a); })
         .check(r);
     if (races_) {
       races_->check(r);
@@ -418,8 +418,8 @@ ExplorationReport Explorer::run() {
     if (settle(r) || stop) break;
     if (!options_.progress && options_.progress_every > 0 && elapsed() - last_progress >= options_.progress_every) {
       last_progress = elapsed();
-      ProgressFacts f{ran, report.complete, report.blocked, report.bugs.size(), last_progress,
-                      options_.max_executions, options_.time_limit, strategy->completed_bound()};
+      ProgressFacts f{ran,           report.complete,         report.blocked,      report.bugs.size(),
+                      last_progress, options_.max_executions, options_.time_limit, strategy->completed_bound()};
       fmt::print(stderr, "{}\n", progress_line(f));
       std::fflush(stderr);
     }

@@ -21,7 +21,8 @@ SessionConfig replay_config(const proto::Trace& trace, const std::string& agent,
   try {
     facts = inspect_program(program.path());
   } catch (const UsageError& e) {
-    throw UsageError(fmt::format("the trace's program cannot be run: {} (moved? ctrl replay --program PATH)", e.what()));
+    throw UsageError(
+        fmt::format("the trace's program cannot be run: {} (moved? ctrl replay --program PATH)", e.what()));
   }
   if (facts.content_hash != program.content_hash() || facts.size != program.size())
     throw UsageError(fmt::format("the trace was recorded for another version of {} (content hash {} then, {} now)",
@@ -99,7 +100,8 @@ ReplayOutcome replay(Session& session, const proto::Trace& trace) {
         .check(r);
   // Under sc/tso/pso a race is the race check's verdict. Only a race's trace
   // is checked: an execution saved for another bug had no race when found.
-  if (!model_analysis(session.config().model).plans_choices() && want == BugKind::DataRace && !trace.options().races_off())
+  if (!model_analysis(session.config().model).plans_choices() && want == BugKind::DataRace &&
+      !trace.options().races_off())
     DataRaceCheck(session, trace.options().races_all()).check(r);
   size_t steps = r.events.size();
   auto& symbols = session.symbolizer();
@@ -138,8 +140,9 @@ ReplayOutcome replay(Session& session, const proto::Trace& trace) {
         out.reproduced = true;
         return out;
       }
-      out.divergence = fmt::format("replay diverged at step {}: expected a {} bug, but the execution {}", steps, want_name,
-                                   r.end == ExecutionResult::End::StepBound ? "reached --max-steps" : "ended normally");
+      out.divergence =
+          fmt::format("replay diverged at step {}: expected a {} bug, but the execution {}", steps, want_name,
+                      r.end == ExecutionResult::End::StepBound ? "reached --max-steps" : "ended normally");
       return out;
   }
 }
