@@ -90,6 +90,9 @@ struct BugFacts {
   int signal = 0;           // the signal that ended the thread (crash, assertion), 0 none
   uint64_t fault_addr = 0;  // the faulting address (SIGSEGV, SIGBUS), 0 unknown
   uint64_t address = 0;     // the data a model bug is about (a byte of the racing accesses, the loaded location)
+  // The bug's code address is the return address of the failing call (the
+  // agent reports assert() and abort() so): its line is the call's.
+  bool at_return_address = false;
   std::vector<BugAccess> accesses;
   std::vector<BugWait> waits;
 };

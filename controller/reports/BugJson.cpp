@@ -20,8 +20,7 @@ std::string op_text(uint16_t op) { return std::string(op_name(OpKind(op))); }
 
 uint64_t bug_code_address(const ExecutionResult& r) {
   if (!r.site) return 0;
-  bool call_site = r.kind == BugKind::Assertion || r.message.find("abort()") != std::string::npos;
-  return call_site ? r.site - 1 : r.site;
+  return r.facts.at_return_address ? r.site - 1 : r.site;
 }
 
 uint64_t event_code_address(const shm::Event& e) {

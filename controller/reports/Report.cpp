@@ -160,7 +160,7 @@ void print_bug(std::FILE* out, const FoundBug& bug, int number, Symbolizer& symb
              r.before_checkpoint ? ", before the program created any thread" : "");
   fmt::print(out, "{}\n", r.message);
   // Agent-reported bugs carry the return address of the failing call.
-  bool call_site = r.kind == BugKind::Assertion || r.message.find("abort()") != std::string::npos;
+  bool call_site = r.facts.at_return_address;
   if (r.site)
     fmt::print(out, "  in {} at {}\n", thread_name(r.thread), symbols.describe_code(call_site ? r.site - 1 : r.site));
   if (bug.occurrences > 1) fmt::print(out, "  (hit in {} executions)\n", bug.occurrences);

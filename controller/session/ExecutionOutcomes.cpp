@@ -37,10 +37,12 @@ ExecutionResult Session::outcome_from_agent(pid_t tid) {
     case shm::Outcome::Assertion:
       r.kind = BugKind::Assertion;
       r.facts.signal = SIGABRT;  // assert() ends in abort()
+      r.facts.at_return_address = true;
       return finish_with_bug(std::move(r), tid);
     case shm::Outcome::Abort:
       r.kind = BugKind::Crash;
       r.facts.signal = SIGABRT;
+      r.facts.at_return_address = true;
       r.message = "SIGABRT: abort() called";
       // panic=abort: the panic is the bug, abort() only its end.
       if (std::string panic = panic_message(); !panic.empty()) {
