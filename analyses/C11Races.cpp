@@ -112,10 +112,9 @@ std::vector<Strategy::ModelBug> find_data_races(const ExecutionGraph& g, const H
       const Access& a = list[first];
       const GraphEvent &ea = g.at(a.step), &eb = g.at(b.step);
       Strategy::ModelBug bug;
-      bug.kind = "data-race";
-      bug.first = a.step;
-      bug.second = b.step;
-      bug.address = byte;
+      bug.kind = BugKind::DataRace;
+      bug.facts.accesses = {BugAccess{.step = a.step}, BugAccess{.step = b.step}};
+      bug.facts.address = byte;
       bug.message = fmt::format("data race: {} (step {}) and {} (step {}) are not ordered by happens-before",
                                 describe(ea), a.step + 1, describe(eb), b.step + 1);
       races.push_back(bug);
@@ -123,7 +122,8 @@ std::vector<Strategy::ModelBug> find_data_races(const ExecutionGraph& g, const H
     }
   }
   uint64_t inline_count = counted.size();
-  std::sort(races.begin(), races.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
+  std::sort(races.begin(), races.end(),
+            [](const auto& x, const auto& y) { return x.facts.accesses[1].step < y.facts.accesses[1].step; });
   if (inline_atomic) *inline_atomic = inline_count;
   return races;
 }
@@ -151,9 +151,9 @@ std::vector<Strategy::ModelBug> find_initial_value_reads(const ExecutionGraph& g
         }
     if (initialised) continue;
     Strategy::ModelBug bug;
-    bug.kind = "uninitialized-load";
-    bug.first = i;
-    bug.address = e.loc;
+    bug.kind = BugKind::UninitializedLoad;
+    bug.facts.accesses = {BugAccess{.step = i}};
+    bug.facts.address = e.loc;
     bug.message =
         fmt::format("uninitialized load: an atomic read by thread {} (step {}) reads a value no store wrote before it",
                     e.thread, i);

@@ -265,10 +265,9 @@ HbRaceCheck find_hb_races(const shm::Event* events, uint64_t n, const DeclaredAt
       auto conflict = [&](const Prior& p, bool p_writes) {
         if (p.step == UINT32_MAX || ordered(p) || (p.atomic && a.atomic) || !reported(a.addr)) return false;
         Strategy::ModelBug bug;
-        bug.kind = "data-race";
-        bug.first = p.step;
-        bug.second = k;
-        bug.address = a.addr;
+        bug.kind = BugKind::DataRace;
+        bug.facts.accesses = {BugAccess{.step = p.step}, BugAccess{.step = k}};
+        bug.facts.address = a.addr;
         bug.message = fmt::format(
             "data race: a {} {} by thread {} (step {}) and a {} {} by thread {} (step {}) are not ordered by "
             "happens-before",

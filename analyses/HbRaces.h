@@ -45,7 +45,8 @@ namespace ctrl {
 
 struct HbRaceCheck {
   // The first race by its later access (at most one), as a model bug
-  // ("data-race", first/second: the two steps, address: a byte of both).
+  // (BugKind::DataRace; facts.accesses: the two steps, facts.address: a byte
+  // of both).
   std::vector<Strategy::ModelBug> races;
   // What was treated as atomic, in order of first access: DWARF variables
   // and inline scopes by name; locations of atomic events by address (name

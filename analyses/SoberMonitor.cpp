@@ -260,4 +260,13 @@ std::optional<Borderline> find_borderline(const shm::Event* events, uint64_t n, 
   return std::nullopt;
 }
 
+Bug borderline_bug(const Borderline& b) {
+  Bug bug;
+  bug.kind = BugKind::TsoUnsafe;
+  bug.facts.address = b.address;
+  bug.facts.accesses = {BugAccess{.step = b.load}, BugAccess{.step = b.missed_write}};
+  if (b.delayed_store != UINT64_MAX) bug.facts.accesses.push_back(BugAccess{.step = b.delayed_store});
+  return bug;
+}
+
 }  // namespace ctrl

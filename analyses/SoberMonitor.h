@@ -29,6 +29,7 @@
 #include <optional>
 #include <vector>
 
+#include "Bug.h"
 #include "SharedRegion.h"
 
 namespace ctrl {
@@ -45,5 +46,10 @@ struct Borderline {
 // execution's check must not hold up Ctrl-C or the time limit.
 std::optional<Borderline> find_borderline(const shm::Event* events, uint64_t n,
                                           const std::atomic<bool>* cancel = nullptr);
+
+// The borderline execution as the bug every layer reads (protocol/Bug.h):
+// kind TsoUnsafe, accesses the load, the write it may miss, and the delayed
+// store when known; no message (the controller names code and data).
+Bug borderline_bug(const Borderline& b);
 
 }  // namespace ctrl

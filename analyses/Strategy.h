@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "Bug.h"
 #include "SharedRegion.h"
 
 namespace ctrl {
@@ -99,15 +100,12 @@ class Strategy {
   // then not reported, only counted.
   virtual bool last_feasible() const { return true; }
   // Bugs the memory model itself finds in the execution last shown to
-  // completed(), beside the agent's outcome: "data-race" (steps `first` and
-  // `second`), or a candidate "uninitialized-load" (step `first` read the
-  // location's value from before any store of the execution: a bug only if
-  // `address` is not static data, which the controller decides).
-  struct ModelBug {
-    std::string kind, message;
-    uint64_t first = UINT64_MAX, second = UINT64_MAX;
-    uint64_t address = 0;
-  };
+  // completed(), beside the agent's outcome, as the Bug every layer reads
+  // (protocol/Bug.h): a data race (facts.accesses: the two racing steps), or
+  // a candidate uninitialized load (its one access read the location's
+  // value from before any store of the execution: a bug only if
+  // facts.address is not static data, which the controller decides).
+  using ModelBug = Bug;
   virtual std::vector<ModelBug> last_model_bugs() const { return {}; }
   // What such an exploration ran: complete consistent executions (distinct
   // reads-from and modification orders), infeasible ones, and redundant

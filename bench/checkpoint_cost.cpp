@@ -45,8 +45,8 @@ struct Samples {
 
 void expect(const ExecutionResult& r, ExecutionResult::End end, const char* what) {
   if (r.end != end) {
-    std::fprintf(stderr, "ctrl_checkpoint_cost: %s ended %d (%s %s)\n", what, int(r.end), r.kind.c_str(),
-                 r.message.c_str());
+    std::fprintf(stderr, "ctrl_checkpoint_cost: %s ended %d (%s %s)\n", what, int(r.end),
+                 std::string(r.kind_name()).c_str(), r.message.c_str());
     std::exit(1);
   }
 }

@@ -151,6 +151,7 @@ const Symbolizer::CodeInfo& Symbolizer::code_info(uint64_t addr) const {
     const char* file = dwfl_lineinfo(line, nullptr, &lineno, nullptr, nullptr, nullptr);
     if (file && lineno > 0) {
       info.file = basename_of(file);
+      info.path = file;
       info.line = lineno;
     }
   }
@@ -183,6 +184,11 @@ std::string Symbolizer::describe_code(uint64_t addr) const {
 std::string Symbolizer::source_line(uint64_t addr) const {
   const CodeInfo& info = code_info(addr);
   return info.file.empty() ? std::string() : fmt::format("{}:{}", info.file, info.line);
+}
+
+Symbolizer::CodePlace Symbolizer::code_place(uint64_t addr) const {
+  const CodeInfo& info = code_info(addr);
+  return CodePlace{info.path, info.line, info.function, info.module};
 }
 
 std::string Symbolizer::function_name(uint64_t addr) const { return code_info(addr).function; }

@@ -51,6 +51,17 @@ class Symbolizer {
   // "file.c:12" (basename of the file) or "" without line info.
   std::string source_line(uint64_t addr) const;
 
+  // Where addr is, as fields (the JSON's and SARIF's locations): the source
+  // file as DWARF names it (often absolute), its line, the function and the
+  // module's basename; empty fields and line 0 where unknown.
+  struct CodePlace {
+    std::string path;
+    int line = 0;
+    std::string function;
+    std::string module;
+  };
+  CodePlace code_place(uint64_t addr) const;
+
   // Name of the symbol containing addr, demangled and without its symbol
   // version ("@GLIBC_2.34"), or "".
   std::string function_name(uint64_t addr) const;
@@ -110,6 +121,7 @@ class Symbolizer {
     std::string function;  // demangled, "" without a symbol
     uint64_t offset = 0;   // from the symbol's start
     std::string file;      // basename, "" without line info
+    std::string path;      // the file as DWARF names it
     int line = 0;
     std::vector<InlinedCall> inlined;  // innermost first
   };

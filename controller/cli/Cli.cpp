@@ -29,7 +29,10 @@
 #include "ModelAnalysis.h"
 #include "session/OutputKind.h"
 #include "exploration/Replayer.h"
+#include "reports/BugJson.h"
+#include "reports/CiReports.h"
 #include "reports/Report.h"
+#include "reports/StopReason.h"
 #include "binary/Symbolizer.h"
 #include "reports/TraceFile.h"
 #include "reports/Verdict.h"
@@ -143,8 +146,16 @@ struct AttachArgs {
   bool interactive = false;
   std::string batch;
   std::string gdb_port;
+  // CI (issue 25, item 5): SARIF and JUnit files, the exit status of a run
+  // a limit stopped without a bug, the progress line's period.
+  std::string sarif, junit;
+  std::string limit_exit_text, progress_every_text = "10";
+  int limit_exit = -1;  // -1: such a run exits 0
+  double progress_every = 10;
 
   void convert() {
+    if (!limit_exit_text.empty()) limit_exit = int(whole_number("--limit-exit", limit_exit_text, 4, 125));
+    progress_every = seconds("--progress-every", progress_every_text, true, 1e6);
     seed = whole_number("--seed", seed_text, 0, UINT64_MAX);
     max_executions = whole_number("--max-executions", max_executions_text, 1, UINT64_MAX);
     max_steps = whole_number("--max-steps", max_steps_text, 1, 50000000);
@@ -259,6 +270,7 @@ int attach(AttachArgs a) {
   // --dpor optimal passes the option's check with CTRL_EXPERIMENTAL=1 only.
   if (a.strategy == "dpor" && a.dpor == "optimal") a.strategy = "dpor-optimal";
   JsonReport json(a.json);  // refused now rather than after the exploration
+  ReportFile sarif("--sarif", a.sarif), junit("--junit", a.junit);
   ProgramFacts facts = inspect_program(a.command.front());
   const shm::MemoryModel model = shm::memory_model_named(a.model);
   if (model_analysis(model).plans_choices()) check_c11_run(a, facts.path);
@@ -358,6 +370,7 @@ int attach(AttachArgs a) {
   options.races = a.races != "off";
   options.races_all = a.races == "all";
   options.progress = isatty(2);
+  options.progress_every = a.progress_every;
   // Helper sessions print nothing and read nothing: with the program's
   // output shown, the executions they ran would be missing from it.
   options.jobs = a.show_output || model_analysis(model).plans_choices() ? 1 : a.jobs;
@@ -500,7 +513,9 @@ int attach(AttachArgs a) {
     j["visible"]["executions_under_all"] = executions_under_all;
     j["visible"]["not_checked"] = "lost updates and data races made of plain (non-atomic) memory accesses";
   }
+  add_report_fields(j, report, session->symbolizer());
   json.write(j);
+  write_ci_reports(sarif, junit, report, facts.path, session->symbolizer());
   if (unchecked_by_limits(report)) {
     // Not a clean run: nothing is known about the program, because the
     // limits did not fit it (Verdict.h): a time limit too short for one
@@ -512,13 +527,30 @@ int attach(AttachArgs a) {
     throw UsageError(fmt::format("no execution completed before {}: nothing was checked{}", report.stopped_by,
                                  say_files ? "; the files are put back as they were at the checkpoint" : ""));
   }
+  // --limit-exit N: a run without a bug that a limit stopped (StopReason.h)
+  // is told from a complete one by its exit status.
+  if (report.bugs.empty() && a.limit_exit >= 0 && !limit_keyword(report).empty()) return a.limit_exit;
   return report.bugs.empty() ? kExitNoBug : kExitBugFound;
 }
 
 int replay_command(const std::string& trace_path, const std::string& json_path, bool show_output, bool interactive,
-                   const std::string& batch, const std::string& gdb_port, bool checkpoints) {
+                   const std::string& batch, const std::string& gdb_port, bool checkpoints,
+                   const std::string& program_path) {
   JsonReport json(json_path);
   proto::Trace trace = load_trace(trace_path);
+  if (!program_path.empty()) {
+    // --program: the binary moved (copied with its trace to another
+    // machine or directory). It must be the same file: the trace's steps
+    // are its code addresses.
+    ProgramFacts moved = inspect_program(program_path);
+    const proto::Program& then = trace.program();
+    if (!then.content_hash().empty() && (moved.content_hash != then.content_hash() || moved.size != then.size()))
+      throw UsageError(
+          fmt::format("--program {}: not the program the trace was recorded with (content hash {} then, "
+                      "{} now)",
+                      program_path, then.content_hash(), moved.content_hash));
+    trace.mutable_program()->set_path(moved.path);
+  }
   // The recording's descriptors (OutputKind.h): its output is shown when it
   // was, and a difference in their kinds is said, since the program may
   // start differently (ffmpeg's heap).
@@ -577,14 +609,16 @@ int replay_command(const std::string& trace_path, const std::string& json_path, 
     print_bug(stdout, report.bugs.back(), 1, session.symbolizer());
     if (trace.bug().kind().empty())
       fmt::print("\nthe schedule's {} steps ran, then the execution found a {} bug\n", trace.decisions_size(),
-                 out.result.kind);
+                 out.result.kind_name());
     else
-      fmt::print("\nreplay reproduced the {} bug\n", out.result.kind);
+      fmt::print("\nreplay reproduced the {} bug\n", out.result.kind_name());
   } else if (out.reproduced) {
     fmt::print("replay followed the schedule's {} steps; the execution ended after {} steps with status {}: no bug\n",
                trace.decisions_size(), out.result.events.size(), out.result.exit_status);
   }
-  json.write(report_json(report, config.program, trace.options().model()));
+  nlohmann::json j = report_json(report, config.program, trace.options().model());
+  add_report_fields(j, report, session.symbolizer());
+  json.write(j);
   if (!out.reproduced && session.interrupted())  // the user's stop, not a divergence
     throw UsageError(fmt::format("replay interrupted by {} before the end of the trace: nothing was checked",
                                  session.stop_reason()));
@@ -707,6 +741,15 @@ int run_cli(int argc, char** argv) {
                          "as 1,3-5 (default: none; a Rust panic is a bug of kind panic anyway)")
       ->type_name("nonzero|LIST");
   attach_cmd->add_option("--json", a.json, "write a JSON report to FILE");
+  attach_cmd->add_option("--sarif", a.sarif, "write the bugs as SARIF 2.1.0 to FILE (code scanning, editors)");
+  attach_cmd->add_option("--junit", a.junit, "write the run as JUnit XML to FILE (CI test results)");
+  attach_cmd->add_option("--limit-exit", a.limit_exit_text,
+                         "exit with status N (4-125) instead of 0 when no bug was found and a limit stopped the "
+                         "search (--max-executions, --time-limit, --max-steps, a signal)");
+  attach_cmd
+      ->add_option("--progress-every", a.progress_every_text,
+                   "when stderr is not a terminal, a progress line every SECONDS (0: none)")
+      ->capture_default_str();
   attach_cmd->add_option("--trace-dir", a.trace_dir, "where bug traces are saved")->capture_default_str();
   attach_cmd->add_flag("--show-output", a.show_output, "let the program's stdout/stderr through (implies -j 1)");
   attach_cmd->add_option("-j,--jobs", a.jobs_text,
@@ -765,6 +808,12 @@ int run_cli(int argc, char** argv) {
   bool replay_no_checkpoints = false;
   replay_cmd->add_flag("--no-checkpoints", replay_no_checkpoints,
                        "with --interactive/--batch/--gdb: going back always re-runs from the start (no live checkpoints)");
+  std::string replay_program;
+  replay_cmd
+      ->add_option("--program", replay_program,
+                   "run PATH instead of the program the trace recorded (a binary moved elsewhere); refused "
+                   "unless it is the same file")
+      ->type_name("PATH");
   std::string replay_gdb;
   replay_cmd->add_option("--gdb", replay_gdb,
                          "serve the trace's execution to gdb on 127.0.0.1:PORT (0: any free port) instead of the prompt")
@@ -815,7 +864,7 @@ int run_cli(int argc, char** argv) {
     return attach(a);
   }
   return replay_command(trace_path, replay_json, replay_output, replay_interactive, replay_batch, replay_gdb,
-                        !replay_no_checkpoints);
+                        !replay_no_checkpoints, replay_program);
 }
 
 }  // namespace ctrl

@@ -115,7 +115,7 @@ void DebugPrompt::where() {
   if (session_.ended()) {
     const ExecutionResult* bug = session_.bug();
     fmt::print(out_, "at step {}: the execution has ended{}\n", pos,
-               bug ? fmt::format(" ({}: {})", bug->kind, bug->message) : "");
+               bug ? fmt::format(" ({}: {})", bug->kind_name(), bug->message) : "");
     return;
   }
   std::string next;

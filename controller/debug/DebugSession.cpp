@@ -118,12 +118,18 @@ StopInfo DebugSession::Impl::absorb(ExecutionResult r, uint64_t from) {
     ended = true;
     end = ExecutionResult{};
     end.end = ExecutionResult::End::Bug;
-    end.kind = "deadlock";
+    end.kind = BugKind::Deadlock;
     end.thread = header().current;
     end.events.assign(events.begin(), events.begin() + long(position));
     std::string msg = "no thread can proceed:";
     for (const ThreadView& v : owner->threads())
-      if (v.state != ThreadView::State::Finished) msg += fmt::format(" T{} {};", v.index, v.description);
+      if (v.state != ThreadView::State::Finished) {
+        msg += fmt::format(" T{} {};", v.index, v.description);
+        const shm::ThreadSlot& slot = header().threads[std::min(v.index, shm::kMaxThreads - 1)];
+        end.facts.waits.push_back(
+            BugWait{v.index, slot.pending_kind, slot.pending_addr,
+                    slot.waits_for_thread < shm::kMaxThreads ? slot.waits_for_thread : UINT32_MAX});
+      }
     msg.pop_back();
     end.message = msg;
     end.site = header().threads[end.thread < shm::kMaxThreads ? end.thread : 0].pending_site;
@@ -138,7 +144,7 @@ StopInfo DebugSession::Impl::absorb(ExecutionResult r, uint64_t from) {
   if (end.end == ExecutionResult::End::Bug) {
     stop.reason = StopReason::Bug;
     stop.thread = end.thread;
-    stop.message = fmt::format("{}: {}", end.kind, end.message);
+    stop.message = fmt::format("{}: {}", end.kind_name(), end.message);
   } else if (end.end == ExecutionResult::End::StepBound) {
     stop.reason = StopReason::Exited;
     stop.message = fmt::format("the execution reached --max-steps ({} steps)", steps);

@@ -45,16 +45,16 @@ void DataRaceCheck::load() {
         "the program has no debug information: its inline atomics (plain moves) cannot be told from plain accesses";
 }
 
-void DataRaceCheck::check(ExecutionResult& r) {
-  if (!may_have_model_bug(r) || r.events.empty()) return;
+std::optional<Bug> DataRaceCheck::examine(const ExecutionResult& r) {
+  if (!may_have_model_bug(r) || r.events.empty()) return std::nullopt;
   if (!declared_) load();
-  if (!summary_.unchecked.empty()) return;
+  if (!summary_.unchecked.empty()) return std::nullopt;
   const DeclaredAtomics& known = *declared_;
   std::vector<std::pair<uint64_t, uint64_t>> static_data;
   if (!all_) static_data = session_.symbolizer().module_images();
   HbRaceCheck found = find_hb_races(r.events.data(), r.events.size(), known, [this] { return session_.should_stop(); },
                                     all_ ? nullptr : &static_data);
-  if (found.stopped) return;
+  if (found.stopped) return std::nullopt;
   ++summary_.executions;
   Symbolizer& symbols = session_.symbolizer();
   std::string treated;
@@ -68,20 +68,22 @@ void DataRaceCheck::check(ExecutionResult& r) {
     else
       ++summary_.treated_more;
   }
-  if (found.races.empty()) return;
-  adopt_model_bug(
+  if (found.races.empty()) return std::nullopt;
+  std::optional<Bug> bug = first_model_bug(
       r, found.races, symbols, [](uint64_t) { return true; },
       [&](uint64_t addr) -> std::string {
         const auto* f = known.field_at(addr);
         return f ? f->name : "";
       });
+  if (!bug) return std::nullopt;
   if (found.treated_more) treated += fmt::format(" and {} more", found.treated_more);
   if (treated.empty()) treated = "nothing (no atomic access in this execution)";
-  r.message += "\n  treated as atomic: " + treated;
+  bug->message += "\n  treated as atomic: " + treated;
   if (!known.had_debug_info)
-    r.message +=
+    bug->message +=
         "\n  (the program has no debug information: plain accesses were taken for atomic only on bytes a "
         "libatomic call or a locked instruction touched)";
+  return bug;
 }
 
 }  // namespace ctrl

@@ -2,8 +2,8 @@
 // tso/pso, whose event log is in SC order too): analyses/HbRaces.h over each
 // finished execution, with what the program's DWARF says is atomic
 // (AtomicDeclarations.h, read once, at the first check). A race becomes the
-// execution's bug ("data-race", adopt_model_bug), followed by a line saying
-// what was treated as atomic in that execution.
+// execution's bug (data-race, first_model_bug), followed by a line saying
+// what was treated as atomic in that execution. A BugMonitor.
 //
 // A program that synchronises inside a library ctrl neither interposes nor
 // instruments (OpenMP's libgomp, oneTBB, GLib: their locks and barriers are
@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "DeclaredAtomics.h"
+#include "exploration/BugMonitor.h"
 #include "session/ExecutionResult.h"
 
 namespace ctrl {
@@ -35,7 +36,7 @@ struct DataRaceSummary {
   bool heap = false;                 // --races all: every address, not only the modules' static data
 };
 
-class DataRaceCheck {
+class DataRaceCheck : public BugMonitor {
  public:
   // `all` (--races all): every address is race-checked; otherwise only the
   // static data of the program and its libraries. malloc and free are not
@@ -43,10 +44,10 @@ class DataRaceCheck {
   // handed over through malloc's own lock, which no event shows, and would
   // look racy.
   DataRaceCheck(Session& session, bool all) : session_(session), all_(all) { summary_.heap = all; }
-  // Makes the execution's first race its bug, when it may have one
-  // (may_have_model_bug: a complete execution, or a bug other than a
-  // deadlock or a hang, which the race then precedes).
-  void check(ExecutionResult& r);
+  // The execution's first race, when it may have one (may_have_model_bug: a
+  // complete execution, or a bug other than a deadlock or a hang, which the
+  // race then precedes). check() (BugMonitor) makes it the execution's bug.
+  std::optional<Bug> examine(const ExecutionResult& r) override;
   const DataRaceSummary& summary() const { return summary_; }
 
  private:

@@ -16,6 +16,7 @@
 #include "FairYields.h"
 #include "ModelAnalysis.h"
 #include "exploration/ModelBugs.h"
+#include "exploration/ProgressLine.h"
 #include "exploration/Shrinker.h"
 #include "reports/TraceFile.h"
 #include "exploration/TsoSafety.h"
@@ -29,7 +30,7 @@ proto::Trace make_trace(const proto::Trace& trace_template, const ExecutionResul
   t.set_ctrl_version(CTRL_VERSION);
   t.set_execution(result.execution);
   auto* bug = t.mutable_bug();
-  bug->set_kind(result.kind);
+  bug->set_kind(std::string(result.kind_name()));
   bug->set_message(result.message);
   bug->set_thread(result.thread);
   bug->set_site(result.site);
@@ -116,15 +117,16 @@ bool Explorer::record_bug(ExplorationReport& report, ExecutionResult result) {
   found.preemptions = found.preemptions_found = count_preemptions(result.events);
   // Under c11/rc11 a schedule's Choices are tied to its steps: no shrinking.
   // A data race is the race check's verdict, which the shrinker's runs do not get.
-  if (options_.shrink && !result.before_checkpoint && result.kind != "tso-unsafe" && result.kind != "data-race" &&
+  if (options_.shrink && !result.before_checkpoint && !bug_is_verdict(result.kind) &&
       !model_analysis(session_.config().model).plans_choices()) {
     ShrinkStats st = shrink(session_, result, 64, options_.prefix.size());
     found.preemptions = st.after;
     // The shrinker's executions ran from the start.
     if (checkpointed_) checkpointed_->forget();
   }
-  std::string name = fmt::format("{}-{}-exec{}.ctrltrace", std::filesystem::path(template_.program().path()).filename().string(),
-                                 result.kind, result.execution + 1);  // as the report numbers it
+  std::string name =
+      fmt::format("{}-{}-exec{}.ctrltrace", std::filesystem::path(template_.program().path()).filename().string(),
+                  result.kind_name(), result.execution + 1);  // as the report numbers it
   std::string path = (std::filesystem::path(trace_dir_.path()) / name).string();
   trace_dir_.used();
   save_trace(path, make_trace(template_, result));
@@ -272,9 +274,9 @@ ExplorationReport Explorer::run() {
       ++report.total;
       return false;
     }
-    if (may_have_model_bug(r))
-      adopt_model_bug(r, strategy->last_model_bugs(), session_.symbolizer(),
-                      [&](uint64_t a) { return session_.initialised_unseen(a); });
+    ModelBugMonitor([&](const ExecutionResult&) { return strategy->last_model_bugs(); }, session_.symbolizer(),
+                    [&](uint64_t a) { return session_.initialised_unseen(a); })
+        .check(r);
     if (races_) {
       races_->check(r);
       report.races = races_->summary();
@@ -312,7 +314,8 @@ ExplorationReport Explorer::run() {
       return true;
     }
     if (!b) return false;
-    report_borderline(monitored, *b, session_.symbolizer());
+    TsoSafetyMonitor sober(session_.symbolizer());
+    sober.adopt(monitored, explain_borderline(monitored, *b, session_.symbolizer()));
     record_bug(report, std::move(monitored));
     return !options_.keep_going;
   };
@@ -419,7 +422,8 @@ ExplorationReport Explorer::run() {
       report.discovered.insert(report.discovered.end(), r.discovered.begin(), r.discovered.end());
       if (r.end == ExecutionResult::End::Bug && (model == shm::MemoryModel::TSO || model == shm::MemoryModel::PSO)) {
         r.end = ExecutionResult::End::Complete;
-        r.kind.clear();
+        r.kind = BugKind::None;
+        r.facts = {};
       }
     }
     bool stop = take_verdict();
@@ -429,6 +433,13 @@ ExplorationReport Explorer::run() {
       monitored = r;
     }
     if (settle(r) || stop || sharing) break;
+    if (!options_.progress && options_.progress_every > 0 && elapsed() - last_progress >= options_.progress_every) {
+      last_progress = elapsed();
+      ProgressFacts f{ran,           report.complete,         report.blocked,      report.bugs.size(),
+                      last_progress, options_.max_executions, options_.time_limit, strategy->completed_bound()};
+      fmt::print(stderr, "{}\n", progress_line(f));
+      std::fflush(stderr);
+    }
     if (options_.progress) {
       // A live line on a terminal, refreshed a few times a second.
       double t = elapsed();

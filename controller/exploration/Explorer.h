@@ -27,6 +27,9 @@ struct ExploreOptions {
   double time_limit = 0;  // seconds, 0: none
   std::string trace_dir = "ctrl-traces";
   bool progress = false;  // live line on stderr
+  // Not a terminal: a progress line (ProgressLine.h) every so many seconds
+  // on stderr; 0: none.
+  double progress_every = 0;
   bool keep_going = false;  // collect distinct bugs instead of stopping at the first
   bool shrink = true;       // look for a schedule with fewer preemptions before reporting
   int preemption_bound = -1;  // >= 0: iterative context bounding up to it

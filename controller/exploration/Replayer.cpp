@@ -22,7 +22,8 @@ SessionConfig replay_config(const proto::Trace& trace, const std::string& agent,
   try {
     facts = inspect_program(program.path());
   } catch (const UsageError& e) {
-    throw UsageError(fmt::format("the trace's program cannot be run: {}", e.what()));
+    throw UsageError(
+        fmt::format("the trace's program cannot be run: {} (moved? ctrl replay --program PATH)", e.what()));
   }
   if (facts.content_hash != program.content_hash() || facts.size != program.size())
     throw UsageError(fmt::format("the trace was recorded for another version of {} (content hash {} then, {} now)",
@@ -69,7 +70,11 @@ std::string describe_signature(const proto::Signature& s, Symbolizer& symbols) {
 
 ReplayOutcome replay(Session& session, const proto::Trace& trace) {
   ReplayOutcome out;
-  const std::string& want = trace.bug().kind();
+  // A trace from a newer ctrl may name a kind this one does not know: it
+  // is then reproduced by no bug (the divergence names it).
+  std::optional<BugKind> known = bug_kind_from_name(trace.bug().kind());
+  const std::string& want_name = trace.bug().kind();
+  BugKind want = known.value_or(BugKind::Count);
   if (auto early = session.start()) {
     out.result = std::move(*early);
   } else {
@@ -85,17 +90,22 @@ ReplayOutcome replay(Session& session, const proto::Trace& trace) {
   ExecutionResult& r = out.result;
   r.execution = trace.execution();
   // A tso-unsafe bug is the monitor's verdict on the replayed SC execution.
-  if (want == "tso-unsafe" && r.end != ExecutionResult::End::Bug && r.end != ExecutionResult::End::Diverged &&
+  if (want == BugKind::TsoUnsafe && r.end != ExecutionResult::End::Bug && r.end != ExecutionResult::End::Diverged &&
       r.end != ExecutionResult::End::Interrupted)
-    check_tso_safety(r, session.symbolizer());
+    TsoSafetyMonitor(session.symbolizer()).check(r);
   // A data race or an uninitialised load is the model's verdict on the
   // replayed execution, as in the exploration.
-  if (model_analysis(session.config().model).plans_choices() && may_have_model_bug(r))
-    adopt_model_bug(r, model_bugs_of(r.events.data(), r.events.size(), trace_choices(trace), session.config().model), session.symbolizer(),
-                    [&](uint64_t a) { return session.initialised_unseen(a); });
+  if (model_analysis(session.config().model).plans_choices())
+    ModelBugMonitor(
+        [&](const ExecutionResult& x) {
+          return model_bugs_of(x.events.data(), x.events.size(), trace_choices(trace), session.config().model);
+        },
+        session.symbolizer(), [&](uint64_t a) { return session.initialised_unseen(a); })
+        .check(r);
   // Under sc/tso/pso a race is the race check's verdict. Only a race's trace
   // is checked: an execution saved for another bug had no race when found.
-  if (!model_analysis(session.config().model).plans_choices() && want == "data-race" && !trace.options().races_off())
+  if (!model_analysis(session.config().model).plans_choices() && want == BugKind::DataRace &&
+      !trace.options().races_off())
     DataRaceCheck(session, trace.options().races_all()).check(r);
   size_t steps = r.events.size();
   auto& symbols = session.symbolizer();
@@ -117,12 +127,12 @@ ReplayOutcome replay(Session& session, const proto::Trace& trace) {
       // A schedule saved without a bug (a stepping session's `save`) is
       // reproduced when its decisions all ran; what comes after them is the
       // sticky policy's, and a bug there is reported as found.
-      if (r.kind == want || (want.empty() && steps >= size_t(trace.decisions_size()))) {
+      if (r.kind == want || (want == BugKind::None && steps >= size_t(trace.decisions_size()))) {
         out.reproduced = true;
         return out;
       }
-      out.divergence = fmt::format("replay diverged at step {}: expected a {} bug, got a {} bug: {}", steps, want,
-                                   r.kind, r.message);
+      out.divergence = fmt::format("replay diverged at step {}: expected a {} bug, got a {} bug: {}", steps, want_name,
+                                   r.kind_name(), r.message);
       return out;
     case ExecutionResult::End::Interrupted:
       out.divergence = "replay interrupted";
@@ -130,12 +140,13 @@ ReplayOutcome replay(Session& session, const proto::Trace& trace) {
     case ExecutionResult::End::Unsupported:
       throw UsageError(r.message);
     default:
-      if (want.empty() && r.end == ExecutionResult::End::Complete && steps >= size_t(trace.decisions_size())) {
+      if (want == BugKind::None && r.end == ExecutionResult::End::Complete && steps >= size_t(trace.decisions_size())) {
         out.reproduced = true;
         return out;
       }
-      out.divergence = fmt::format("replay diverged at step {}: expected a {} bug, but the execution {}", steps, want,
-                                   r.end == ExecutionResult::End::StepBound ? "reached --max-steps" : "ended normally");
+      out.divergence =
+          fmt::format("replay diverged at step {}: expected a {} bug, but the execution {}", steps, want_name,
+                      r.end == ExecutionResult::End::StepBound ? "reached --max-steps" : "ended normally");
       return out;
   }
 }

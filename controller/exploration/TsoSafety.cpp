@@ -7,21 +7,26 @@
 
 namespace ctrl {
 
-bool check_tso_safety(ExecutionResult& r, Symbolizer& symbols) {
+std::optional<Bug> TsoSafetyMonitor::examine(const ExecutionResult& r) {
   auto b = find_borderline(r.events.data(), r.events.size());
-  if (!b) return false;
-  report_borderline(r, *b, symbols);
-  return true;
+  if (!b) return std::nullopt;
+  return explain_borderline(r, *b, symbols_);
 }
 
-void report_borderline(ExecutionResult& r, const Borderline& found, Symbolizer& symbols) {
+void TsoSafetyMonitor::adopt(ExecutionResult& r, Bug bug) const {
+  uint64_t load = bug.facts.accesses.front().step;
+  adopt_bug(r, std::move(bug));
+  // The interleaving up to the load is the witness.
+  r.events.resize(load + 1);
+}
+
+Bug explain_borderline(const ExecutionResult& r, const Borderline& found, Symbolizer& symbols) {
   const Borderline* b = &found;
   const shm::Event& load = r.events[b->load];
   const shm::Event& write = r.events[b->missed_write];
-  std::string message = fmt::format(
-      "T{} loads {} at {}; under x86-TSO it may not see T{}'s write of it at {} yet",
-      load.thread, symbols.describe_data(load.addr), symbols.describe_code(load.site), write.thread,
-      symbols.describe_code(write.site));
+  std::string message = fmt::format("T{} loads {} at {}; under x86-TSO it may not see T{}'s write of it at {} yet",
+                                    load.thread, symbols.describe_data(load.addr), symbols.describe_code(load.site),
+                                    write.thread, symbols.describe_code(write.site));
   if (b->delayed_store != UINT64_MAX) {
     const shm::Event& store = r.events[b->delayed_store];
     message += fmt::format(
@@ -34,13 +39,9 @@ void report_borderline(ExecutionResult& r, const Borderline& found, Symbolizer& 
   } else {
     message += ": an outcome sequential consistency forbids; a full fence before the load forbids it";
   }
-  r.end = ExecutionResult::End::Bug;
-  r.kind = "tso-unsafe";
-  r.thread = load.thread;
-  r.site = load.site;
-  r.message = message;
-  // The interleaving up to the load is the witness.
-  r.events.resize(b->load + 1);
+  Bug bug = borderline_bug(found);
+  bug.message = message;
+  return bug;
 }
 
 }  // namespace ctrl

@@ -166,13 +166,10 @@ void GdbServer::reverse(bool step) {
 int GdbServer::bug_signal() const {
   const ExecutionResult* bug = session_.bug();
   if (!bug) return kSigTrap;
-  if (bug->kind == "assertion") return kSigAbrt;
-  if (bug->kind != "crash") return kSigTrap;  // deadlock, hang: no signal
-  for (int s = 1; s < 32; ++s) {
-    const char* name = sigabbrev_np(s);
-    if (name && bug->message.find(std::string("SIG") + name) != std::string::npos) return s;
-  }
-  return kSigSegv;
+  // Deadlock, hang, a model's verdict: no signal.
+  if (!bug_has_signal(bug->kind)) return kSigTrap;
+  if (bug->facts.signal) return bug->facts.signal;
+  return bug->kind == BugKind::Assertion ? kSigAbrt : kSigSegv;
 }
 
 void GdbServer::stop_reply(const StopInfo& stop, std::optional<uint32_t> thread_override, bool history_begins) {

@@ -160,7 +160,7 @@ void print_interleaving(std::FILE* out, const std::vector<shm::Event>& events, c
 
 void print_bug(std::FILE* out, const FoundBug& bug, int number, Symbolizer& symbols) {
   const ExecutionResult& r = bug.result;
-  fmt::print(out, "\n== bug {}: {} (execution {}{}) ==\n", number, r.kind, r.execution + 1,
+  fmt::print(out, "\n== bug {}: {} (execution {}{}) ==\n", number, r.kind_name(), r.execution + 1,
              r.before_checkpoint ? ", before the program created any thread" : "");
   fmt::print(out, "{}\n", r.message);
   if (auto place = bug_place(r, symbols))
@@ -339,7 +339,7 @@ nlohmann::json solver_json(const std::optional<Strategy::SolverStats>& solver) {
 nlohmann::json report_json(const ExplorationReport& report, const std::string& program, const std::string& model) {
   nlohmann::json bugs = nlohmann::json::array();
   for (const auto& b : report.bugs) {
-    bugs.push_back({{"kind", b.result.kind},
+    bugs.push_back({{"kind", b.result.kind_name()},
                     {"message", b.result.message},
                     {"thread", b.result.thread},
                     {"execution", b.result.execution + 1},

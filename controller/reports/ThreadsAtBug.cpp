@@ -23,7 +23,7 @@ std::optional<uint64_t> bug_place(const ExecutionResult& r, const Symbolizer& sy
   }
   if (!r.site) return std::nullopt;
   // Agent-reported bugs carry the return address of the failing call.
-  bool call_site = r.kind == "assertion" || r.kind == "deadlock" || r.message.find("abort()") != std::string::npos;
+  bool call_site = r.facts.at_return_address;
   return call_site ? r.site - 1 : r.site;
 }
 

@@ -6,6 +6,8 @@
 // next one (agent/Rollback.h).
 #include <fmt/format.h>
 
+#include <csignal>
+
 #include <algorithm>
 
 #include "binary/Backtracer.h"
@@ -34,35 +36,45 @@ ExecutionResult Session::outcome_from_agent(pid_t tid) {
   r.stopped_tid = tid;
   switch (h.outcome) {
     case shm::Outcome::Assertion:
-      r.kind = "assertion";
+      r.kind = BugKind::Assertion;
+      r.facts.signal = SIGABRT;  // assert() ends in abort()
+      r.facts.at_return_address = true;
       return finish_with_bug(std::move(r), tid);
     case shm::Outcome::Abort:
-      r.kind = "crash";
+      r.kind = BugKind::Crash;
+      r.facts.signal = SIGABRT;
+      r.facts.at_return_address = true;
       r.message = "SIGABRT: abort() called";
       // panic=abort: the panic is the bug, abort() only its end.
       if (std::string panic = panic_message(); !panic.empty()) {
-        r.kind = "panic";
+        r.kind = BugKind::Panic;
+        r.facts.signal = 0;
         r.message = fmt::format("{} (then abort() in T{})", panic, r.thread);
         r.thread = h.panic_thread;
       }
       return finish_with_bug(std::move(r), tid);
     case shm::Outcome::Sanitizer:
       // The report's first lines, as the sanitizer wrote them.
-      r.kind = "sanitizer";
+      r.kind = BugKind::Sanitizer;
       return finish_with_bug(std::move(r), tid);
     case shm::Outcome::Crash: {
-      r.kind = "crash";
+      r.kind = BugKind::Crash;
+      r.facts.signal = h.signal;
+      r.facts.fault_addr = h.fault_addr;
       r.message = fault_description(h.signal, h.fault_addr);
       if (r.thread < shm::kMaxThreads) r.message += fmt::format(" in T{}", r.thread);
       return finish_with_bug(std::move(r), tid);
     }
     case shm::Outcome::Deadlock: {
-      r.kind = "deadlock";
+      r.kind = BugKind::Deadlock;
       // Rebuild the message with symbols: who waits on what.
       std::string msg = "no thread can proceed:";
       for (uint32_t t = 0; t < std::min(h.nthreads, shm::kMaxThreads); ++t) {
-        if (h.threads[t].status == shm::ThreadStatus::Finished) continue;
+        const shm::ThreadSlot& slot = h.threads[t];
+        if (slot.status == shm::ThreadStatus::Finished) continue;
         msg += fmt::format(" T{} {};", t, thread_state(t));
+        r.facts.waits.push_back(BugWait{t, slot.pending_kind, slot.pending_addr,
+                                        slot.waits_for_thread < shm::kMaxThreads ? slot.waits_for_thread : UINT32_MAX});
         if (h.threads[t].status != shm::ThreadStatus::Blocked) continue;
         shm::Event op{};
         op.thread = uint16_t(t);
@@ -77,9 +89,10 @@ ExecutionResult Session::outcome_from_agent(pid_t tid) {
       return finish_with_bug(std::move(r), tid);
     }
     case shm::Outcome::Hang: {
-      r.kind = "hang";
+      r.kind = BugKind::Hang;
       const shm::ThreadSlot& slot = h.threads[std::min(r.thread, shm::kMaxThreads - 1)];
       r.site = slot.await_site;
+      r.facts.address = slot.await_addr;
       r.message =
           fmt::format("T{} spins forever: it keeps re-reading {} at {}, and no other thread can write it", r.thread,
                       symbolizer().describe_data(slot.await_addr), symbolizer().describe_code(slot.await_site));
@@ -147,12 +160,12 @@ void Session::judge_exit(ExecutionResult& r) {
   }
   std::string panic = panic_message();
   if (!panic.empty() && status == kRustPanicStatus) {
-    r.kind = "panic";
+    r.kind = BugKind::Panic;
     r.thread = h.panic_thread;
     r.site = 0;
     r.message = fmt::format("{} (then T{} exited with status {})", panic, thread, status);
   } else if (config_.fail_on_exit.test(size_t(status))) {
-    r.kind = "exit-status";
+    r.kind = BugKind::ExitStatus;
     r.thread = thread;
     r.site = site;
     r.message = fmt::format("T{} exited with status {}, a failure by --fail-on-exit{}", thread, status,
@@ -177,7 +190,7 @@ ExecutionResult Session::finish_with_bug(ExecutionResult r, pid_t stopped_tid) {
 
 ExecutionResult Session::hang_result(const std::string& message, uint32_t thread) {
   ExecutionResult r;
-  r.kind = "hang";
+  r.kind = BugKind::Hang;
   r.thread = thread;
   r.message = message;
   r = finish_with_bug(std::move(r), 0);

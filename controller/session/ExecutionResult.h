@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "Bug.h"
 #include "SharedRegion.h"
 
 namespace ctrl {
@@ -31,8 +32,9 @@ struct ExecutionResult {
   };
   End end = End::Complete;
   uint64_t execution = 0;
-  std::string kind;     // for bugs: assertion, crash, deadlock, hang
-  std::string message;  // bug text, divergence or refusal
+  BugKind kind = BugKind::None;  // for bugs (protocol/BugKinds.def); None otherwise
+  std::string message;           // bug text, divergence or refusal
+  BugFacts facts;                // for bugs: signal, fault address, accesses, waits (protocol/Bug.h)
   uint32_t thread = 0;  // thread that hit the bug
   uint64_t site = 0;    // where (code address), 0 if unknown
   int exit_status = 0;
@@ -57,6 +59,10 @@ struct ExecutionResult {
   // region holds were found.
   std::vector<shm::Header::Range> discovered;
   bool discovered_more = false;
+
+  // The bug as the typed value every layer reads (None when End is not Bug).
+  Bug bug() const { return end == End::Bug ? Bug{kind, message, facts} : Bug{}; }
+  std::string_view kind_name() const { return bug_kind_name(kind); }
 };
 
 }  // namespace ctrl

@@ -115,7 +115,8 @@ ExecutionResult Session::supervise_execution() {
         if (WIFSIGNALED(end_status_)) {
           // A fatal signal the agent did not see (its handler was bypassed).
           r.end = ExecutionResult::End::Bug;
-          r.kind = "crash";
+          r.kind = BugKind::Crash;
+          r.facts.signal = WTERMSIG(end_status_);
           r.message = fmt::format("killed by {}", signal_name(WTERMSIG(end_status_)));
         } else {
           r.exit_status = WEXITSTATUS(end_status_);

@@ -227,7 +227,8 @@ ExecutionResult Session::supervise_startup(bool& checkpointed) {
       r.events.assign(region_.view().events, region_.view().events + std::min(h.steps.load(), region_.capacity()));
       if (WIFSIGNALED(s.status)) {
         r.end = ExecutionResult::End::Bug;
-        r.kind = "crash";
+        r.kind = BugKind::Crash;
+        r.facts.signal = WTERMSIG(s.status);
         r.message = fmt::format("killed by {}", signal_name(WTERMSIG(s.status)));
       } else {
         r.exit_status = WEXITSTATUS(s.status);
@@ -247,7 +248,9 @@ ExecutionResult Session::supervise_startup(bool& checkpointed) {
       siginfo_t info{};
       tracer_.siginfo(s.tid, info);
       ExecutionResult r;
-      r.kind = "crash";
+      r.kind = BugKind::Crash;
+      r.facts.signal = sig;
+      r.facts.fault_addr = reinterpret_cast<uint64_t>(info.si_addr);
       r.thread = thread_index(s.tid);
       r.message = fault_description(sig, reinterpret_cast<uint64_t>(info.si_addr));
       r.stopped_tid = s.tid;

@@ -50,6 +50,9 @@ foreach(j 1 ${JOBS})
       string(JSON trace GET "${json${j}}" bugs ${b} trace)
       get_filename_component(trace "${trace}" NAME)
       string(JSON json${j} SET "${json${j}}" bugs ${b} trace "\"${trace}\"")
+      # The stacks at the bug (issue 25: per-bug JSON) hold kernel thread ids
+      # and the frames of threads caught anywhere: as the text's, not compared.
+      string(JSON json${j} REMOVE "${json${j}}" bugs ${b} stacks)
     endforeach()
   endif()
   # Times, kernel thread ids and the frames of the threads at a bug (where

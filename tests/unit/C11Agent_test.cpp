@@ -56,7 +56,7 @@ class C11Agent : public ::testing::Test {
   void SetUp() override {
     session_ = start("c11_mp_relaxed", shm::MemoryModel::C11);
     reference_ = session_->run(ExecutionPlan{}, 0);
-    ASSERT_EQ(reference_.end, ExecutionResult::End::Complete) << reference_.kind << ": " << reference_.message;
+    ASSERT_EQ(reference_.end, ExecutionResult::End::Complete) << reference_.kind_name() << ": " << reference_.message;
     data_store_ = nth(reference_, OpKind::AtomicStore, 0);
     data_load_ = nth(reference_, OpKind::AtomicLoad, 1);
     ASSERT_LT(data_load_, reference_.events.size());
@@ -79,12 +79,12 @@ TEST_F(C11Agent, ReadFromMakesTheLoadReturnTheChosenValue) {
   // The reader's load of data reads the initial store (0): the assertion.
   ExecutionResult r = session_->run(plan_to(reference_, data_load_, choice(shm::ChoiceKind::ReadFrom, 0)), 1);
   ASSERT_EQ(r.end, ExecutionResult::End::Bug) << r.message;
-  EXPECT_EQ(r.kind, "assertion");
+  EXPECT_EQ(r.kind, BugKind::Assertion);
   ASSERT_GT(r.events.size(), data_load_);
   EXPECT_EQ(r.events[data_load_].value_read, 0u);
   // A promised value is read the same way (the agent does not check it).
   r = session_->run(plan_to(reference_, data_load_, choice(shm::ChoiceKind::Promise, 42)), 2);
-  EXPECT_EQ(r.end, ExecutionResult::End::Complete) << r.kind << ": " << r.message;
+  EXPECT_EQ(r.end, ExecutionResult::End::Complete) << r.kind_name() << ": " << r.message;
 }
 
 TEST_F(C11Agent, NotMoLastStoreLeavesMemoryAlone) {
@@ -104,7 +104,7 @@ TEST(C11AgentSc, ChoicesAreIgnoredUnderSc) {
   size_t load = nth(reference, OpKind::AtomicLoad, 1);
   ASSERT_LT(load, reference.events.size());
   ExecutionResult r = session->run(plan_to(reference, load, choice(shm::ChoiceKind::ReadFrom, 0)), 1);
-  EXPECT_EQ(r.end, ExecutionResult::End::Complete) << r.kind << ": " << r.message;
+  EXPECT_EQ(r.end, ExecutionResult::End::Complete) << r.kind_name() << ": " << r.message;
   EXPECT_EQ(r.events[load].value_read, 42u);
   size_t store = nth(reference, OpKind::AtomicStore, 0);
   EXPECT_EQ(r.events[store].aux, 0u);  // not logged under SC
@@ -118,7 +118,7 @@ class C11AgentRmw : public ::testing::Test {
   void SetUp() override {
     session_ = start("c11_rmw_choice", shm::MemoryModel::RC11);
     reference_ = session_->run(ExecutionPlan{}, 0);
-    ASSERT_EQ(reference_.end, ExecutionResult::End::Complete) << reference_.kind << ": " << reference_.message;
+    ASSERT_EQ(reference_.end, ExecutionResult::End::Complete) << reference_.kind_name() << ": " << reference_.message;
     ASSERT_EQ(reference_.exit_status, 0);
     rmw_ = nth(reference_, OpKind::AtomicRmw);
     cas_ = nth(reference_, OpKind::AtomicCas);
@@ -182,11 +182,11 @@ TEST_F(C11AgentRmw, CompareExchangeFailsOnAnotherValue) {
 TEST(C11AgentWide, SixteenBytesAreUnsupported) {
   auto c11 = start("c11_wide_atomic", shm::MemoryModel::C11);
   ExecutionResult r = c11->run(ExecutionPlan{}, 0);
-  EXPECT_EQ(r.end, ExecutionResult::End::Unsupported) << r.kind << ": " << r.message;
+  EXPECT_EQ(r.end, ExecutionResult::End::Unsupported) << r.kind_name() << ": " << r.message;
   EXPECT_NE(r.message.find("1, 2, 4 or 8 bytes"), std::string::npos) << r.message;
   auto sc = start("c11_wide_atomic", shm::MemoryModel::SC);
   r = sc->run(ExecutionPlan{}, 0);
-  EXPECT_EQ(r.end, ExecutionResult::End::Complete) << r.kind << ": " << r.message;
+  EXPECT_EQ(r.end, ExecutionResult::End::Complete) << r.kind_name() << ": " << r.message;
 }
 
 }  // namespace

@@ -93,7 +93,7 @@ TEST(ExplorerModel, InfeasibleBugsAreCountedNotReported) {
   EXPECT_EQ(report.model_counts->consistent, 2u);
   ASSERT_EQ(report.bugs.size(), 1u);
   const FoundBug& bug = report.bugs[0];
-  EXPECT_EQ(bug.result.kind, "assertion");
+  EXPECT_EQ(bug.result.kind, BugKind::Assertion);
   EXPECT_EQ(bug.result.execution, 3u) << "the infeasible execution 1 was not reported";
   EXPECT_EQ(bug.occurrences, 1u);
   size_t traces = 0;
@@ -109,7 +109,7 @@ TEST(ExplorerModel, InfeasibleBugsAreCountedNotReported) {
   Session again(replay_config(trace, CTRL_TEST_AGENT, false));
   ReplayOutcome out = replay(again, trace);
   EXPECT_TRUE(out.reproduced) << out.divergence;
-  EXPECT_EQ(out.result.kind, "assertion");
+  EXPECT_EQ(out.result.kind, BugKind::Assertion);
   std::filesystem::remove_all(options.trace_dir);
 }
 

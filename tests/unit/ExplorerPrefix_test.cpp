@@ -74,7 +74,7 @@ TEST_F(ExplorerPrefix, NoPrefixFindsTheDeadlock) {
   ExplorationReport r = Explorer(session, options, trace_template).run();
   EXPECT_TRUE(r.exhaustive);
   ASSERT_EQ(r.bugs.size(), 1u);
-  EXPECT_EQ(r.bugs[0].result.kind, "deadlock");
+  EXPECT_EQ(r.bugs[0].result.kind, BugKind::Deadlock);
   EXPECT_GE(r.bugs[0].result.execution, 1u) << "numbers go on from the session's";
 }
 
@@ -111,7 +111,7 @@ TEST_F(ExplorerPrefix, AfterEachTookOneLockItDeadlocks) {
   EXPECT_TRUE(r.exhaustive);
   EXPECT_EQ(r.total, 1u);
   ASSERT_EQ(r.bugs.size(), 1u);
-  EXPECT_EQ(r.bugs[0].result.kind, "deadlock");
+  EXPECT_EQ(r.bugs[0].result.kind, BugKind::Deadlock);
   EXPECT_EQ(r.bugs[0].result.execution, 2u);
   // Named as the report numbers it: execution 3.
   EXPECT_NE(r.bugs[0].trace_path.find("exec3"), std::string::npos) << r.bugs[0].trace_path;

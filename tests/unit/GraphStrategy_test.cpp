@@ -99,10 +99,10 @@ Exploration explore(const c11litmus::Test& t, c11litmus::Model model) {
     if (!g.last_feasible()) continue;
     ++x.feasible;
     for (const Strategy::ModelBug& b : g.last_model_bugs()) {
-      if (b.kind == "data-race" && x.race.empty()) x.race = b.message + "; plan: " + describe(*plan);
-      if (b.kind == "uninitialized-load" && x.uninit.empty())
+      if (b.kind == BugKind::DataRace && x.race.empty()) x.race = b.message + "; plan: " + describe(*plan);
+      if (b.kind == BugKind::UninitializedLoad && x.uninit.empty())
         for (const auto& [loc, init] : t.locations)
-          if (!init && b.address == address_of(t, loc)) x.uninit = b.message + "; plan: " + describe(*plan);
+          if (!init && b.facts.address == address_of(t, loc)) x.uninit = b.message + "; plan: " + describe(*plan);
     }
     if (x.outcomes.insert(r.outcome).second) x.plan[r.outcome] = describe(*plan);
   }

@@ -53,9 +53,9 @@ TEST(HbRaces, UnlockedWritesRace) {
   auto v = two_threads({ev(1, OpKind::Store, kData, 4)}, {ev(2, OpKind::Store, kData, 4)});
   HbRaceCheck r = find_hb_races(v.data(), v.size(), DeclaredAtomics{});
   ASSERT_EQ(r.races.size(), 1u);
-  EXPECT_EQ(r.races[0].kind, "data-race");
-  EXPECT_EQ(r.races[0].first, 3u);
-  EXPECT_EQ(r.races[0].second, 6u);
+  EXPECT_EQ(r.races[0].kind, BugKind::DataRace);
+  EXPECT_EQ(r.races[0].facts.accesses[0].step, 3u);
+  EXPECT_EQ(r.races[0].facts.accesses[1].step, 6u);
   EXPECT_NE(r.races[0].message.find("a non-atomic write by thread 1 (step 4)"), std::string::npos);
 }
 
@@ -86,7 +86,7 @@ TEST(HbRaces, PlainFieldBesideAnAtomicIsPlain) {
                        {locked(2, kData, 4), ev(2, OpKind::Load, kData + 4, 4)});
   HbRaceCheck r = find_hb_races(v.data(), v.size(), DeclaredAtomics{});
   ASSERT_EQ(r.races.size(), 1u);
-  EXPECT_EQ(r.races[0].address, kData + 4);
+  EXPECT_EQ(r.races[0].facts.address, kData + 4);
 }
 
 TEST(HbRaces, DeclaredAtomicsAreAtomic) {

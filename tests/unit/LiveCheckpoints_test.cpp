@@ -75,7 +75,7 @@ class LiveCheckpointsTest : public ::testing::Test {
     Continuation run;
     run.events = r.events;
     run.exit_status = r.exit_status;
-    EXPECT_EQ(r.end, ExecutionResult::End::Complete) << r.kind << ": " << r.message;
+    EXPECT_EQ(r.end, ExecutionResult::End::Complete) << r.kind_name() << ": " << r.message;
     run.output = read_output();
     return run;
   }
@@ -141,7 +141,7 @@ TEST_F(LiveCheckpointsTest, RestoredTwiceContinuesAsTheOriginal) {
     fs::remove(output_);
     ExecutionPlan again = plan;
     ExecutionResult restored = checkpoints.restore(id, again, 3 + round);
-    ASSERT_EQ(restored.end, ExecutionResult::End::Paused) << restored.kind << ": " << restored.message;
+    ASSERT_EQ(restored.end, ExecutionResult::End::Paused) << restored.kind_name() << ": " << restored.message;
     ASSERT_EQ(restored.events.size(), at);
     EXPECT_NE(session_->execution_pid(), original_pid);
     EXPECT_EQ(tasks(session_->execution_pid()), 5u);
@@ -178,7 +178,7 @@ TEST_F(LiveCheckpointsTest, RestoredTwiceContinuesAsTheOriginal) {
   ExecutionPlan from_later = plan;
   from_later.pause_at = later;
   ExecutionResult again = checkpoints.restore(nested, from_later, 6);
-  ASSERT_EQ(again.end, ExecutionResult::End::Paused) << again.kind << ": " << again.message;
+  ASSERT_EQ(again.end, ExecutionResult::End::Paused) << again.kind_name() << ": " << again.message;
   ASSERT_EQ(again.events.size(), later);
   expect_same(finish(session_->resume(shm::StepCommand::Finish)), reference, 0);
 
@@ -216,7 +216,7 @@ TEST_F(LiveCheckpointsTest, DecidedByAThreadThatIsExiting) {
   for (int round = 0; round < 2; ++round) {
     fs::remove(output_);
     ExecutionResult restored = checkpoints.restore(id, plan, 3 + round);
-    ASSERT_EQ(restored.end, ExecutionResult::End::Paused) << restored.kind << ": " << restored.message;
+    ASSERT_EQ(restored.end, ExecutionResult::End::Paused) << restored.kind_name() << ": " << restored.message;
     expect_same(finish(session_->resume(shm::StepCommand::Finish)), reference, 0);
   }
 }
