@@ -6,21 +6,16 @@
 
 #include <algorithm>
 
+#include "binary/DwarfTypes.h"
+
 namespace ctrl {
 
 namespace {
 
 constexpr int kMaxDepth = 16;
 
-bool type_of(Dwarf_Die* die, Dwarf_Die* out) {
-  Dwarf_Attribute attr;
-  return dwarf_attr_integrate(die, DW_AT_type, &attr) && dwarf_formref_die(&attr, out);
-}
-
-uint64_t size_of(Dwarf_Die* type) {
-  Dwarf_Word size = 0;
-  return dwarf_aggregate_size(type, &size) == 0 ? size : 0;
-}
+using dwarf_types::size_of;
+using dwarf_types::type_of;
 
 // A variable's fixed address (DW_OP_addr alone), or false (locals, TLS,
 // optimised-out or split locations).

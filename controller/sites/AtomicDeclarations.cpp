@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "binary/DwarfTypes.h"
+
 namespace ctrl {
 
 namespace {
@@ -19,15 +21,8 @@ namespace {
 constexpr uint64_t kMaxElements = 4096;
 constexpr int kMaxDepth = 12;
 
-bool type_of(Dwarf_Die* die, Dwarf_Die* out) {
-  Dwarf_Attribute attr;
-  return dwarf_attr_integrate(die, DW_AT_type, &attr) && dwarf_formref_die(&attr, out);
-}
-
-uint64_t size_of(Dwarf_Die* type) {
-  Dwarf_Word size = 0;
-  return dwarf_aggregate_size(type, &size) == 0 ? size : 0;
-}
+using dwarf_types::size_of;
+using dwarf_types::type_of;
 
 // C++ and Rust atomic types are classes: known by their name.
 bool atomic_class(Dwarf_Die* type, int lang) {
