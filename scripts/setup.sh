@@ -17,6 +17,8 @@ if [ "$mode" = test ]; then
   # Issue 22: programs in other runtimes and libraries (rustc builds the
   # suite's Rust std program, golang-go its cgo Go program).
   packages+=(ripgrep fd-find p7zip-full plzip pixz ffmpeg libtbb-dev liburcu-dev libboost-system-dev libuv1-dev rustc golang-go)
+  # Issue 25: the SARIF test validates with jsonschema.
+  packages+=(python3 python3-jsonschema)
 fi
 
 missing=()
