@@ -79,13 +79,16 @@ constexpr std::string_view kTail = R"page(</script>
   function text(parent, x, y, s, cls) {
     const t = el("text", {x: x, y: y}, parent);
     if (cls) t.setAttribute("class", cls);
-    t.textContent = s.length > 52 ? s.slice(0, 51) + "\u2026" : s;
+    t.textContent = s.length > 50 ? s.slice(0, 49) + "\u2026" : s;
     return t;
   }
   // An arrow between two boxes: from the side of one to the side of the
-  // other; within one lane, a bow to the right.
+  // other; within one lane, a bow to the right. Pairs and reads-from often
+  // join the same two steps: they leave and arrive a little apart.
+  const shift = {pair: -5, rf: 5};
   function arrow(cls, a, b, marker, extra) {
-    const ay = a.y + (rowHeight - 6) / 2, by = b.y + (rowHeight - 6) / 2;
+    const dy = shift[cls] || 0;
+    const ay = a.y + (rowHeight - 6) / 2 + dy, by = b.y + (rowHeight - 6) / 2 + dy;
     let d;
     if (Math.abs(a.x - b.x) < 30) {
       const x = Math.max(a.x + a.w, b.x + b.w), bow = x + 20 + Math.min(120, Math.abs(by - ay) / 6);
@@ -150,7 +153,7 @@ constexpr std::string_view kTail = R"page(</script>
     el("title", {}, g).textContent = "step " + s.step + ": " + s.thread + " " + s.op +
       (s.where ? "\nat " + s.where : "") + (s.note ? "\n" + s.note : "");
     el("rect", {x: x, y: y + 2, width: w, height: rowHeight - 6, rx: 4}, g);
-    text(g, x + 6, y + 15, s.step + "  " + (flush ? "[buffer] " : "") + s.op, "op");
+    text(g, x + 6, y + 15, s.step + "  " + s.op, "op");
     text(g, x + 6, y + 28, (s.source || "?") + (s.function ? "  in " + s.function : ""), "src");
     boxAt.set(s.i, {x: x, y: y + 2, w: w});
   }
