@@ -19,6 +19,8 @@ if [ "$mode" = test ]; then
   packages+=(ripgrep fd-find p7zip-full plzip pixz ffmpeg libtbb-dev liburcu-dev libboost-system-dev libuv1-dev rustc golang-go)
   # Issue 25: the SARIF test validates with jsonschema.
   packages+=(python3 python3-jsonschema)
+  # Issue 25: the pictures test opens ctrl's HTML pages in headless Chromium.
+  packages+=(chromium)
 fi
 
 missing=()

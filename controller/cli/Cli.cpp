@@ -31,6 +31,10 @@
 #include "exploration/Replayer.h"
 #include "reports/BugJson.h"
 #include "reports/CiReports.h"
+#include "reports/DotGraph.h"
+#include "reports/ExecutionPicture.h"
+#include "reports/HtmlReport.h"
+#include "reports/ReportFile.h"
 #include "reports/Report.h"
 #include "reports/StopReason.h"
 #include "binary/Symbolizer.h"
@@ -629,6 +633,42 @@ int replay_command(const std::string& trace_path, const std::string& json_path, 
   return bug ? kExitBugFound : kExitNoBug;
 }
 
+// `ctrl report TRACE --html FILE --dot FILE` (issue 25, item 4): replays the
+// trace, as `ctrl replay` does, for its execution's events, and draws them
+// (reports/ExecutionPicture.h). The exit status is replay's.
+int report_command(const std::string& trace_path, const std::string& html_path, const std::string& dot_path) {
+  if (html_path.empty() && dot_path.empty())
+    throw UsageError("report: nothing to write (give --html FILE or --dot FILE)");
+  ReportFile html("--html", html_path), dot("--dot", dot_path);
+  proto::Trace trace = load_trace(trace_path);
+  SessionConfig config = replay_config(trace, find_agent(), false);
+  InstrumentationOptions iopts;
+  iopts.visible = trace.options().visible().empty() ? "all" : trace.options().visible();
+  if (iopts.visible == "shared") iopts.visible = "all";  // as replay_command
+  iopts.libraries.assign(trace.options().instrument().begin(), trace.options().instrument().end());
+  Instrumentation instrumentation(config.program, iopts);
+  config.sites_fd = instrumentation.fd();
+  Session session(config);
+  ReplayOutcome out = replay(session, trace);
+  if (!out.reproduced && session.interrupted())
+    throw UsageError(
+        fmt::format("report interrupted by {} before the end of the trace: nothing drawn", session.stop_reason()));
+  if (!out.reproduced) {
+    fmt::print(stderr, "ctrl: {}\n", out.divergence);
+    return kExitInternal;
+  }
+  PictureSource source{&out.result, trace_choices(trace),
+                       trace.options().model().empty() ? "sc" : trace.options().model(), config.program, trace_path};
+  nlohmann::json picture = execution_picture(source, session.symbolizer());
+  html.write(html_page(picture));
+  dot.write(dot_graph(picture));
+  fmt::print(
+      "ctrl: drew {} ({} steps, {} threads{}){}{}\n", trace_path, out.result.events.size(), picture["lanes"].size(),
+      out.result.end == ExecutionResult::End::Bug ? fmt::format(", {} bug", out.result.kind_name()) : "",
+      html_path.empty() ? "" : ": " + html_path, dot_path.empty() ? "" : (html_path.empty() ? ": " : ", ") + dot_path);
+  return out.result.end == ExecutionResult::End::Bug ? kExitBugFound : kExitNoBug;
+}
+
 }  // namespace
 
 int run_cli(int argc, char** argv) {
@@ -819,6 +859,27 @@ int run_cli(int argc, char** argv) {
                          "serve the trace's execution to gdb on 127.0.0.1:PORT (0: any free port) instead of the prompt")
       ->type_name("PORT");
 
+  std::string report_trace, report_html, report_dot;
+  auto* report_cmd = app.add_subcommand(
+      "report",
+      "draw a saved trace's execution: an HTML page (lanes, deciding steps, reads-from, store buffers) or a "
+      "Graphviz graph");
+  report_cmd->add_option("trace", report_trace, "trace file")->required();
+  report_cmd
+      ->add_option("--html", report_html,
+                   "write a self-contained HTML page (no network) to FILE: one lane per thread, every step with "
+                   "its source line, the deciding pair and the preemptions highlighted, reads-from arrows under "
+                   "c11/rc11/ra, buffered stores and their flushes under tso/pso")
+      ->type_name("FILE");
+  report_cmd
+      ->add_option("--dot", report_dot,
+                   "write the execution graph in Graphviz DOT to FILE (program order, reads-from, the deciding "
+                   "pairs, flushes): `dot -Tsvg FILE`")
+      ->type_name("FILE");
+  report_cmd->footer(
+      "exits as `ctrl replay` does: 1 when the trace's bug came back, 0 without a bug, 3 when the "
+      "replay diverged (nothing written)");
+
   // `attach`'s own arguments end at PROGRAM (or at "--"): everything from
   // PROGRAM on is the program's, unchanged and in order, whatever it looks
   // like. CLI11 only sees ctrl's part, so it can neither reorder the
@@ -863,6 +924,7 @@ int run_cli(int argc, char** argv) {
     a.convert();
     return attach(a);
   }
+  if (report_cmd->parsed()) return report_command(report_trace, report_html, report_dot);
   return replay_command(trace_path, replay_json, replay_output, replay_interactive, replay_batch, replay_gdb,
                         !replay_no_checkpoints, replay_program);
 }

@@ -15,6 +15,7 @@
 #include "binary/PointerNames.h"
 #include "binary/ProgramFrames.h"
 #include "binary/Symbolizer.h"
+#include "reports/BugJson.h"
 #include "reports/CalledNames.h"
 #include "reports/CauseMarks.h"
 #include "reports/ThreadsAtBug.h"
@@ -30,7 +31,7 @@ std::string thread_name(uint32_t t) { return t == UINT32_MAX ? "T?" : fmt::forma
 
 }  // namespace
 
-std::string describe_event(const shm::Event& e, Symbolizer& symbols) {
+std::string describe_operation(const shm::Event& e, Symbolizer& symbols) {
   auto kind = OpKind(e.kind);
   std::string what = called_name(kind);
   switch (kind) {
@@ -103,16 +104,19 @@ std::string describe_event(const shm::Event& e, Symbolizer& symbols) {
       else if (e.flags & shm::kFailed)
         what += " (failed)";
   }
-  // Instruction sites and thread starts/exits record an exact address; other
-  // events the return address of their call, so look up the call itself.
-  bool exact = (e.flags & shm::kInstruction) || kind == OpKind::ThreadStart || kind == OpKind::ThreadExit ||
-               kind == OpKind::ProcessExit;
-  std::string where = e.site ? symbols.describe_code(exact ? e.site : e.site - 1) : "";
   if (e.flags & shm::kBuffered) what += " (buffered)";
   if (e.flags & shm::kForwarded) what += " (from its own buffer)";
+  return what;
+}
+
+uint32_t event_thread(const shm::Event& e) { return OpKind(e.kind) == OpKind::Flush ? e.owner : e.thread; }
+
+std::string describe_event(const shm::Event& e, Symbolizer& symbols) {
+  std::string what = describe_operation(e, symbols);
+  uint64_t code = event_code_address(e);
+  std::string where = code ? symbols.describe_code(code) : "";
   // A flush is the step of the thread's store buffer.
-  uint32_t thread = kind == OpKind::Flush ? e.owner : e.thread;
-  return fmt::format("{:<4} {}{}", thread_name(thread), what, where.empty() ? "" : "   at " + where);
+  return fmt::format("{:<4} {}{}", thread_name(event_thread(e)), what, where.empty() ? "" : "   at " + where);
 }
 
 namespace {

@@ -16,6 +16,11 @@ class Symbolizer;
 
 // One line for an event: "T1 mutex_lock m2 at worker+0x1c (x.c:12)".
 std::string describe_event(const shm::Event& e, Symbolizer& symbols);
+// Its parts: the operation ("mutex_lock m2") and the program thread it
+// belongs to (a flush: the thread whose buffer it is); its place is
+// event_code_address's (BugJson.h).
+std::string describe_operation(const shm::Event& e, Symbolizer& symbols);
+uint32_t event_thread(const shm::Event& e);
 void print_bug(std::FILE* out, const FoundBug& bug, int number, Symbolizer& symbols);
 void print_summary(std::FILE* out, const ExplorationReport& report);
 nlohmann::json report_json(const ExplorationReport& report, const std::string& program, const std::string& model);
