@@ -15,9 +15,10 @@
 //   ra_crosscheck [--strict] [--explain] fixed      the hand-written cases (known counts)
 //   ra_crosscheck seeds FIRST LAST [MAX_OPS MAX_EVENTS RMW]
 //   ra_crosscheck program "r x; r x | r x; w x 1"
-//   ra_crosscheck emit SEED MAX_OPS MAX_EVENTS OUT.c
+//   ra_crosscheck emit SEED MAX_OPS MAX_EVENTS OUT.c [RMW]
 //                 writes the random program as C (threads created by main,
-//                 libatomic loads and stores) and prints the oracle's count,
+//                 libatomic loads and stores, and fetch-adds with RMW 1) and
+//                 prints the oracle's count,
 //                 for the cross-check of ctrl itself (ra_programs.cmake)
 // Exit 0 when every program agrees, 1 otherwise (each disagreement printed).
 #include <cstdio>
@@ -227,8 +228,9 @@ int main(int argc, char** argv) {
                 (unsigned long long)r.redundant, (unsigned long long)r.infeasible, (unsigned long long)r.executions);
     return 0;
   } else if (mode == "emit" && argc > 5) {
+    bool rmw = argc > 6 && std::atoi(argv[6]) != 0;
     Program p =
-        ra_oracle::random_program(std::strtoull(argv[2], nullptr, 10), std::atoi(argv[3]), std::atoi(argv[4]), false);
+        ra_oracle::random_program(std::strtoull(argv[2], nullptr, 10), std::atoi(argv[3]), std::atoi(argv[4]), rmw);
     FILE* out = std::fopen(argv[5], "w");
     if (!out) return 2;
     std::fprintf(out, "/* %s */\n#include <pthread.h>\n\nstatic int x[4];\nstatic volatile int sink[4];\n",
