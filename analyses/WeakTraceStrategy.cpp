@@ -50,6 +50,9 @@ struct Node {
   // from `origin` they are (the same observations from `origin` on are the
   // same weak trace, reached once).
   uint32_t origin = kNone;
+  // For such a node: the RMW its read was swapped behind (the read reads
+  // it), else kAnySource.
+  EventId behind = kAnySource;
 };
 
 uint64_t mix(uint64_t h, uint64_t v) {
@@ -184,6 +187,7 @@ class WeakTraceExplorer {
       n.prefix.assign(steps.begin(), steps.begin() + n.pos);
       n.read = steps[n.pos];
       n.origin = issuer_;
+      n.behind = current_.back().source;
       stack_.push_back(std::move(n));
     }
     for (uint32_t i = uint32_t(planned); i < g.size() && i <= valid; i++) {
@@ -210,6 +214,13 @@ class WeakTraceExplorer {
         if (i < planned && !current_[i].swappable) continue;
         Node* n = node_at(i);
         if (!n) continue;
+        // A node swapped behind RMW b: unless b is hb-before w, the read's
+        // original node schedules w too, and b, run after, reads there what
+        // it reads here (WeakTraceStrategy.h).
+        if (n->behind != kAnySource) {
+          uint32_t first = step_of(ids, n->behind, i);
+          if (first == kNone || !sat.hb_before(first, j)) continue;
+        }
         std::vector<Step> sched;
         for (uint32_t k = i + 1; k < j; k++)
           if (sat.hb_before(k, j)) sched.push_back(replayed(steps[k]));

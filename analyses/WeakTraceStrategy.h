@@ -24,11 +24,14 @@
 //    that one a schedule in which it goes first (the extension to RMWs);
 //    the one swapped behind stays swappable, with a node of its own, so a
 //    later one can go before it too (without this, three fetch-adds ran 4
-//    of their 6 orders). Known gap: with read-modify-writes some weak
-//    traces run twice (counted redundant: the one swapped behind is also
-//    given schedules for later plain writes its original node reaches too)
-//    and some plans are infeasible; the traces reached are exactly the
-//    oracle's (tests/crosscheck/ra_crosscheck.cmake).
+//    of their 6 orders). That node takes a write's schedule only when the
+//    RMW it was swapped behind is hb-before the write (or, a RMW swap, the
+//    write reads it): otherwise the read's original node schedules the same
+//    write, and the swapped-ahead RMW, then run later, reads there what it
+//    read here, the same weak trace (before this, `a x 1 | w x 2 | a x 1`
+//    ran 7 executions for 6 weak traces). Known gap: with read-modify-writes
+//    some plans are infeasible (wasted runs, no trace missed or repeated;
+//    tests/crosscheck/ra_crosscheck.cmake).
 // Nodes are a stack ordered by step: a node's alternatives run after every
 // node below it in the tree is done, as in the recursive algorithm.
 //

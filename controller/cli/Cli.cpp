@@ -250,8 +250,16 @@ int step_through(Session& session, std::optional<proto::Trace> recording, const 
 // under SC, where it applies. Throws UsageError.
 void choose_equivalence(AttachArgs& a) {
   if (a.equivalence != "rf") return;
+  if (a.model == "pso")
+    throw UsageError(
+        "--equivalence rf is available with --model sc and tso only (its search does not model pso's "
+        "per-location store buffers)");
+  // c11, rc11 and ra explore by what each read reads already: no choice to make.
   if (a.model != "sc" && a.model != "tso")
-    throw UsageError(fmt::format("--equivalence rf is available with --model sc and tso only (not {} yet)", a.model));
+    throw UsageError(
+        fmt::format("--equivalence rf is for --model sc and tso only: --model {} already runs one "
+                    "execution per {}",
+                    a.model, a.model == "ra" ? "weak trace (po, rf)" : "execution graph (rf, mo)"));
   if (a.strategy_given && a.strategy != "dpor")
     throw UsageError(fmt::format("--equivalence rf is a systematic search: use it with --strategy dpor (not {})",
                                  a.strategy));
@@ -730,7 +738,8 @@ int run_cli(int argc, char** argv) {
                          "bytes, two operations on one mutex); rf: every read reads from the same write (stores "
                          "nobody reads between are not run in both orders), so fewer executions; systematic "
                          "(dpor) only; the program may use memory accesses, mutexes and thread creation, exit "
-                         "and join (other synchronisation stops it, saying so)")
+                         "and join (other synchronisation stops it, saying so); refused with pso, and with c11, "
+                         "rc11 and ra, which explore by reads-from already")
       ->check(CLI::IsMember({"mazurkiewicz", "rf"}))
       ->capture_default_str();
   attach_cmd->add_option("--model", a.model,
