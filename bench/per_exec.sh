@@ -8,6 +8,9 @@
 # builds them: inline atomics; TSO is -DMO=memory_order_relaxed).
 #
 #   bash bench/per_exec.sh [BUILD_DIR] [REPS]
+# ROWS="queue2-sc faa-sc queue2-tso" picks rows (default all). The default
+# --max-executions (100,000) would cut queue2 N=7 TSO with the default
+# strategy's probes (46,311 classes and about as many probes): 1,000,000 here.
 #
 # Per execution = (large - medium) / (executions between them, probes
 # included), so start-up cancels. Counts from one `perf stat` run: the
@@ -49,14 +52,14 @@ measure() { # bin model
         -e raw_syscalls:sys_enter --filter "$not(comm ~ \"ctrl*\")")
     done
     "$perf" stat -x, -o "$work/stat" "${ev[@]}" -- \
-      "$ctrl" attach --model "$model" --json "$work/r.json" -- "$bin" >"$work/out" 2>&1 || true
+      "$ctrl" attach --model "$model" --max-executions 1000000 --json "$work/r.json" -- "$bin" >"$work/out" 2>&1 || true
     grep -q 'exhaustive: yes' "$work/out" || { echo "bench/per_exec.sh: $bin: $(cat "$work/out")" >&2; exit 1; }
     python3 -c "import json;print(json.load(open('$work/r.json'))['executions']['total'])" >"$work/n"
     grep -v '^#' "$work/stat" | grep . | cut -d, -f1 | tr '\n' ' ' >>"$work/counts"
     # CPU time by role: this run's task-clock split by the roles' shares of
     # the samples of another run (sampling adds its cost to every task).
     "$perf" record -q -c 100000 -e task-clock -o "$work/cpu.data" -- \
-      "$ctrl" attach --model "$model" -- "$bin" >/dev/null 2>&1 || true
+      "$ctrl" attach --model "$model" --max-executions 1000000 -- "$bin" >/dev/null 2>&1 || true
     "$perf" script -i "$work/cpu.data" -F comm 2>/dev/null |
       awk '{ n += ($1 ~ /^ctrl/); all++ } END { print n / all }' >>"$work/counts"
   done
@@ -77,6 +80,7 @@ printf '%-11s %7s | %8s %6s %6s %6s | %8s %6s %6s %6s | %8s %6s %6s %6s\n' "per 
   "CPU us" "cs" "pf" "sysc" "ctrl us" "cs" "pf" "sysc" "tgt us" "cs" "pf" "sysc"
 while read -r name src medium large model extra; do
   [ "$extra" = - ] && extra=""
+  [[ " ${ROWS:-$name} " == *" $name "* ]] || continue
   for n in "$medium" "$large"; do
     # shellcheck disable=SC2086
     gcc -O2 -pthread -DN="$n" $extra -I"$shared" -o "$work/$src$n" "$shared/$src.c"
