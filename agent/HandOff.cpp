@@ -99,7 +99,10 @@ void Runtime::wait_turn(uint32_t me, bool pair) {
     // first yield follows the start at once: it needs no clock.)
     for (int i = 0; i < kPairYields && go.load(std::memory_order_acquire) != kGo && (i == 0 || quick()); ++i)
       real.sched_yield();
-    // Handed back: by the other thread's own pair hand-off, if it timed one.
+    // Handed back: the end is the other thread's start of its own pair wait,
+    // if it timed one. (If it handed to a third thread instead, which handed
+    // back here later, the wait looks shorter than it was: only the
+    // back-off is affected, never a decision.)
     auto back_quick = [&] {
       int64_t then = pair_clock_ns_.load(std::memory_order_acquire);
       return then > start ? quick_at(then) : quick();
