@@ -88,15 +88,26 @@ void Runtime::wait_turn(uint32_t me, bool pair) {
     // meanwhile (it may run several before it hands back). (Not rdtsc: it
     // faults in a controlled process, VirtualTsc.h, and so the vDSO's clock
     // is a system call too, VirtualVdso.h.)
-    uint64_t start = uint64_t(virtual_clock::real_monotonic_ns()), start_step = step_;
-    auto quick = [&] {
-      return uint64_t(virtual_clock::real_monotonic_ns()) - start < kQuickYieldNs * (1 + step_ - start_step);
-    };
+    int64_t start = virtual_clock::real_monotonic_ns();
+    uint64_t start_step = step_;
+    pair_clock_ns_.store(start, std::memory_order_release);
+    auto quick_at = [&](int64_t now) { return uint64_t(now - start) < kQuickYieldNs * (1 + step_ - start_step); };
+    auto quick = [&] { return quick_at(virtual_clock::real_monotonic_ns()); };
     // A yield may return before the other thread ran: the scheduler keeps
     // the CPU for a thread that had less than its share (EEVDF), which the
-    // one handed to may not have had after several steps in a row.
-    for (int i = 0; i < kPairYields && go.load(std::memory_order_acquire) != kGo && quick(); ++i) real.sched_yield();
-    if (go.load(std::memory_order_acquire) == kGo && quick()) {
+    // one handed to may not have had after several steps in a row. (The
+    // first yield follows the start at once: it needs no clock.)
+    for (int i = 0; i < kPairYields && go.load(std::memory_order_acquire) != kGo && (i == 0 || quick()); ++i)
+      real.sched_yield();
+    // Handed back: the end is the other thread's start of its own pair wait,
+    // if it timed one. (If it handed to a third thread instead, which handed
+    // back here later, the wait looks shorter than it was: only the
+    // back-off is affected, never a decision.)
+    auto back_quick = [&] {
+      int64_t then = pair_clock_ns_.load(std::memory_order_acquire);
+      return then > start ? quick_at(then) : quick();
+    };
+    if (go.load(std::memory_order_acquire) == kGo && back_quick()) {
       pair_yield_backoff_ /= 2;
     } else {
       pair_yield_backoff_ = std::min(std::max(pair_yield_backoff_ * 2, kPairYieldBackoff), kPairYieldBackoffMax);

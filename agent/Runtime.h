@@ -249,6 +249,13 @@ class Runtime {
   // (Runtime is program memory: each execution starts from none.)
   uint32_t pair_yield_skip_ = 0;
   uint32_t pair_yield_backoff_ = 0;
+  // The real clock (ns) read by the latest thread that handed over at a pair
+  // hand-off, just before its yields: the thread it handed to ends its own
+  // wait at about that time, so it takes it as its end instead of a clock
+  // system call of its own (one read per pair hand-off instead of three). A
+  // value not after that thread's own start was written before its wait
+  // began (the other thread did not time its hand-over): it reads the clock.
+  std::atomic<int64_t> pair_clock_ns_{0};
   uint64_t sleep_ = 0;       // DPOR sleep set (see Header::sleep_mask)
   uint8_t flush_owner_ = 0;  // the owner logged with an extra actor's event
   // Threads whose latest step began a timed wait (a real one sleeps until
