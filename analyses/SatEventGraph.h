@@ -11,11 +11,13 @@
 // iteration is a deeper node. A thread instance is the thread a create node
 // made (a child's behaviour may depend on what its creator read).
 //
-// A read that repeats the thread's previous read at the same site and
-// location in the same register and stack state (the agent's kSameState)
-// and reads the same value is not a new node: its node records that value
-// as its spin key (reading it again changes nothing), which keeps spin
-// loops finite.
+// A read in the same register and stack state (the agent's kSameState) as
+// an earlier visit of the same site and location since its thread last
+// changed memory (only reads and failed compare-exchanges in between) is
+// the same node again: the value the latest read before it got becomes
+// that read's spin key (reading it leads back; the agent holds the thread
+// back there), which keeps spin loops finite and makes an acquisition that
+// failed first the same history as one that succeeded at once.
 //
 // Locations are exact (address, size) pairs; a mutex is a location of its
 // own whose values are 0 (free) and 1 (held). What the graph cannot follow
@@ -57,7 +59,10 @@ struct SatNode {
   uint32_t loc = kSatNone;     // Read, Write, Rmw, Lock, TryLock, Unlock
   uint32_t target = kSatNone;  // Create: the child instance; Join: the joined one
   std::vector<SatEdge> edges;
+  // Reading spin_key leads back to spin_to (this node or an ancestor, in
+  // the same state, with nothing written in between): the thread spins.
   std::optional<uint64_t> spin_key;
+  uint32_t spin_to = kSatNone;
   // The agent took this read for a repeat of an earlier one of its thread in
   // the same register and stack state (kSameState), or held its thread back
   // there as a spinner: it runs only once something it read was written.
@@ -124,6 +129,10 @@ class SatEventGraph {
   // Makes node `id` known with operation e; false (why_ set) when e is not
   // modelled.
   bool learn(uint32_t id, const shm::Event& e);
+  // Node a's edge `key` turns out to lead back to `to` (a itself or an
+  // ancestor, in the same state: a spin): the edge and what it led to are
+  // dropped and `key` becomes a's spin key.
+  bool make_spin(uint32_t a, uint64_t key, uint32_t to);
 
   std::vector<SatNode> nodes_;
   std::vector<SatInstance> instances_;
