@@ -218,6 +218,23 @@ bool SatEncoder::encode(const std::function<bool()>& stop) {
       for (uint32_t m = 0; m < nodes.size(); ++m)
         if (nodes[m].known && nodes[m].instance != node.instance) clause({-x(n), -x(m), order(m, n)});
   }
+  // Transitivity between two thread instances, eagerly: whatever runs
+  // before node b of another instance runs before b's children, and the
+  // same seen from b. Each instance's nodes on one path are a chain, and for
+  // two chains these binary clauses are the whole of transitivity (the set
+  // of b's after a is a suffix that shrinks as a moves on), quadratic where
+  // the triangles are cubic; only cycles through three or more instances
+  // are left to the lazy refinement below.
+  const auto& instances = g_.instances();
+  for (uint32_t i = 0; i < instances.size(); ++i)
+    for (uint32_t j = 0; j < instances.size(); ++j) {
+      if (i == j) continue;
+      if (stop && stop()) return false;
+      for (uint32_t a : instances[i].nodes)
+        for (uint32_t b : instances[j].nodes)
+          for (const SatEdge& e : nodes[b].edges)
+            if (e.child < nodes.size() && nodes[e.child].known) clause({-order(a, b), order(a, e.child)});
+    }
   for (const SatCycle& cycle : cycles_) {
     std::vector<int> lits;
     for (auto [a, b] : cycle) lits.push_back(-order(a, b));
