@@ -74,7 +74,7 @@ void SatEncoder::encode_read(uint32_t n) {
   };
   // What reading value w from a writer whose literal for it is `lit` means.
   auto reads_value = [&](int r, uint64_t w, int lit) {
-    if (node.spin_key == w) return clause({-r, -lit});  // a repeat: the thread does not move
+    if (node.spins_on(w)) return clause({-r, -lit});  // a repeat: the thread does not move
     int c = edge_lit(w);
     if (!c && node.role == SatRole::Lock) return;  // only seen parked: it has no edge yet
     clause({-r, -lit, c ? c : new_[n]});

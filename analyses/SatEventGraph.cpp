@@ -146,7 +146,7 @@ bool SatEventGraph::learn(uint32_t id, const shm::Event& e) {
 
 bool SatEventGraph::make_spin(uint32_t a, uint64_t key, uint32_t to) {
   SatNode& node = nodes_[a];
-  if (node.spin_key) return fail("a spin loop that repeats two values");
+  if (!node.spin_keys.empty() && node.spin_to != to) return fail("a spin loop that leads back to two places");
   auto edge = std::find_if(node.edges.begin(), node.edges.end(), [&](const SatEdge& e) { return e.key == key; });
   uint32_t child = edge->child;
   // What the edge led to was only ever seen parked (or not at all): it is
@@ -166,7 +166,7 @@ bool SatEventGraph::make_spin(uint32_t a, uint64_t key, uint32_t to) {
     b.spins = false;
   }
   nodes_[a].edges.erase(edge);
-  nodes_[a].spin_key = key;
+  nodes_[a].spin_keys.push_back(key);
   nodes_[a].spin_to = to;
   ++growth_;
   return true;
@@ -211,7 +211,7 @@ bool SatEventGraph::merge(const shm::Event* events, uint64_t n, const shm::Event
       if (!r.empty()) {
         auto [p, pkey] = r.back();
         const SatEdge* via = nodes_[p].edge(pkey);
-        bool here = via ? via->child == id : (nodes_[p].spin_key == pkey && nodes_[p].spin_to == id);
+        bool here = via ? via->child == id : (nodes_[p].spins_on(pkey) && nodes_[p].spin_to == id);
         size_t i = r.size();
         while (i > 0 && !same_op(nodes_[r[i - 1].first].op, e)) --i;
         if (here && i > 0) {
@@ -249,7 +249,7 @@ bool SatEventGraph::merge(const shm::Event* events, uint64_t n, const shm::Event
       run.erase(e.thread);
     else
       run[e.thread].emplace_back(id, key);
-    if (!changes && node->spin_key == key) {
+    if (!changes && node->spins_on(key)) {
       at[e.thread] = node->spin_to;  // back where the spin started
       continue;
     }

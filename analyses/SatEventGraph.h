@@ -30,6 +30,7 @@
 // that reached its history.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -59,10 +60,12 @@ struct SatNode {
   uint32_t loc = kSatNone;     // Read, Write, Rmw, Lock, TryLock, Unlock
   uint32_t target = kSatNone;  // Create: the child instance; Join: the joined one
   std::vector<SatEdge> edges;
-  // Reading spin_key leads back to spin_to (this node or an ancestor, in
-  // the same state, with nothing written in between): the thread spins.
-  std::optional<uint64_t> spin_key;
+  // Reading one of spin_keys leads back to spin_to (this node or an
+  // ancestor, in the same state, with nothing written in between): the
+  // thread spins (a seqlock reader spins on every odd sequence number).
+  std::vector<uint64_t> spin_keys;
   uint32_t spin_to = kSatNone;
+  bool spins_on(uint64_t v) const { return std::find(spin_keys.begin(), spin_keys.end(), v) != spin_keys.end(); }
   // The agent took this read for a repeat of an earlier one of its thread in
   // the same register and stack state (kSameState), or held its thread back
   // there as a spinner: it runs only once something it read was written.
