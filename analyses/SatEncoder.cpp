@@ -229,11 +229,12 @@ bool SatEncoder::encode(const std::function<bool()>& stop) {
   for (uint32_t i = 0; i < instances.size(); ++i)
     for (uint32_t j = 0; j < instances.size(); ++j) {
       if (i == j) continue;
-      if (stop && stop()) return false;
-      for (uint32_t a : instances[i].nodes)
+      for (uint32_t a : instances[i].nodes) {
+        if (stop && stop()) return false;
         for (uint32_t b : instances[j].nodes)
           for (const SatEdge& e : nodes[b].edges)
             if (e.child < nodes.size() && nodes[e.child].known) clause({-order(a, b), order(a, e.child)});
+      }
     }
   for (const SatCycle& cycle : cycles_) {
     std::vector<int> lits;
