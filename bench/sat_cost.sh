@@ -24,7 +24,7 @@ for program in $PROGRAMS; do
     best="-"
     for n in $SIZES; do
       s=$(date +%s.%N)
-      "$CTRL" attach --strategy $strategy --model "$MODEL" --time-limit "$LIMIT" --json "$W/r.json" -- \
+      "$CTRL" attach --strategy $strategy --model "$MODEL" --time-limit "$LIMIT" --max-executions 1000000000 --json "$W/r.json" -- \
         "$BIN/bench_sat_$program" "$n" >/dev/null 2>&1
       e=$(date +%s.%N)
       read -r total x rounds ss cl goals < <(python3 - "$W/r.json" <<'PY' 2>/dev/null || echo "? ? ? ? ? ?"
