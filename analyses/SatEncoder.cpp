@@ -74,7 +74,7 @@ void SatEncoder::encode_read(uint32_t n) {
   };
   // What reading value w from a writer whose literal for it is `lit` means.
   auto reads_value = [&](int r, uint64_t w, int lit) {
-    if (node.spin_key == w) return clause({-r, -lit});  // a repeat: the thread does not move
+    if (node.spins_on(w)) return clause({-r, -lit});  // a repeat: the thread does not move
     int c = edge_lit(w);
     if (!c && node.role == SatRole::Lock) return;  // only seen parked: it has no edge yet
     clause({-r, -lit, c ? c : new_[n]});
@@ -218,6 +218,24 @@ bool SatEncoder::encode(const std::function<bool()>& stop) {
       for (uint32_t m = 0; m < nodes.size(); ++m)
         if (nodes[m].known && nodes[m].instance != node.instance) clause({-x(n), -x(m), order(m, n)});
   }
+  // Transitivity between two thread instances, eagerly: whatever runs
+  // before node b of another instance runs before b's children, and the
+  // same seen from b. Each instance's nodes on one path are a chain, and for
+  // two chains these binary clauses are the whole of transitivity (the set
+  // of b's after a is a suffix that shrinks as a moves on), quadratic where
+  // the triangles are cubic; only cycles through three or more instances
+  // are left to the lazy refinement below.
+  const auto& instances = g_.instances();
+  for (uint32_t i = 0; i < instances.size(); ++i)
+    for (uint32_t j = 0; j < instances.size(); ++j) {
+      if (i == j) continue;
+      for (uint32_t a : instances[i].nodes) {
+        if (stop && stop()) return false;
+        for (uint32_t b : instances[j].nodes)
+          for (const SatEdge& e : nodes[b].edges)
+            if (e.child < nodes.size() && nodes[e.child].known) clause({-order(a, b), order(a, e.child)});
+      }
+    }
   for (const SatCycle& cycle : cycles_) {
     std::vector<int> lits;
     for (auto [a, b] : cycle) lits.push_back(-order(a, b));

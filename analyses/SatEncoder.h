@@ -17,10 +17,13 @@
 // earlier read of its thread with nothing written since does not run (the
 // agent holds such a spinning thread back).
 //
-// Transitivity is lazy: a model's order is checked for a cycle among the
-// nodes it runs, and a clause forbidding that cycle is added (and kept by
-// the caller for later encodings: it holds in every execution), so long
-// traces do not get the cubic clause set.
+// Transitivity: between two thread instances it is encoded eagerly with
+// binary clauses between neighbours (a before b implies a before b's
+// children), which for two chains is all of it, quadratic; cycles through
+// three or more instances are lazy: a model's order is checked for a cycle
+// among the nodes it runs, and a clause forbidding that cycle is added (and
+// kept by the caller for later encodings: it holds in every execution), so
+// long traces do not get the cubic clause set.
 //
 // Invariants: a Sat answer's order is a linear extension of the model's
 // order on the nodes it runs, each read's key is the value the model says it

@@ -1,5 +1,6 @@
 #include "SatEventGraph.h"
 
+#include <algorithm>
 #include <set>
 #include <unordered_map>
 
@@ -143,12 +144,41 @@ bool SatEventGraph::learn(uint32_t id, const shm::Event& e) {
   return true;
 }
 
+bool SatEventGraph::make_spin(uint32_t a, uint64_t key, uint32_t to) {
+  SatNode& node = nodes_[a];
+  if (!node.spin_keys.empty() && node.spin_to != to) return fail("a spin loop that leads back to two places");
+  auto edge = std::find_if(node.edges.begin(), node.edges.end(), [&](const SatEdge& e) { return e.key == key; });
+  uint32_t child = edge->child;
+  // What the edge led to was only ever seen parked (or not at all): it is
+  // this node again, so it is forgotten.
+  SatNode& b = nodes_[child];
+  if (!b.edges.empty()) return fail("the same history did something else (nondeterminism ctrl does not control)");
+  if (b.known) {
+    auto drop = [child](std::vector<uint32_t>& v) { v.erase(std::remove(v.begin(), v.end(), child), v.end()); };
+    drop(instances_[b.instance].nodes);
+    if (b.loc != kSatNone) {
+      drop(locations_[b.loc].readers);
+      drop(locations_[b.loc].writers);
+    }
+    b.known = false;
+    b.loc = kSatNone;
+    b.role = SatRole::Other;
+    b.spins = false;
+  }
+  nodes_[a].edges.erase(edge);
+  nodes_[a].spin_keys.push_back(key);
+  nodes_[a].spin_to = to;
+  ++growth_;
+  return true;
+}
+
 bool SatEventGraph::merge(const shm::Event* events, uint64_t n, const shm::Event* pending, uint64_t npending) {
   if (!why_.empty()) return false;
-  std::unordered_map<uint32_t, uint32_t> at;                              // thread -> its next node
-  std::unordered_map<uint32_t, uint32_t> instance;                        // thread -> instance
-  std::unordered_map<uint32_t, std::pair<uint32_t, uint64_t>> last_read;  // thread -> (node, key)
-  std::set<uint32_t> written;                                             // locations stored to so far
+  std::unordered_map<uint32_t, uint32_t> at;        // thread -> its next node
+  std::unordered_map<uint32_t, uint32_t> instance;  // thread -> instance
+  // thread -> the (node, value) of the reads it made since it last changed memory
+  std::unordered_map<uint32_t, std::vector<std::pair<uint32_t, uint64_t>>> run;
+  std::set<uint32_t> written;  // locations stored to so far
   for (uint64_t i = 0; i < n; ++i) {
     const shm::Event& e = events[i];
     if (e.thread >= shm::kFlushActorBase) return fail("store buffers (--strategy sat runs under --model sc)");
@@ -166,22 +196,30 @@ bool SatEventGraph::merge(const shm::Event* events, uint64_t n, const shm::Event
     if (role == SatRole::TryLock) key = (e.flags & shm::kFailed) ? 1 : 0;
 
     uint32_t id = cur->second;
-    // A spin repeat: the same read, state and value as the thread's last.
+    bool repeat = false;
+    // A read in the same register and stack state (kSameState) as an
+    // earlier visit of it since the thread last changed memory: everything
+    // the thread did in between only read, so it is at the very same point
+    // in the very same state, the same node again. The value its latest
+    // read got becomes that read's spin key (reading it leads back; the
+    // agent holds the thread back there until something it read changes).
+    // Without this, an acquisition that failed once before it succeeded and
+    // one that succeeded at once were different histories (2^n per thread
+    // on a spinlock, n here), and so were Dekker's rounds that backed off.
     if ((e.flags & shm::kSameState) && (role == SatRole::Read || role == SatRole::Rmw)) {
-      auto last = last_read.find(e.thread);
-      if (last != last_read.end() && last->second.second == key) {
-        const SatNode& prev = nodes_[last->second.first];
-        SatNode& node = nodes_[id];
-        if (same_op(prev.op, e) && !(node.known && node.edge(key)) && (!node.known || same_op(node.op, e))) {
-          if (!node.known && !learn(id, e)) return false;
-          SatNode& spin = nodes_[id];
-          if (spin.spin_key != key) {
-            if (spin.spin_key) return fail("a spin loop that repeats two values");
-            spin.spin_key = key;
-            ++growth_;
-          }
-          last->second = {id, key};
-          continue;
+      auto& r = run[e.thread];
+      if (!r.empty()) {
+        auto [p, pkey] = r.back();
+        const SatEdge* via = nodes_[p].edge(pkey);
+        bool here = via ? via->child == id : (nodes_[p].spins_on(pkey) && nodes_[p].spin_to == id);
+        size_t i = r.size();
+        while (i > 0 && !same_op(nodes_[r[i - 1].first].op, e)) --i;
+        if (here && i > 0) {
+          uint32_t a = r[i - 1].first;
+          if (via && !make_spin(p, pkey, a)) return false;
+          id = a;
+          repeat = true;
+          r.resize(i - 1);
         }
       }
     }
@@ -194,7 +232,7 @@ bool SatEventGraph::merge(const shm::Event* events, uint64_t n, const shm::Event
       if (!learn(id, e)) return false;
       node = &nodes_[id];
     }
-    if (e.flags & shm::kSameState) node->spins = true;
+    if ((e.flags & shm::kSameState) && !repeat) node->spins = true;
     // The initial value, read before any store of this execution.
     if (node->loc != kSatNone && !locations_[node->loc].mutex && (role == SatRole::Read || role == SatRole::Rmw) &&
         !written.count(node->loc)) {
@@ -206,6 +244,15 @@ bool SatEventGraph::merge(const shm::Event* events, uint64_t n, const shm::Event
     if (node->loc != kSatNone && node->writes()) written.insert(node->loc);
 
     uint64_t wrote = role == SatRole::Rmw ? written_value(e) : 0;
+    bool changes = !(role == SatRole::Read || (role == SatRole::Rmw && wrote == key));
+    if (changes)
+      run.erase(e.thread);
+    else
+      run[e.thread].emplace_back(id, key);
+    if (!changes && node->spins_on(key)) {
+      at[e.thread] = node->spin_to;  // back where the spin started
+      continue;
+    }
     const SatEdge* edge = node->edge(key);
     uint32_t child;
     if (edge) {
@@ -234,10 +281,6 @@ bool SatEventGraph::merge(const shm::Event* events, uint64_t n, const shm::Event
       if (node->target == kSatNone) node->target = joined->second;
       if (node->target != joined->second) return fail("the same history joined another thread");
     }
-    if (role == SatRole::Read || role == SatRole::Rmw)
-      last_read[e.thread] = {id, key};
-    else
-      last_read.erase(e.thread);
     at[e.thread] = child;
   }
   for (uint64_t i = 0; i < npending; ++i) {

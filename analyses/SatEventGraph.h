@@ -11,11 +11,13 @@
 // iteration is a deeper node. A thread instance is the thread a create node
 // made (a child's behaviour may depend on what its creator read).
 //
-// A read that repeats the thread's previous read at the same site and
-// location in the same register and stack state (the agent's kSameState)
-// and reads the same value is not a new node: its node records that value
-// as its spin key (reading it again changes nothing), which keeps spin
-// loops finite.
+// A read in the same register and stack state (the agent's kSameState) as
+// an earlier visit of the same site and location since its thread last
+// changed memory (only reads and failed compare-exchanges in between) is
+// the same node again: the value the latest read before it got becomes
+// that read's spin key (reading it leads back; the agent holds the thread
+// back there), which keeps spin loops finite and makes an acquisition that
+// failed first the same history as one that succeeded at once.
 //
 // Locations are exact (address, size) pairs; a mutex is a location of its
 // own whose values are 0 (free) and 1 (held). What the graph cannot follow
@@ -28,6 +30,7 @@
 // that reached its history.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -57,7 +60,12 @@ struct SatNode {
   uint32_t loc = kSatNone;     // Read, Write, Rmw, Lock, TryLock, Unlock
   uint32_t target = kSatNone;  // Create: the child instance; Join: the joined one
   std::vector<SatEdge> edges;
-  std::optional<uint64_t> spin_key;
+  // Reading one of spin_keys leads back to spin_to (this node or an
+  // ancestor, in the same state, with nothing written in between): the
+  // thread spins (a seqlock reader spins on every odd sequence number).
+  std::vector<uint64_t> spin_keys;
+  uint32_t spin_to = kSatNone;
+  bool spins_on(uint64_t v) const { return std::find(spin_keys.begin(), spin_keys.end(), v) != spin_keys.end(); }
   // The agent took this read for a repeat of an earlier one of its thread in
   // the same register and stack state (kSameState), or held its thread back
   // there as a spinner: it runs only once something it read was written.
@@ -124,6 +132,10 @@ class SatEventGraph {
   // Makes node `id` known with operation e; false (why_ set) when e is not
   // modelled.
   bool learn(uint32_t id, const shm::Event& e);
+  // Node a's edge `key` turns out to lead back to `to` (a itself or an
+  // ancestor, in the same state: a spin): the edge and what it led to are
+  // dropped and `key` becomes a's spin key.
+  bool make_spin(uint32_t a, uint64_t key, uint32_t to);
 
   std::vector<SatNode> nodes_;
   std::vector<SatInstance> instances_;

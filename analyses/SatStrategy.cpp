@@ -37,7 +37,7 @@ void SatStrategy::count_goals() {
     if (!n.known || !n.reads() || n.role == SatRole::Lock) continue;
     std::set<uint64_t> values = written[n.loc];
     for (const auto& e : n.edges) values.insert(e.key);
-    if (n.spin_key) values.erase(*n.spin_key);
+    for (uint64_t v : n.spin_keys) values.erase(v);
     stats_.goals_covered += n.edges.size();
     stats_.goals_known += values.size();
   }
@@ -53,7 +53,7 @@ void SatStrategy::completed(const ExecutionSummary& s) {
                    (unsigned long)n.op.addr, (unsigned long)n.op.site, int(n.loc));
       for (const auto& e : n.edges)
         std::fprintf(stderr, " %lu->n%u(w%lu)", (unsigned long)e.key, e.child, (unsigned long)e.written);
-      std::fprintf(stderr, "%s\n", n.spin_key ? " spin" : "");
+      std::fprintf(stderr, "%s\n", n.spin_keys.empty() ? "" : " spin");
     }
   // An execution run for a goal that taught nothing: the model and the
   // program disagree (the search would ask the same again).
@@ -183,7 +183,7 @@ std::optional<ExecutionPlan> SatStrategy::next() {
       const auto& n = graph_.nodes()[st.node];
       std::fprintf(stderr, "  node %u inst %u depth %u kind %u addr %lx key %lu%s%s\n", st.node, n.instance, n.depth,
                    n.op.kind, (unsigned long)n.op.addr, (unsigned long)st.key, st.goal ? " GOAL" : "",
-                   n.spin_key ? " spin" : "");
+                   n.spin_keys.empty() ? "" : " spin");
     }
     std::fprintf(stderr, "prefix:");
     for (auto t : prefix) std::fprintf(stderr, " %u", t);

@@ -90,6 +90,56 @@ TEST(SatEncoder, UnsatOnceEverySequentiallyConsistentValueWasRead) {
   EXPECT_GT(answer.goals, 0u);
 }
 
+// Event identity through a spin loop: a compare-exchange that failed, then
+// its retry in the same state (kSameState) that succeeded, is the same
+// history as one that succeeded at once; the failed value is a spin key.
+TEST(SatEventGraph, RetryInTheSameStateIsTheSameNode) {
+  auto cas = [](uint32_t step, uint64_t read, bool failed, bool same) {
+    shm::Event e{};
+    e.step = step;
+    e.thread = 0;
+    e.kind = uint16_t(OpKind::AtomicCas);
+    e.addr = kX;
+    e.site = 0x400100;
+    e.size = 8;
+    e.value_read = read;
+    e.value_written = 1;
+    e.flags = uint8_t((failed ? shm::kFailed : 0) | (same ? shm::kSameState : 0));
+    return e;
+  };
+  shm::Event store{};
+  store.thread = 0;
+  store.kind = uint16_t(OpKind::AtomicStore);
+  store.addr = kY;
+  store.site = 0x400200;
+  store.size = 8;
+  store.value_written = 5;
+  std::vector<shm::Event> at_once = {cas(0, 0, false, false), store};
+  auto other = [](uint64_t v) {
+    shm::Event e{};
+    e.thread = 1;
+    e.kind = uint16_t(OpKind::AtomicStore);
+    e.addr = kX;
+    e.site = 0x400300;
+    e.size = 8;
+    e.value_written = v;
+    return e;
+  };
+  // Thread 1 holds the word (1) while thread 0 retries, then frees it.
+  std::vector<shm::Event> retried = {other(1), cas(0, 1, true, false), cas(1, 1, true, true),
+                                     other(0), cas(2, 0, false, true), store};
+  SatEventGraph g;
+  ASSERT_TRUE(g.merge(at_once.data(), at_once.size())) << g.why();
+  ASSERT_TRUE(g.merge(retried.data(), retried.size())) << g.why();
+  size_t known = 0;
+  for (const auto& n : g.nodes()) known += n.known;
+  EXPECT_EQ(known, 4u);  // thread 0's compare-exchange and store (one history), thread 1's two stores
+  const SatNode& root = g.nodes()[g.instances()[0].root];
+  EXPECT_EQ(root.edges.size(), 1u);
+  EXPECT_TRUE(root.spins_on(1));
+  EXPECT_EQ(root.spin_to, g.instances()[0].root);
+}
+
 // Runs the strategy on a simulated program to its end.
 std::vector<sim::Outcome> explore(SatStrategy& s, const sim::Program& p, uint64_t limit = 100) {
   std::vector<sim::Outcome> runs;
