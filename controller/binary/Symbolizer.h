@@ -91,9 +91,8 @@ class Symbolizer {
   // Addresses of the code of `line` in a source file whose path ends with
   // `file`, in every module with line information (ctrl's agent left out).
   std::vector<uint64_t> line_addresses(const std::string& file, int line) const;
-  // Every "file.c:12" (basename) whose line table row starts a statement
-  // exactly at `addr`: optimised code often starts several lines at one
-  // address (an inlined call's line, the callee's first lines).
+  // Every "file.c:12" (basename) whose line table row starts exactly at
+  // `addr`: optimised code often starts several lines at one address.
   std::vector<std::string> lines_at(uint64_t addr) const;
   // Re-reads /proc/<pid>/maps for describe_data's region names. Silently
   // keeps the previous snapshot if the process is gone.

@@ -246,10 +246,17 @@ void GdbServer::stop_reply(const StopInfo& stop, std::optional<uint32_t> thread_
     return;
   }
   if (history_begins) reason += "replaylog:begin;";
+  // gdb numbers its breakpoints itself: the session's number would only
+  // confuse ("Breakpoint 5, T0 is about to ..." before gdb's "Breakpoint 3").
+  std::string message = stop.message;
+  if (stop.reason == StopReason::Breakpoint || stop.reason == StopReason::Watchpoint) {
+    size_t cut = message.find_first_of(",:");
+    if (cut != std::string::npos && cut + 2 <= message.size()) message = "ctrl: " + message.substr(cut + 2);
+  }
   // gdb's interrupt stopped the move, or the move could not be made.
   if (interrupted_ && (stop.reason == StopReason::Step || stop.reason == StopReason::EndOfRecording)) signal = kSigInt;
   interrupted_ = false;
-  if (!stop.message.empty()) output(stop.message + "\n");
+  if (!message.empty()) output(message + "\n");
   if (stop.reason == StopReason::Exited)
     output(
         "ctrl: the program has ended; monitor back and monitor goto still work (and reverse-stepi and "

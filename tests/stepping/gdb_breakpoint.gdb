@@ -12,34 +12,37 @@ set pagination off
 set confirm off
 
 #   Breakpoint 1 at 0x[0-9a-f]+: file .*pool_stop_unlocked\.c, line 45\.
-#   Breakpoint 1, T0 is about to perform step 6: mutex_unlock
+#   ctrl: T0 is about to perform step 6: mutex_unlock
 #   Thread 1 "T0 mutex_unlock [^"]*" hit Breakpoint 1, .*pool_submit .* at .*pool_stop_unlocked\.c:45
 break pool_stop_unlocked.c:45
 continue
 
+# gdb steps T0 over breakpoint 1 (its unlock, step 6): T0 is then about
+# to store p->stop, at breakpoint 2, which gdb reports at once.
 #   Breakpoint 2 at 0x[0-9a-f]+: file .*pool_stop_unlocked\.c, line 49\.
 #       6  T0   pthread_mutex_unlock
-#   Breakpoint 2, T0 is about to perform step 15: store
 #   Thread 1 "T0 store [^"]*" hit Breakpoint 2, .*pool_stop .* at .*pool_stop_unlocked\.c:49
-#   49	.*p->stop = 1
 break pool_stop_unlocked.c:49
 continue
-list 49,49
 
 # The program's threads only, and its libraries.
 #   \* 1 +Thread [0-9]+\.1 "T0 store
-#   2 +Thread [0-9]+\.2 "T1 cond_wait
+#   2 +Thread [0-9]+\.2 "T1 thread_start
 #   libc\.so\.6
 #!  libctrl-agent
 #!  libstdc\+\+
 #!  libprotobuf
 #!  Thread [0-9]+\.3
 #!  received signal SIGTRAP
+#!  Breakpoint [0-9]+, T0 is about
 info threads
 info sharedlibrary
 
 # An address breakpoint where a line starts (line 50's broadcast).
+# The recording runs on (T1's steps 7-14, T0's store at 15) to it.
 #   Breakpoint 3 at 0x[0-9a-f]+: file .*pool_stop_unlocked\.c, line 50\.
+#      15  T0   store
+#   ctrl: T0 is about to perform step 16: cond_broadcast
 #   hit Breakpoint 3, .* at .*pool_stop_unlocked\.c:50
 delete
 python gdb.execute("break *" + str(gdb.decode_line("pool_stop_unlocked.c:50")[1][0].pc))

@@ -9,19 +9,25 @@ set confirm off
 
 # p is main's (in a register): -location watches its bytes.
 #   Breakpoint 1 at 0x[0-9a-f]+: file .*pool_stop_unlocked\.c, line 57\.
-#   hit Breakpoint 1, main \(\) at .*pool_stop_unlocked\.c:57
+#   hit Breakpoint 1, .* at .*pool_stop_unlocked\.c:(57|42)
 break pool_stop_unlocked.c:57
 continue
 #   Hardware watchpoint 2: -location p->stop
 delete 1
 watch -l p->stop
 
-#       9  T1   load p->pending \(8 bytes\) -> 1
-#   Watchpoint 2: T0 wrote p->stop \(4 bytes at 0x[0-9a-f]+\) at pool_stop at pool_stop_unlocked\.c:49.*, step 15
+#       9  T1   load [^ ]+ \(8 bytes\) -> 1
+#   ctrl: T0 wrote [^ ]+ \(4 bytes at 0x[0-9a-f]+\) at pool_stop at pool_stop_unlocked\.c:49.*, step 15
 #   Thread 1 "T0 [^"]*" hit Hardware watchpoint 2: -location p->stop
 #   Old value = 0
 #   New value = 1
 #!  T1 [^\n]*hit Hardware watchpoint
 continue
+
+# A user error through the monitor: one line, and the session goes on.
+#   ctrl: save: cannot write trace file '/nonexistent-ctrl-dir/x'
+#   \* 1 +Thread [0-9]+\.1 "T0
+monitor save /nonexistent-ctrl-dir/x
+info threads
 
 detach
