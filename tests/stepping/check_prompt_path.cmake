@@ -19,7 +19,7 @@ e2e_expect_exit("${watch_rc}" 2 "a batch with a save that fails")
 foreach(expected "save [^\n]*missing/dir/x\nerror: save: cannot write trace file"
                  "step 2\n    1  T0   pthread_create -> T1[^\n]*\n    2  T0   pthread_mutex_lock"
                  "watch p->stop\nWatchpoint 1: p->stop \\(4 bytes at 0x[0-9a-f]+\\)"
-                 "Watchpoint 1: T0 wrote p->stop \\(4 bytes at 0x[0-9a-f]+\\) at pool_stop at pool_stop_unlocked\\.c:49"
+                 "Watchpoint 1: T0 wrote [^ ]+ \\(4 bytes at 0x[0-9a-f]+\\) at pool_stop at pool_stop_unlocked\\.c:49"
                  "saved [0-9]+ steps to ")
   if(NOT watch_out MATCHES "${expected}")
     e2e_fail("expected /${expected}/")
@@ -45,7 +45,7 @@ math(EXPR address "${CMAKE_MATCH_1} + ${offset}" OUTPUT_FORMAT HEXADECIMAL)
 file(WRITE "${WORKDIR}/break.batch" "break *${address}\ncontinue\nquit\n")
 e2e_exec(brk "${CTRL}" attach --batch "${WORKDIR}/break.batch" "${PROGRAM}")
 e2e_expect_exit("${brk_rc}" 0 "break *ADDRESS")
-if(NOT brk_out MATCHES "Breakpoint 1, T0 is about to perform step [0-9]+: store p->stop at pool_stop at pool_stop_unlocked\\.c:49")
+if(NOT brk_out MATCHES "Breakpoint 1, T0 is about to perform step [0-9]+: store [^ ]+ at pool_stop at pool_stop_unlocked\\.c:49")
   e2e_fail("break *${address} did not stop before the store of line 49")
 endif()
 message(STATUS "ok: step N, watch EXPR, break *ADDRESS, save errors at the prompt")
