@@ -32,7 +32,7 @@ continue
 
 # Every thread with its pending operation and program frame.
 #   Thread [0-9]+\.1 "T0 pthread_join T1" \(blocked in pthread_join T1 .* in main \(\) at .*deadlock_lock_order\.c:37
-#   Thread [0-9]+\.3 "T2 mutex_lock b" \(enabled: mutex_lock b .* in right \(arg=.*\) at .*deadlock_lock_order\.c:25
+#   Thread [0-9]+\.3 "T2 mutex_lock b" \(enabled: mutex_lock b .* right \(arg=.*\) at .*deadlock_lock_order\.c:25
 #   Thread [0-9]+\.2 "T1 mutex_lock b" \(enabled: mutex_lock b .* in left \(arg=.*\) at .*deadlock_lock_order\.c:16
 info threads
 
@@ -56,7 +56,7 @@ print transfers
 # Back to before T1's previous step (taking a); then T1 performs it again
 # through the monitor (gdb's caches are flushed by hand after a monitor
 # command that moves), and is again about to take b.
-#   0x[0-9a-f]+\s+15\s+pthread_mutex_lock\(&a\);
+#   0x[0-9a-f]+\s+15\s+(pthread_mutex_lock\(&a\);|in )
 #       4  T1   pthread_mutex_lock a   at left\+0x[0-9a-f]+ at deadlock_lock_order\.c:15
 #   at step 4 \(gdb still shows the old state: maintenance flush register-cache\)
 #   Thread [0-9]+\.2 "T1 mutex_lock b" .* in left \(arg=.*\) at .*deadlock_lock_order\.c:16
