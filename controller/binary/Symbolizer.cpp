@@ -334,6 +334,11 @@ std::vector<std::string> Symbolizer::lines_at(uint64_t addr) const {
     Dwarf_Addr at = 0;
     int lineno = 0;
     if (!line || dwarf_lineaddr(line, &at) != 0 || at + bias != addr || dwarf_lineno(line, &lineno) != 0) continue;
+    // A row that is no statement's start at this address is the previous
+    // line's code running on (gcc ends an inlined call's last line with
+    // one): that line's operations come before the address.
+    bool statement = false;
+    if (dwarf_linebeginstatement(line, &statement) != 0 || !statement) continue;
     const char* file = dwarf_linesrc(line, nullptr, nullptr);
     std::string text = fmt::format("{}:{}", basename_of(file ? file : ""), lineno);
     if (std::find(out.begin(), out.end(), text) == out.end()) out.push_back(text);

@@ -24,7 +24,9 @@ const Breakpoint& BreakpointSet::add(const std::string& location) {
   Symbolizer& symbols = session_.symbolizer();
   Breakpoint b;
   b.spec = location;
-  if (auto addr = parse_number(location)) {
+  // gdb's `break *ADDRESS` is an address too.
+  std::string number = location.starts_with("*") ? location.substr(1) : location;
+  if (auto addr = parse_number(number)) {
     return add_address(*addr);
   } else if (size_t colon = location.rfind(':'); colon != std::string::npos) {
     auto line = parse_number(location.substr(colon + 1));
@@ -85,6 +87,18 @@ const Breakpoint& BreakpointSet::add_watch(const std::string& target) {
   return added(std::move(b));
 }
 
+const Breakpoint& BreakpointSet::add_watch(uint64_t address, uint64_t size, Breakpoint::Access access,
+                                           std::string spec) {
+  if (size == 0) throw UsageError(fmt::format("watch: {} has no bytes to watch", spec));
+  Breakpoint b;
+  b.kind = Breakpoint::Kind::Watch;
+  b.spec = std::move(spec);
+  b.address = address;
+  b.size = size;
+  b.access = access;
+  return added(std::move(b));
+}
+
 bool BreakpointSet::remove(int number) {
   auto it =
       std::find_if(breakpoints_.begin(), breakpoints_.end(), [&](const Breakpoint& b) { return b.number == number; });
@@ -106,12 +120,7 @@ Breakpoint* BreakpointSet::hit(const shm::ThreadSlot& slot) {
   auto kind = OpKind(slot.pending_kind);
   uint64_t site = slot.pending_site;
   for (Breakpoint& b : breakpoints_) {
-    if (b.kind == Breakpoint::Kind::Watch) {
-      uint64_t addr = slot.pending_addr;
-      if (addr && addr < b.address + b.size && b.address < addr + 8) return &b;
-      continue;
-    }
-    if (!site) continue;
+    if (b.kind == Breakpoint::Kind::Watch || !site) continue;
     // A call's site is its return address, which may start the next
     // line: only an exact site (an instruction) matches by address.
     bool instruction = kind == OpKind::Load || kind == OpKind::Store || kind == OpKind::Rmw;
@@ -131,6 +140,27 @@ Breakpoint* BreakpointSet::hit(const shm::ThreadSlot& slot) {
       return &b;
     }
   }
+  return nullptr;
+}
+
+bool BreakpointSet::triggers(const Breakpoint& b, const shm::Event& e) {
+  auto kind = OpKind(e.kind);
+  if (b.kind != Breakpoint::Kind::Watch || !e.addr) return false;
+  // A flush writes its owner's buffered store to memory; a buffered store
+  // itself writes nothing yet, nor does a failed compare-exchange.
+  bool writes = kind == OpKind::Flush || (op_writes_memory(kind) && !(e.flags & shm::kBuffered) &&
+                                          !(op_is_rmw(kind) && (e.flags & shm::kFailed)));
+  bool reads = op_reads_memory(kind);
+  bool access = b.access == Breakpoint::Access::Write  ? writes
+                : b.access == Breakpoint::Access::Read ? reads
+                                                       : writes || reads;
+  uint64_t size = e.size ? e.size : 1;
+  return access && e.addr < b.address + b.size && b.address < e.addr + size;
+}
+
+Breakpoint* BreakpointSet::watch_hit(const shm::Event& e) {
+  for (Breakpoint& b : breakpoints_)
+    if (triggers(b, e)) return &b;
   return nullptr;
 }
 

@@ -151,20 +151,74 @@ uint32_t DebugSession::Impl::default_thread() {
   return enabled ? uint32_t(__builtin_ctzll(enabled)) : 0;
 }
 
+bool DebugSession::Impl::interrupt_requested() {
+  if (pending_signal == SIGINT) {
+    pending_signal = 0;
+    return true;
+  }
+  return interrupt_check && interrupt_check();
+}
+
+std::optional<StopInfo> DebugSession::Impl::watch_stop() {
+  if (position == 0 || position > events.size()) return std::nullopt;
+  const shm::Event& e = events[position - 1];
+  Breakpoint* w = breakpoints.watch_hit(e);
+  if (!w) return std::nullopt;
+  w->hits++;
+  auto kind = OpKind(e.kind);
+  // A flush writes for the thread whose buffer it drains.
+  uint32_t who = kind == OpKind::Flush ? e.owner : e.thread;
+  bool wrote = kind == OpKind::Flush || (op_writes_memory(kind) && !(e.flags & shm::kBuffered));
+  Symbolizer& symbols = session.symbolizer();
+  StopInfo stop;
+  stop.reason = StopReason::Watchpoint;
+  stop.thread = who;
+  stop.breakpoint = w->number;
+  std::string where = kind == OpKind::Flush ? "its store buffer's flush"
+                                            : symbols.describe_code(exact_site(kind) ? e.site : e.site - 1);
+  stop.message = fmt::format("Watchpoint {}: T{} {} {} ({} bytes at {:#x}) at {}, step {}", w->number, who,
+                             wrote ? "wrote" : "read", symbols.describe_data(e.addr), e.size ? e.size : 1, e.addr,
+                             where, position);
+  return stop;
+}
+
 StopInfo DebugSession::step(std::optional<uint32_t> thread, uint64_t n,
-                            const std::function<void(const std::string&)>& on_step) {
+                            const std::function<void(const std::string&)>& on_step, bool others_may_run) {
   Impl& s = *impl_;
   s.require_running("step");
   StopInfo stop;
+  auto interrupted = [&] {
+    stop.message = fmt::format("interrupted by Ctrl-C at step {}", s.position);
+    return stop;
+  };
   for (uint64_t i = 0; i < n; ++i) {
     if (s.ended) break;
     uint32_t t = thread ? *thread : s.default_thread();
     uint64_t enabled = s.header().ask_enabled;
     if (t >= shm::kMaxThreads || !((enabled >> t) & 1)) {
       std::string why = "it does not exist";
+      bool can_wait = false;
       for (const ThreadView& v : threads())
-        if (v.index == t) why = v.description;
-      throw UsageError(fmt::format("{} cannot perform step {}: {}", thread_label(t), s.position + 1, why));
+        if (v.index == t) {
+          why = v.description;
+          can_wait = v.state != ThreadView::State::Finished && t < shm::kFlushActorBase;
+        }
+      if (!can_wait || !thread || !others_may_run)
+        throw UsageError(fmt::format("{} cannot perform step {}: {}{}", thread_label(t), s.position + 1, why,
+                                     can_wait ? " (and the other threads may not run for it)" : ""));
+      // The others go until T can: as `continue` would choose them.
+      if (on_step)
+        on_step(fmt::format("({} cannot go yet: {}; the other threads run until it can)", thread_label(t), why));
+      while (!((s.header().ask_enabled >> t) & 1)) {
+        stop = s.perform(s.default_thread());
+        if (on_step) on_step(describe_step(s.position - 1));
+        if (stop.reason != StopReason::Step) {
+          stop.message += fmt::format(" ({} never could go)", thread_label(t));
+          return s.settle(stop);
+        }
+        if (s.interrupt_requested()) return interrupted();
+        if (s.pending_signal == SIGTERM) return s.settle(stop);
+      }
     }
     bool was_on = s.on_recording;
     auto recorded = s.recorded(s.position);
@@ -174,11 +228,7 @@ StopInfo DebugSession::step(std::optional<uint32_t> thread, uint64_t n,
                           s.position, *recorded));
     if (on_step) on_step(describe_step(s.position - 1));
     if (stop.reason != StopReason::Step) return s.settle(stop);
-    if (s.pending_signal == SIGINT) {
-      s.pending_signal = 0;
-      stop.message = fmt::format("interrupted by Ctrl-C at step {}", s.position);
-      return stop;
-    }
+    if (s.interrupt_requested()) return interrupted();
   }
   return s.settle(stop);
 }
@@ -193,7 +243,7 @@ StopInfo DebugSession::cont(const std::function<void(const std::string&)>& on_st
       if (b) {
         b->hits++;
         StopInfo stop;
-        stop.reason = b->kind == Breakpoint::Kind::Watch ? StopReason::Watchpoint : StopReason::Breakpoint;
+        stop.reason = StopReason::Breakpoint;
         stop.thread = t;
         stop.breakpoint = b->number;
         const shm::ThreadSlot& slot = s.header().threads[t];
@@ -201,8 +251,7 @@ StopInfo DebugSession::cont(const std::function<void(const std::string&)>& on_st
         std::string op = op_name(kind);
         if (slot.pending_addr) op += " " + s.session.symbolizer().describe_data(slot.pending_addr);
         stop.message = fmt::format(
-            "{} {}, T{} is about to perform step {}: {} at {}",
-            b->kind == Breakpoint::Kind::Watch ? "Watchpoint" : "Breakpoint", b->number, t, s.position + 1, op,
+            "Breakpoint {}, T{} is about to perform step {}: {} at {}", b->number, t, s.position + 1, op,
             s.session.symbolizer().describe_code(exact_site(kind) ? slot.pending_site : slot.pending_site - 1));
         return stop;
       }
@@ -210,8 +259,8 @@ StopInfo DebugSession::cont(const std::function<void(const std::string&)>& on_st
     StopInfo stop = s.perform(t);
     if (on_step) on_step(describe_step(s.position - 1));
     if (stop.reason != StopReason::Step) return s.settle(stop);
-    if (s.pending_signal == SIGINT) {
-      s.pending_signal = 0;
+    if (auto watched = s.watch_stop()) return *watched;
+    if (s.interrupt_requested()) {
       stop.message = fmt::format("interrupted by Ctrl-C at step {}", s.position);
       return stop;
     }

@@ -65,13 +65,15 @@ const char* kHelp =
     "commands (short forms in brackets):\n"
     "  threads [info threads]     every thread: state, next operation, where\n"
     "  buffers                    store buffers under --model tso/pso\n"
-    "  step [s] [T] [N]           thread T performs its next N visible operations\n"
+    "  step [s] [T] [N]           thread T (T3) performs its next N visible operations; a blocked T waits\n"
+    "                             while the others run\n"
     "  next [n] [N]               N steps along the recorded schedule (else the last thread)\n"
     "  continue [c]               follow the schedule to a breakpoint, the bug or the end\n"
     "  back [N]                   go back N steps (default 1)\n"
     "  goto STEP                  go to the state after STEP steps (0: the start)\n"
-    "  break [b] LOCATION         stop before an operation at FUNCTION, FILE:LINE or 0xADDRESS\n"
-    "  watch ADDRESS|VARIABLE     stop before an operation that touches it\n"
+    "  break [b] LOCATION         stop before an operation at FUNCTION, FILE:LINE or [*]0xADDRESS\n"
+    "  watch [T] EXPRESSION       stop after a step that writes it (an expression as print takes, or 0xADDRESS)\n"
+    "  rwatch, awatch ...         the same for a read, for any access\n"
     "  delete [d] [N]             delete breakpoint N (all without N)\n"
     "  info breakpoints [info b]  list breakpoints and watchpoints\n"
     "  bt [T|all]                 backtrace of T (default: the next thread), or of every thread\n"
@@ -100,6 +102,21 @@ VariablePrinter& DebugPrompt::printer() {
     printer_ = std::make_unique<VariablePrinter>(session_.pid());
   }
   return *printer_;
+}
+
+std::optional<FrameContext> DebugPrompt::frame_of(uint32_t thread) {
+  // The thread's innermost program frame: its locals and parameters come
+  // first in print and watch.
+  std::optional<FrameContext> frame;
+  if (auto regs = session_.registers(thread)) {
+    auto frames = session_.backtrace(thread);
+    frame = FrameContext{};
+    frame->pc = regs->regs.rip;
+    frame->exact_pc = !frames.empty() && (frames.front() & Backtracer::kExactIp);
+    frame->regs = regs->regs;
+    frame->known = regs->known;
+  }
+  return frame;
 }
 
 uint32_t DebugPrompt::current_thread() {
@@ -201,12 +218,22 @@ bool DebugPrompt::execute(const std::string& line) {
       if (lines.empty()) fmt::print(out_, "no buffered stores\n");
       for (const auto& l : lines) fmt::print(out_, "  {}\n", l);
     } else if (cmd == "step" || cmd == "s") {
+      // step N counts steps, as gdb's does; a thread alone is named T3 (or
+      // F1); `step 3 2` is thread 3's two steps.
       std::optional<uint32_t> thread;
       uint64_t n = 1;
-      size_t i = 1;
-      if (i < w.size() && is_thread_word(w[i])) thread = thread_id(w[i++]);
-      if (i < w.size()) n = number(w[i++], "step count");
-      if (i < w.size()) throw UsageError("usage: step [T] [N]");
+      if (w.size() > 3) throw UsageError("usage: step [T] [N]");
+      if (w.size() == 3) {
+        if (!is_thread_word(w[1])) throw UsageError("usage: step [T] [N]");
+        thread = thread_id(w[1]);
+        n = number(w[2], "step count");
+      } else if (w.size() == 2) {
+        bool named = is_thread_word(w[1]) && std::string("TtFf").find(w[1][0]) != std::string::npos;
+        if (named)
+          thread = thread_id(w[1]);
+        else
+          n = number(w[1], "step count");
+      }
       show_stop(session_.step(thread, n, print_step));
     } else if (cmd == "next" || cmd == "n") {
       uint64_t n = w.size() > 1 ? number(w[1], "step count") : 1;
@@ -223,9 +250,36 @@ bool DebugPrompt::execute(const std::string& line) {
       if (w.size() != 2) throw UsageError("usage: break FUNCTION|FILE:LINE|0xADDRESS");
       const Breakpoint& b = session_.add_breakpoint(w[1]);
       fmt::print(out_, "Breakpoint {} at {}\n", b.number, b.spec);
-    } else if (cmd == "watch") {
-      if (w.size() != 2) throw UsageError("usage: watch ADDRESS|VARIABLE");
-      const Breakpoint& b = session_.add_watch(w[1]);
+    } else if (cmd == "watch" || cmd == "rwatch" || cmd == "awatch") {
+      // [T] EXPRESSION, as print takes it (T: whose locals and
+      // thread-locals), or an address (one byte). Like gdb's, a watchpoint
+      // stops after the step that wrote (rwatch: read, awatch: either) it.
+      size_t i = 1;
+      uint32_t t = current_thread();
+      if (w.size() > 2 && is_thread_word(w[1]) && (w[1][0] == 'T' || w[1][0] == 't')) t = thread_id(w[i++]);
+      if (i >= w.size()) throw UsageError(fmt::format("usage: {} [T] EXPRESSION|ADDRESS", cmd));
+      std::string expr;
+      for (; i < w.size(); ++i) expr += (expr.empty() ? "" : " ") + w[i];
+      auto access = cmd == "watch"    ? Breakpoint::Access::Write
+                    : cmd == "rwatch" ? Breakpoint::Access::Read
+                                      : Breakpoint::Access::Any;
+      std::optional<std::pair<uint64_t, uint64_t>> at;
+      // `&name` watches name, as before expressions were taken.
+      std::string target = expr.starts_with("&") ? expr.substr(1) : expr;
+      if (auto address = parse_number(target)) {
+        at = std::make_pair(*address, uint64_t{1});
+      } else if (session_.pid() > 0) {
+        auto read = [&](uint64_t addr, void* buf, size_t len) { return session_.read_memory(addr, buf, len); };
+        std::optional<FrameContext> frame = frame_of(t);
+        at = printer().address_of(target, session_.thread_pointer(t), read, frame ? &*frame : nullptr);
+      } else {
+        // No process to evaluate in (the execution ended): a global by name.
+        const Breakpoint& b = session_.add_watch(target);
+        at = std::make_pair(b.address, b.size);
+        session_.remove_breakpoint(b.number);
+      }
+      if (!at) throw UsageError(fmt::format("{}: no variable \"{}\" in the program", cmd, target));
+      const Breakpoint& b = session_.add_watch(at->first, at->second, access, expr);
       fmt::print(out_, "Watchpoint {}: {} ({} bytes at {:#x})\n", b.number, b.spec, b.size, b.address);
     } else if (cmd == "delete" || cmd == "d") {
       if (w.size() == 1) {
@@ -299,16 +353,7 @@ bool DebugPrompt::execute(const std::string& line) {
       VariablePrinter& vp = printer();
       uint64_t tp = session_.thread_pointer(t);
       auto read = [&](uint64_t addr, void* buf, size_t len) { return session_.read_memory(addr, buf, len); };
-      // T's innermost program frame: its locals and parameters come first.
-      std::optional<FrameContext> frame;
-      if (auto regs = session_.registers(t)) {
-        auto frames = session_.backtrace(t);
-        frame = FrameContext{};
-        frame->pc = regs->regs.rip;
-        frame->exact_pc = !frames.empty() && (frames.front() & Backtracer::kExactIp);
-        frame->regs = regs->regs;
-        frame->known = regs->known;
-      }
+      std::optional<FrameContext> frame = frame_of(t);
       fmt::print(out_, "{}\n", vp.print(expr, read, tp, frame ? &*frame : nullptr));
     } else if (cmd.starts_with("x/") || cmd == "x") {
       VariablePrinter& vp = printer();

@@ -13,7 +13,10 @@
 #include <cstdio>
 #include <istream>
 #include <memory>
+#include <optional>
 #include <string>
+
+#include "debug/VariablePrinter.h"
 
 namespace ctrl {
 
@@ -39,6 +42,8 @@ class DebugPrompt {
   VariablePrinter& printer();
   // The thread a command without one is about: the one that runs next.
   uint32_t current_thread();
+  // `thread`'s innermost program frame, for names of locals (print, watch).
+  std::optional<FrameContext> frame_of(uint32_t thread);
 
   DebugSession& session_;
   std::FILE* out_;

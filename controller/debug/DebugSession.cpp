@@ -215,6 +215,11 @@ const Breakpoint& DebugSession::add_address_breakpoint(uint64_t address) {
   return impl_->breakpoints.add_address(address);
 }
 const Breakpoint& DebugSession::add_watch(const std::string& target) { return impl_->breakpoints.add_watch(target); }
+const Breakpoint& DebugSession::add_watch(uint64_t address, uint64_t size, Breakpoint::Access access,
+                                          std::string spec) {
+  return impl_->breakpoints.add_watch(address, size, access, std::move(spec));
+}
+void DebugSession::set_interrupt_check(std::function<bool()> check) { impl_->interrupt_check = std::move(check); }
 bool DebugSession::remove_breakpoint(int number) { return impl_->breakpoints.remove(number); }
 void DebugSession::remove_address_breakpoint(uint64_t address) { impl_->breakpoints.remove_address(address); }
 void DebugSession::clear_breakpoints() { impl_->breakpoints.clear(); }
@@ -242,7 +247,16 @@ void DebugSession::save(const std::string& path) {
     r.events.assign(s.events.begin(), s.events.begin() + long(s.position));
   }
   r.execution = s.execution;
-  save_trace(path, make_trace(s.trace_template, r));
+  proto::Trace trace = make_trace(s.trace_template, r);
+  try {
+    save_trace(path, trace);
+  } catch (const InternalError& e) {
+    // A file the user named that cannot be written (a missing directory,
+    // no permission, a full disk) is the user's to fix: one error line, and
+    // the session goes on (the prompt, --batch and `monitor save` all come
+    // here).
+    throw UsageError(fmt::format("save: {}", e.what()));
+  }
 }
 
 ExplorationReport DebugSession::explore(const ExploreOptions& given) {

@@ -125,12 +125,23 @@ class DebugSession {
   // recording's next decision, else the thread that performed the last
   // step if it can, else the lowest enabled one). `on_step` gets each
   // step's line. Stops early at a bug or the end; breakpoints do not stop a
-  // step.
-  StopInfo step(std::optional<uint32_t> thread, uint64_t n, const std::function<void(const std::string&)>& on_step);
+  // step. A `thread` that exists but cannot go yet (blocked, waiting for
+  // its turn) waits, when `others_may_run`: the other threads run (as
+  // `continue` would choose them, breakpoints aside) until it can, and a
+  // bug or the end on the way ends the step there; otherwise, and for a
+  // thread that does not exist or has finished, UsageError with one line.
+  StopInfo step(std::optional<uint32_t> thread, uint64_t n, const std::function<void(const std::string&)>& on_step,
+                bool others_may_run = true);
   // Follows the recording (or, without one or past its end, keeps the last
   // thread while it can run, else the lowest enabled one) until a
-  // breakpoint, a bug, the end, or the recording's end.
+  // breakpoint (before the operation), a watchpoint (after the step that
+  // triggered it, StopInfo::thread the thread whose access it was), a bug,
+  // the end, or the recording's end.
   StopInfo cont(const std::function<void(const std::string&)>& on_step);
+  // Asked after each step of step() and cont() (beside ctrl's own SIGINT):
+  // true stops the move there ("interrupted at step N", StopReason::Step).
+  // The gdb server's check looks for gdb's interrupt byte.
+  void set_interrupt_check(std::function<bool()> check);
   // Goes to step `target` of the current schedule (back or forward; not
   // past schedule().size() unless a recording continues it).
   StopInfo go_to(uint64_t target);
@@ -140,6 +151,8 @@ class DebugSession {
   // Throws UsageError with one line when LOCATION names nothing.
   const Breakpoint& add_breakpoint(const std::string& location);
   const Breakpoint& add_watch(const std::string& target);
+  // [address, address + size), as `print`'s address_of or gdb's Z2-Z4 give it.
+  const Breakpoint& add_watch(uint64_t address, uint64_t size, Breakpoint::Access access, std::string spec);
   // Address breakpoints as gdb inserts them (Z0): matched by site or line.
   const Breakpoint& add_address_breakpoint(uint64_t address);
   bool remove_breakpoint(int number);
@@ -172,7 +185,8 @@ class DebugSession {
 
   // ---- results ----
   // A trace of the schedule so far (with the bug, if it ended in one) that
-  // `ctrl replay` reproduces.
+  // `ctrl replay` reproduces. A file that cannot be written throws
+  // UsageError (the session goes on).
   void save(const std::string& path);
   // Runs `options` from the current step (the schedule so far is a fixed
   // prefix) as `ctrl attach` would from here; the session stays where it is.

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,6 +50,8 @@ struct DebugSession::Impl {
   // while stepping): SIGINT stops a step or continue loop, SIGTERM ends
   // the session.
   int pending_signal = 0;
+  // DebugSession::set_interrupt_check's.
+  std::function<bool()> interrupt_check;
 
   Impl(Session& s, std::optional<proto::Trace> rec, proto::Trace tmpl);
 
@@ -99,6 +102,11 @@ struct DebugSession::Impl {
   // Performs one step by `thread` from the paused position.
   StopInfo perform(uint32_t thread);
   uint32_t default_thread();
+  // After a step of a move: a SIGINT that came, or the client's interrupt
+  // check (taken, so that it stops one move).
+  bool interrupt_requested();
+  // The stop of a step that triggered a watchpoint (the last event), if any.
+  std::optional<StopInfo> watch_stop();
 };
 
 }  // namespace ctrl

@@ -28,8 +28,7 @@ std::string hex_byte(int value) {
 // before: the match DebugSession applies to a pending operation
 // (BreakpointSet::hit), applied to a past step. Keep the two alike.
 bool event_hits(const Breakpoint& b, const shm::Event& e, Symbolizer& symbolizer) {
-  if (b.kind == Breakpoint::Kind::Watch) return e.addr && e.addr < b.address + b.size && b.address < e.addr + 8;
-  if (!e.site) return false;
+  if (b.kind == Breakpoint::Kind::Watch || !e.site) return false;
   if (e.site == b.address) return true;
   // The site of an interposed call is its return address: the call is the
   // instruction before. Memory accesses and thread starts and ends are at
@@ -67,7 +66,11 @@ std::string GdbServer::breakpoint(const std::string& packet) {
     return "OK";
   }
   if (request->insert) {
-    const Breakpoint& b = session_.add_watch("0x" + gdb::hex_number(request->address));
+    auto access = request->type == 2   ? Breakpoint::Access::Write
+                  : request->type == 3 ? Breakpoint::Access::Read
+                                       : Breakpoint::Access::Any;
+    const Breakpoint& b = session_.add_watch(request->address, request->kind ? request->kind : 1, access,
+                                             "0x" + gdb::hex_number(request->address));
     watches_[request->address] = b.number;
     return "OK";
   }
@@ -80,32 +83,40 @@ std::string GdbServer::breakpoint(const std::string& packet) {
 
 StopInfo GdbServer::moving(const std::function<StopInfo(const std::function<void(const std::string&)>&)>& move) {
   size_t lines = 0;
-  bool interrupted = false;
   auto on_step = [&](const std::string& line) {
     if (++lines <= kStepLines) output(line + "\n");
-    if (connection_ && connection_->poll_interrupt()) interrupted = true;
   };
+  // The thread shown at a breakpoint goes back to its own pc once anything moves.
+  at_breakpoint_.reset();
   StopInfo stop = move(on_step);
   if (lines > kStepLines) output("... " + std::to_string(lines - kStepLines) + " more steps\n");
-  if (interrupted) output("ctrl: the interrupt came while running; ctrl runs to the next stop\n");
   return stop;
 }
 
-void GdbServer::resume(char action, std::optional<uint32_t> thread) {
+void GdbServer::resume(char action, std::optional<uint32_t> thread, bool others_may_run) {
   StopInfo stop;
+  if (interrupted_) {
+    // gdb was interrupted between two of its requests: no move.
+    stop.thread = thread ? *thread : last_stop_thread_;
+    stop_reply(stop, std::nullopt);
+    return;
+  }
   try {
     if (action == 's') {
-      stop = moving([&](const auto& on_step) { return session_.step(thread, 1, on_step); });
+      stop = moving([&](const auto& on_step) { return session_.step(thread, 1, on_step, others_may_run); });
       if (stop.thread == UINT32_MAX && session_.position() > 0) stop.thread = thread_of_step(session_.position() - 1);
     } else {
       stop = moving([&](const auto& on_step) { return session_.cont(on_step); });
     }
   } catch (const UsageError& e) {
-    // The thread cannot move (blocked, finished, past the end): gdb still
-    // needs a stop, at the same place.
+    // The thread cannot move (blocked with the others held by gdb,
+    // finished, past the end): gdb still needs a stop, at the same place,
+    // and one that ends its `next` or `step` (which would ask again at once
+    // for a thread whose pc did not move): a SIGINT, with the reason once.
     output(std::string("ctrl: ") + e.what() + "\n");
     stop = StopInfo{};
     stop.thread = thread ? *thread : last_stop_thread_;
+    interrupted_ = true;
   }
   stop_reply(stop, std::nullopt);
 }
@@ -118,6 +129,7 @@ void GdbServer::reverse(bool step) {
   // (or on); otherwise gdb says "any thread" and, as rr does, it is the
   // thread of the last stop. It goes back to before its previous step.
   uint32_t stepping = continue_thread_ ? *continue_thread_ : last_stop_thread_;
+  std::optional<uint32_t> watcher;  // the thread whose access a watchpoint stopped after
   if (step) {
     for (uint64_t k = position; k-- > 0;)
       if (thread_of_step(k) == stepping) {
@@ -129,17 +141,26 @@ void GdbServer::reverse(bool step) {
     Symbolizer& symbolizer = session_.symbolizer();
     for (uint64_t k = std::min<uint64_t>(position, events.size()); k-- > 0 && !target;) {
       for (const auto& b : session_.breakpoints()) {
+        // A breakpoint stops before its step; a watchpoint after it (and
+        // not again where the execution stands after it).
         if (event_hits(b, events[k], symbolizer)) {
           target = k;
-          hit = b.number;
-          break;
+        } else if (k + 1 < position && BreakpointSet::triggers(b, events[k])) {
+          target = k + 1;
+          const shm::Event& e = events[k];
+          watcher = OpKind(e.kind) == OpKind::Flush ? e.owner : e.thread;
+        } else {
+          continue;
         }
+        hit = b.number;
+        break;
       }
     }
     // No earlier hit: back to the start, where the history begins.
     if (!target && position > 0) target = 0;
   }
   StopInfo stop;
+  at_breakpoint_.reset();
   if (target) {
     try {
       stop = session_.go_to(*target);
@@ -158,7 +179,7 @@ void GdbServer::reverse(bool step) {
   // A reverse step reports its thread (it stays where it is when it has no
   // earlier step); a reverse continue the thread at the breakpoint, or the
   // first one at step 0.
-  stop.thread = step ? stepping : next_thread();
+  stop.thread = step ? stepping : watcher ? *watcher : next_thread();
   bool history_begins = step ? !target : hit < 0;
   stop_reply(stop, std::nullopt, history_begins);
 }
@@ -186,19 +207,24 @@ void GdbServer::stop_reply(const StopInfo& stop, std::optional<uint32_t> thread_
     case StopReason::Step:
     case StopReason::EndOfRecording:
       break;
-    case StopReason::Breakpoint: {
-      // gdb takes a software breakpoint stop at a pc where none of its
-      // breakpoints is for a stale one and silently resumes: say swbreak
-      // only when the thread is exactly at one (a trapped instruction).
-      auto registers = registers_of(thread);
-      constexpr int kRipField = 16;
-      if (registers && (registers->known >> kRipField & 1) && inserted_.count(registers->regs.rip))
-        reason = "swbreak:;";
+    case StopReason::Breakpoint:
+      // gdb names a breakpoint only at its address (and takes a software
+      // breakpoint stop elsewhere for a stale one, silently resuming): the
+      // thread is shown there (at_breakpoint_), the line it stopped on.
+      for (const auto& b : session_.breakpoints())
+        if (b.number == stop.breakpoint && b.kind == Breakpoint::Kind::Code && inserted_.count(b.address)) {
+          at_breakpoint_ = std::make_pair(thread, b.address);
+          reason = "swbreak:;";
+        }
       break;
-    }
     case StopReason::Watchpoint:
       for (const auto& b : session_.breakpoints())
-        if (b.number == stop.breakpoint) reason = "awatch:" + gdb::hex_number(b.address) + ";";
+        if (b.number == stop.breakpoint) {
+          const char* kind = b.access == Breakpoint::Access::Write  ? "watch"
+                             : b.access == Breakpoint::Access::Read ? "rwatch"
+                                                                    : "awatch";
+          reason = std::string(kind) + ":" + gdb::hex_number(b.address) + ";";
+        }
       break;
     case StopReason::Bug:
       signal = bug_signal();
@@ -220,7 +246,17 @@ void GdbServer::stop_reply(const StopInfo& stop, std::optional<uint32_t> thread_
     return;
   }
   if (history_begins) reason += "replaylog:begin;";
-  if (!stop.message.empty()) output(stop.message + "\n");
+  // gdb numbers its breakpoints itself: the session's number would only
+  // confuse ("Breakpoint 5, T0 is about to ..." before gdb's "Breakpoint 3").
+  std::string message = stop.message;
+  if (stop.reason == StopReason::Breakpoint || stop.reason == StopReason::Watchpoint) {
+    size_t cut = message.find_first_of(",:");
+    if (cut != std::string::npos && cut + 2 <= message.size()) message = "ctrl: " + message.substr(cut + 2);
+  }
+  // gdb's interrupt stopped the move, or the move could not be made.
+  if (interrupted_ && (stop.reason == StopReason::Step || stop.reason == StopReason::EndOfRecording)) signal = kSigInt;
+  interrupted_ = false;
+  if (!message.empty()) output(message + "\n");
   if (stop.reason == StopReason::Exited)
     output(
         "ctrl: the program has ended; monitor back and monitor goto still work (and reverse-stepi and "

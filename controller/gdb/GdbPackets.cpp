@@ -544,6 +544,15 @@ std::string threads_xml(pid_t pid, const std::vector<ThreadEntry>& threads) {
   return xml;
 }
 
+std::string libraries_svr4_xml(const LibraryList& list) {
+  std::string xml = "<library-list-svr4 version=\"1.0\" main-lm=\"0x" + hex_number(list.main_lm) + "\">\n";
+  for (const auto& l : list.libraries)
+    xml += "<library name=\"" + xml_escape(l.name) + "\" lm=\"0x" + hex_number(l.lm) + "\" l_addr=\"0x" +
+           hex_number(l.l_addr) + "\" l_ld=\"0x" + hex_number(l.l_ld) + "\" lmid=\"0x0\"/>\n";
+  xml += "</library-list-svr4>\n";
+  return xml;
+}
+
 std::string console_output(std::string_view text) { return "O" + to_hex(text); }
 
 }  // namespace ctrl::gdb

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "debug/DebugSession.h"
+#include "gdb/ProgramLibraries.h"
 
 namespace ctrl::gdb {
 
@@ -67,7 +68,7 @@ std::optional<uint64_t> call_before(std::string_view before, uint64_t return_add
 
 // ---- qXfer ----
 struct XferRead {
-  std::string object;  // "features", "auxv", "threads", "exec-file"
+  std::string object;  // "features", "auxv", "threads", "exec-file", "libraries-svr4"
   std::string annex;   // "target.xml", a pid, or ""
   uint64_t offset = 0, length = 0;
 };
@@ -122,6 +123,8 @@ struct ThreadEntry {
 };
 // The qXfer:threads:read document.
 std::string threads_xml(pid_t pid, const std::vector<ThreadEntry>& threads);
+// The qXfer:libraries-svr4:read document.
+std::string libraries_svr4_xml(const LibraryList& list);
 // An 'O' packet: console output for gdb.
 std::string console_output(std::string_view text);
 

@@ -65,14 +65,23 @@ void GdbServer::serve_connection(GdbConnection& connection) {
   connection_ = nullptr;
   stop_reply(initial, std::nullopt);
   connection_ = &connection;
+  // gdb's Ctrl-C during a move stops it between two steps.
+  session_.set_interrupt_check([this] {
+    if (interrupted_ || (connection_ && connection_->poll_interrupt())) interrupted_ = true;
+    return interrupted_;
+  });
   for (;;) {
     auto in = connection.receive();
     if (in.kind == GdbConnection::Incoming::Kind::Closed) break;
-    // An interrupt while stopped came too late for the run it was meant
-    // for: the stop was already reported.
-    if (in.kind == GdbConnection::Incoming::Kind::Interrupt) continue;
+    // An interrupt while stopped was sent for a move gdb thought running
+    // (its `next` is step after step): the next move stops at once.
+    if (in.kind == GdbConnection::Incoming::Kind::Interrupt) {
+      interrupted_ = true;
+      continue;
+    }
     if (!handle(in.payload) || over_) break;
   }
+  session_.set_interrupt_check({});
   connection_ = nullptr;
 }
 
@@ -162,7 +171,8 @@ bool GdbServer::handle(const std::string& packet) {
         return true;
       case 's':
       case 'S':
-        resume('s', continue_thread_);
+        // Hc names one thread under scheduler-locking: the others stay.
+        resume('s', continue_thread_, !continue_thread_);
         return true;
       case 'b':
         if (packet == "bc" || packet == "bs") {
@@ -183,12 +193,14 @@ bool GdbServer::handle(const std::string& packet) {
             return true;
           }
           // All-stop: one thread steps (the first 's' naming one), else the
-          // schedule continues.
+          // schedule continues. A 'c' beside the step lets the others run.
           for (const auto& a : *actions) {
             if (a.action == 's') {
               std::optional<uint32_t> thread;
               if (a.thread.kind == gdb::ThreadId::Kind::One) thread = a.thread.index;
-              resume('s', thread);
+              bool others = false;
+              for (const auto& o : *actions) others = others || o.action == 'c';
+              resume('s', thread, others);
               return true;
             }
           }
@@ -229,7 +241,8 @@ std::string GdbServer::query(const std::string& packet) {
   if (packet.rfind("qSupported", 0) == 0) {
     return "PacketSize=" + gdb::hex_number(kPacketSize) +
            ";QStartNoAckMode+;multiprocess+;swbreak+;vContSupported+;ReverseContinue+;ReverseStep+"
-           ";qXfer:features:read+;qXfer:auxv:read+;qXfer:threads:read+;qXfer:exec-file:read+";
+           ";qXfer:features:read+;qXfer:auxv:read+;qXfer:threads:read+;qXfer:exec-file:read+"
+           ";qXfer:libraries-svr4:read+";
   }
   if (packet.rfind("qXfer:", 0) == 0) return xfer(packet);
   if (packet == "qfThreadInfo") {
@@ -277,6 +290,16 @@ std::string GdbServer::xfer(const std::string& packet) {
       entries.push_back(std::move(e));
     }
     document = gdb::threads_xml(pid_, entries);
+  } else if (request->object == "libraries-svr4") {
+    // The program's libraries without ctrl's agent (ProgramLibraries.h);
+    // the last list read once the process is gone.
+    std::ifstream in("/proc/" + std::to_string(session_.pid()) + "/auxv", std::ios::binary);
+    std::string auxv(std::istreambuf_iterator<char>(in), {});
+    auto read = [this](uint64_t addr, void* buffer, size_t size) { return session_.read_memory(addr, buffer, size); };
+    if (auto list = session_.pid() > 0 ? program_libraries(auxv, read) : std::nullopt)
+      libraries_ = gdb::libraries_svr4_xml(*list);
+    if (libraries_.empty()) return "E01";
+    document = libraries_;
   } else if (request->object == "exec-file") {
     char* real = realpath(session_.program().c_str(), nullptr);
     document = real ? real : session_.program();
@@ -288,9 +311,11 @@ std::string GdbServer::xfer(const std::string& packet) {
 }
 
 void GdbServer::monitor(const std::string& text) {
+  uint64_t before = session_.position();
   run_monitor_command(
       session_, pid_, text, [this](const std::string& t) { output(t); },
       [this](const MonitorMove& move) { return moving(move); });
+  if (session_.position() != before) at_breakpoint_.reset();
 }
 
 }  // namespace ctrl

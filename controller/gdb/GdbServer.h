@@ -19,19 +19,29 @@
 //  - `stepi` moves the selected thread by one visible operation; `step` and
 //    `next` are made of such single steps (and of continues when gdb steps
 //    over a call: those follow the schedule, so use stepi or `monitor step`
-//    for exact control); `continue` is DebugSession::cont.
+//    for exact control); `continue` is DebugSession::cont. A step of a
+//    thread that cannot go yet (blocked) lets the others run until it can
+//    when gdb lets them (vCont;s:T;c, scheduler-locking off); when gdb does
+//    not, or nothing can move, the stop is a SIGINT with one console line,
+//    so that gdb's `next` does not ask again and again.
 //  - Breakpoints (Z0/Z1) go to DebugSession::add_address_breakpoint: they
-//    stop before a visible operation at that address or line. gdb names the
-//    breakpoint ("Breakpoint N, ...") only when the thread's pc is exactly
-//    its address; otherwise it reports a SIGTRAP at the thread's line (and
-//    a "swbreak" stop elsewhere would make gdb silently resume, so it is
-//    only sent at the address). A thread whose pc is at an inserted
-//    breakpoint is stepped over it by gdb before any resume: in ctrl that
-//    is one more visible operation of that thread.
-//  - Watchpoints (Z2-Z4) go to DebugSession::add_watch("0xADDR"), which
-//    chooses the size watched; they stop before an operation that touches
-//    the address, so gdb's `watch` (which compares values) reports at the
-//    first stop after the value changed; `awatch` and `rwatch` at once.
+//    stop before a visible operation at that address or on a line whose
+//    statement starts there. gdb names the breakpoint ("Breakpoint N, ...")
+//    only when the thread's pc is exactly its address (a "swbreak" stop
+//    elsewhere would make gdb silently resume): the thread stopped at one
+//    is shown at the breakpoint's address until the next move, its other
+//    registers being those at its pending operation, later on that line
+//    (as if it had not yet run the line's first instructions, which do
+//    nothing visible). A thread whose pc is at an inserted breakpoint is
+//    stepped over it by gdb before any resume: in ctrl that is one more
+//    visible operation of that thread, the one the breakpoint stopped.
+//  - Watchpoints (Z2 write, Z3 read, Z4 access, of the bytes gdb asks) go
+//    to DebugSession::add_watch; as debug registers do, they stop after the
+//    step that wrote (read) the bytes, reported as watch/rwatch/awatch with
+//    the thread that did it as the stop's thread (a flush's: the thread
+//    whose store it was). gdb's `watch` compares values and goes on by
+//    itself after a write of the same value. reverse-continue stops after
+//    the latest earlier such step.
 //  - `reverse-stepi` goes back to before the stepping thread's previous
 //    step (the other threads go back in time with it, as in rr). gdb names
 //    that thread only under `set scheduler-locking step` (or on); else it
@@ -40,6 +50,10 @@
 //    operation matching a breakpoint (the match of DebugSession.h's
 //    Breakpoint, redone here on events()), else to step 0. When nothing is
 //    earlier gdb is told the history begins.
+//  - gdb's library list (qXfer:libraries-svr4) is the program's: without
+//    ctrl's agent and the libraries only it needs (ProgramLibraries.h), so
+//    gdb neither loads their symbols nor names their frames. ctrl's own
+//    threads (the agent's helpers) are never among gdb's threads.
 //  - Thread-local variables of the executable (TLS module 1) are found
 //    through the thread pointer and the dtv; those of shared libraries
 //    (errno) are not: glibc keeps their module ids in private fields.
@@ -56,8 +70,11 @@
 //  - When ctrl itself is interrupted (SIGINT, SIGTERM) the session ends:
 //    gdb is told the process was killed by that signal (X02) and serve()
 //    returns.
-//  - Ctrl-C in gdb during a continue stops nothing: DebugSession::cont runs
-//    to its next stop (the interrupt is noted in the output).
+//  - Ctrl-C in gdb (the interrupt byte) during a continue or a step stops
+//    it between two steps (DebugSession::set_interrupt_check): a SIGINT
+//    stop. An interrupt that comes after a stop was sent and before gdb's
+//    next request is for a move gdb thought still running (gdb's `next`
+//    sends step after step): the next resume stops at once with SIGINT.
 //  - `monitor CMD` gives the prompt's commands (GdbMonitor.h; monitor help
 //    lists them), their output as console output.
 //  - A request the session refuses (UsageError) is answered E01 with one
@@ -75,6 +92,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "debug/DebugSession.h"
@@ -119,8 +137,9 @@ class GdbServer {
   std::string breakpoint(const std::string& packet);
   void monitor(const std::string& text);
 
-  // Resuming: each sends its stop reply.
-  void resume(char action, std::optional<uint32_t> thread);
+  // Resuming: each sends its stop reply. `others_may_run`: gdb lets the
+  // other threads run while `thread` steps.
+  void resume(char action, std::optional<uint32_t> thread, bool others_may_run = true);
   void reverse(bool step);
   // `history_begins`: a reverse execution found nothing earlier to stop at.
   void stop_reply(const StopInfo& stop, std::optional<uint32_t> thread, bool history_begins = false);
@@ -154,6 +173,12 @@ class GdbServer {
   std::vector<ThreadView> last_threads_;                // the last non-empty list
   std::set<uint64_t> inserted_;                         // Z0 addresses the session placed
   std::set<uint64_t> unplaced_;                         // Z0 addresses the session could not place
+  // The thread stopped at a breakpoint and the breakpoint's address, shown
+  // as its pc until the next move.
+  std::optional<std::pair<uint32_t, uint64_t>> at_breakpoint_;
+  bool interrupted_ = false;
+  std::string libraries_;  // the last qXfer:libraries-svr4 document  // gdb's interrupt byte came during (or just
+                           // before) a move
 };
 
 }  // namespace ctrl

@@ -151,6 +151,9 @@ std::optional<ThreadRegisters> GdbServer::registers_of(uint32_t thread) {
           registers->regs.rip = *call;
     }
   }
+  // Stopped at a breakpoint: shown at its address (GdbServer.h).
+  if (at_breakpoint_ && at_breakpoint_->first == thread && (registers->known >> kRipField & 1))
+    registers->regs.rip = at_breakpoint_->second;
   last_registers_[thread] = *registers;
   return registers;
 }

@@ -504,3 +504,16 @@ TEST(GdbPackets, ThreadsDocumentAndConsoleOutput) {
   EXPECT_NE(xml.find("<thread id=\"p1f.2\" name=\"T1 finished\"></thread>"), std::string::npos) << xml;
   EXPECT_EQ(gdb::console_output("hi\n"), "O68690a");
 }
+
+TEST(GdbPackets, LibraryListDocument) {
+  LibraryList list;
+  list.main_lm = 0x7f00;
+  list.libraries.push_back({"/lib/libc.so.6", 0x7f10, 0x1000, 0x2000});
+  std::string xml = gdb::libraries_svr4_xml(list);
+  EXPECT_NE(xml.find("<library-list-svr4 version=\"1.0\" main-lm=\"0x7f00\">"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<library name=\"/lib/libc.so.6\" lm=\"0x7f10\" l_addr=\"0x1000\" l_ld=\"0x2000\" lmid=\"0x0\"/>"),
+            std::string::npos)
+      << xml;
+  EXPECT_TRUE(is_agent_library("/usr/lib/ctrl/libctrl-agent.so"));
+  EXPECT_FALSE(is_agent_library("/lib/libc.so.6"));
+}
