@@ -242,7 +242,7 @@ void DebugSession::save(const std::string& path) {
     r.events.assign(s.events.begin(), s.events.begin() + long(s.position));
   }
   r.execution = s.execution;
-  save_trace(path, make_trace(s.trace_template, r));
+  save_new_trace(path, make_trace(s.trace_template, r));
 }
 
 ExplorationReport DebugSession::explore(const ExploreOptions& given) {

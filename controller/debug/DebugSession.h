@@ -172,7 +172,8 @@ class DebugSession {
 
   // ---- results ----
   // A trace of the schedule so far (with the bug, if it ended in one) that
-  // `ctrl replay` reproduces.
+  // `ctrl replay` reproduces, written only as a new file (save_new_trace:
+  // UsageError when PATH exists).
   void save(const std::string& path);
   // Runs `options` from the current step (the schedule so far is a fixed
   // prefix) as `ctrl attach` would from here; the session stays where it is.
