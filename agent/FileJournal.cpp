@@ -52,8 +52,8 @@ struct Journal {
   uint32_t pool_used;
   uint32_t notices;
   uint64_t data_used;
-  int32_t server;  // the fork server's pid
-  uint32_t links;  // links made
+  int32_t server;   // the fork server's pid
+  uint32_t links;   // links made
   uint32_t starts;  // executions that recorded into it
   uint64_t recorded;  // changes ever journalled, by every execution (mark())
   Entry entries[kMaxEntries];

@@ -83,8 +83,10 @@ std::string shell_quoted(const std::string& text) {
   if (plain) return text;
   std::string out = "'";
   for (char c : text) {
-    if (c == '\'') out += "'\\''";
-    else out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
   }
   return out + "'";
 }

@@ -5,9 +5,9 @@
 namespace ctrl {
 
 const std::vector<std::string_view> kSecretPatterns = {
-    "*TOKEN*",    "*SECRET*",     "*PASSWORD*", "*PASSWD*",     "*PASSPHRASE*", "*_KEY",
-    "*_KEY_*",    "*API_KEY*",    "*APIKEY*",   "*PRIVATE_KEY*", "AWS_*",       "*CREDENTIAL*",
-    "*COOKIE*",   "SSH_AUTH_SOCK", "GPG_AGENT_INFO", "*_AUTH",   "*_PAT",
+    "*TOKEN*",  "*SECRET*",      "*PASSWORD*",     "*PASSWD*",      "*PASSPHRASE*", "*_KEY",
+    "*_KEY_*",  "*API_KEY*",     "*APIKEY*",       "*PRIVATE_KEY*", "AWS_*",        "*CREDENTIAL*",
+    "*COOKIE*", "SSH_AUTH_SOCK", "GPG_AGENT_INFO", "*_AUTH",        "*_PAT",
 };
 
 namespace {

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <string_view>
 
+#include "Bug.h"
 #include "Operation.h"
 #include "SharedRegion.h"
 #include "cli/ExitStatus.h"
@@ -16,8 +17,8 @@ namespace ctrl {
 
 namespace {
 
-constexpr std::array<std::string_view, 10> kStrategies = {
-    "", "dpor", "dpor+probes", "dpor-optimal", "dpor-rf", "pct", "pos", "random", "round-robin", "sat"};
+constexpr std::array<std::string_view, 10> kStrategies = {"",    "dpor", "dpor+probes", "dpor-optimal", "dpor-rf",
+                                                          "pct", "pos",  "random",      "round-robin",  "sat"};
 constexpr std::array<std::string_view, 7> kModels = {"", "sc", "tso", "pso", "c11", "rc11", "ra"};
 constexpr std::array<std::string_view, 4> kVisible = {"", "all", "shared", "atomics"};
 constexpr std::array<std::string_view, 2> kMonitors = {"", "sober"};
@@ -59,8 +60,8 @@ void validate_program(const proto::Program& p, const Invalid& invalid) {
   if (!p.path().empty() && (p.path()[0] != '/' || has_nul(p.path())))
     invalid("the program's path '{}' is not an absolute path", shown(p.path()));
   if (!p.content_hash().empty() &&
-      (p.content_hash().size() != 16 ||
-       !std::all_of(p.content_hash().begin(), p.content_hash().end(), [](char c) { return std::isxdigit(uint8_t(c)); })))
+      (p.content_hash().size() != 16 || !std::all_of(p.content_hash().begin(), p.content_hash().end(),
+                                                     [](char c) { return std::isxdigit(uint8_t(c)); })))
     invalid("content hash '{}' is not 16 hex digits", shown(p.content_hash()));
   if (!p.cwd().empty() && (p.cwd()[0] != '/' || has_nul(p.cwd())))
     invalid("working directory '{}' is not an absolute path", shown(p.cwd()));
@@ -104,6 +105,9 @@ void validate_options(const proto::Options& o, const Invalid& invalid) {
 }
 
 void validate_steps(const proto::Trace& t, const Invalid& invalid) {
+  // A kind this ctrl does not know (a trace of a newer one, or an edit)
+  // could never be reproduced: said here rather than as a divergence.
+  if (!bug_kind_from_name(t.bug().kind())) invalid("unknown bug kind '{}'", shown(t.bug().kind()));
   if (!t.bug().kind().empty() && !thread_number(t.bug().thread()))
     invalid("the bug's thread {} (ctrl runs at most {} threads)", t.bug().thread(), shm::kMaxThreads);
   if (t.signatures_size() != t.decisions_size())
@@ -111,8 +115,7 @@ void validate_steps(const proto::Trace& t, const Invalid& invalid) {
   for (int k = 0; k < t.decisions_size(); ++k) {
     const auto& s = t.signatures(k);
     if (!thread_number(t.decisions(k)))
-      invalid("step {} decides for thread {} (ctrl runs at most {} threads)", k + 1, t.decisions(k),
-              shm::kMaxThreads);
+      invalid("step {} decides for thread {} (ctrl runs at most {} threads)", k + 1, t.decisions(k), shm::kMaxThreads);
     if (s.thread() != t.decisions(k))
       invalid("step {}: decision for thread {} but its signature is thread {}'s", k + 1, t.decisions(k), s.thread());
     if (s.kind() >= uint32_t(OpKind::Count)) invalid("step {}: unknown operation kind {}", k + 1, s.kind());

@@ -11,9 +11,11 @@
 // pct depth, shared ranges), bug thread, decisions and signatures (as many
 // of each, threads below kMaxThreads and matching, known operation kinds
 // and flags), choices (no more than decisions, known kinds and flags,
-// stores read from earlier steps, promises by known threads).
-// The bug's kind is not: a trace of a newer ctrl may name one this ctrl
-// does not know, and its replay says it diverged (Replayer.h).
+// stores read from earlier steps, promises by known threads), the bug's
+// kind (one this ctrl knows: a trace of a newer ctrl naming another is
+// refused rather than replayed to a certain divergence).
+// Not checkable here: whether the steps' sites and addresses are the
+// program's; an edit there makes the replay diverge (exit 3, Replayer.h).
 #pragma once
 
 #include <string>
