@@ -88,6 +88,9 @@ void validate_options(const proto::Options& o, const Invalid& invalid) {
   if (!known(kMonitors, o.monitor())) invalid("unknown monitor '{}'", shown(o.monitor()));
   if (!known(kOutputKinds, o.stdout_kind())) invalid("unknown stdout kind '{}'", shown(o.stdout_kind()));
   if (!known(kOutputKinds, o.stderr_kind())) invalid("unknown stderr kind '{}'", shown(o.stderr_kind()));
+  // The bounds `ctrl attach` puts on --max-steps and --hang-timeout.
+  if (o.max_steps() > 50000000) invalid("max steps {} above 50000000", o.max_steps());
+  if (o.hang_timeout_ms() > 1000000000u) invalid("hang timeout {} ms above 1000000 s", o.hang_timeout_ms());
   if (o.pct_depth() > shm::kMaxPctDepth) invalid("pct depth {} above {}", o.pct_depth(), shm::kMaxPctDepth);
   try {
     parse_fail_on_exit(o.fail_on_exit(), "--fail-on-exit");
