@@ -362,12 +362,13 @@ int attach(AttachArgs a) {
   p->set_content_hash(facts.content_hash);
   for (const auto& arg : config.args) p->add_args(arg);
   // Secrets stay out of traces (TraceEnvironment.h); the program still gets them.
-  std::vector<std::string> omitted = record_environment(*p, config.env, a.omit_env);
-  if (!omitted.empty()) {
+  // Said once the run is under way (nothing on stdout before a refusal).
+  std::string left_out;
+  if (std::vector<std::string> omitted = record_environment(*p, config.env, a.omit_env); !omitted.empty()) {
     std::string names;
     for (const auto& n : omitted) names += (names.empty() ? "" : " ") + n;
-    fmt::print("ctrl: the trace leaves out {} variable{}: {} (a replay runs without them)\n", omitted.size(),
-               omitted.size() == 1 ? "" : "s", names);
+    left_out = fmt::format("ctrl: the trace leaves out {} variable{}: {} (a replay runs without them)\n",
+                           omitted.size(), omitted.size() == 1 ? "" : "s", names);
   }
   p->set_cwd(config.cwd);
   p->set_clock_realtime_ns(config.clock_realtime_ns);
@@ -418,6 +419,7 @@ int attach(AttachArgs a) {
       fmt::print(stderr, "ctrl: -j is ignored when stepping: one session\n");
     Session session(config);
     fmt::print("ctrl: stepping through {} (memory model {}); help lists the commands\n", facts.path, a.model);
+    fmt::print("{}", left_out);
     std::fflush(stdout);
     return step_through(session, std::nullopt, trace, a.batch, a.gdb_port);
   }
@@ -428,6 +430,7 @@ int attach(AttachArgs a) {
                                     : a.strategy == "pct"  ? fmt::format(" (seed {}, depth {})", a.seed, a.pct_depth)
                                                            : "";
   fmt::print("ctrl: {} under strategy {}{}, memory model {}\n", facts.path, a.strategy, strategy_parameters, a.model);
+  fmt::print("{}", left_out);
   fmt::print("ctrl: {}\n", instrumentation->summary());
   if (a.visible == "atomics")
     fmt::print("ctrl: --visible=atomics: plain memory accesses are not scheduling points; races made of them may be missed\n");
