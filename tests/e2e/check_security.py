@@ -344,7 +344,7 @@ NOT_SWEPT = {(4, 16), (8, 3), (8, 4), (8, 6)}
 
 
 def scalar_leaves(fields, prefix=()):
-    """(path, wire) of every field holding a varint or a string, through the
+    """(path, wire, value) of every field holding a varint or a string, through the
     known submessages (first occurrence only)."""
     seen = set()
     for number, wire, v in fields:
