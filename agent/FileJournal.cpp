@@ -52,8 +52,8 @@ struct Journal {
   uint32_t pool_used;
   uint32_t notices;
   uint64_t data_used;
-  int32_t server;  // the fork server's pid, in the names of kept links
-  uint32_t links;  // links made, for their names
+  int32_t server;   // the fork server's pid
+  uint32_t links;   // links made
   uint32_t starts;  // executions that recorded into it
   uint64_t recorded;  // changes ever journalled, by every execution (mark())
   Entry entries[kMaxEntries];
@@ -192,6 +192,23 @@ bool copy_in(const char* path, uint64_t size, uint64_t& at) {
   return done == size;
 }
 
+// Replaces `path` by the file it names, symlinks resolved (the kernel's
+// name for it, through an O_PATH descriptor: no heap, unlike realpath).
+// False when that cannot be told.
+bool resolved(char (&path)[PATH_MAX]) {
+  int fd = real.open(path, O_PATH | O_CLOEXEC);
+  if (fd < 0) return false;
+  char link[32];
+  fd_link(fd, link);
+  char target[PATH_MAX];
+  ssize_t n = readlink(link, target, sizeof target - 1);
+  real.close(fd);
+  if (n <= 0 || target[0] != '/') return false;
+  memcpy(path, target, size_t(n));
+  path[n] = 0;
+  return true;
+}
+
 void save_file(Entry& e, const char* path, const struct stat& st, bool size_only) {
   e.type = Type::File;
   e.mode = st.st_mode;
@@ -215,7 +232,14 @@ bool keep_link(Entry& e, const char* path) {
   char name[PATH_MAX];
   const char* slash = strrchr(path, '/');
   size_t dir = size_t(slash - path) + 1;
-  int n = snprintf(name, sizeof name, "%.*s.ctrl-keep-%d-%u", int(dir), path, j->server, j->links++);
+  // An unpredictable name: another user who could guess it could plant a
+  // file or symlink there for the undo to rename over `path`, or for the
+  // commit to remove. getrandom is the system call, not the program's
+  // (possibly interposed) function.
+  uint64_t nonce = 0;
+  if (real.syscall(SYS_getrandom, &nonce, sizeof nonce, 0) != long(sizeof nonce)) return false;
+  ++j->links;
+  int n = snprintf(name, sizeof name, "%.*s.ctrl-keep-%016llx", int(dir), path, static_cast<unsigned long long>(nonce));
   if (n <= 0 || size_t(n) >= sizeof name || real.link(path, name) != 0) return false;
   uint32_t at = intern(name, size_t(n));
   if (at == kNone) {
@@ -271,11 +295,21 @@ void remove_tree_at(int parent, const char* name, int depth) {
   real.unlinkat(parent, name, AT_REMOVEDIR);
 }
 
-// Writes the saved file back at `path`: in place when a file is there (its
-// inode, which descriptors may hold, stays), else as a new file.
+// Writes the saved file back at `path`: in place when a regular file is
+// there (its inode, which descriptors may hold, stays), else as a new file.
+// Never through a symlink: one found at `path` (the journal records
+// resolved paths, so someone else planted it) is replaced by the file; a
+// FIFO or device there is left alone.
 void write_back(const char* path, const Entry& e) {
-  int fd = real.open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY, e.mode & 07777);
+  constexpr int kFlags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK;
+  int fd = real.open(path, kFlags, e.mode & 07777);
+  if (fd < 0 && errno == ELOOP && real.unlink(path) == 0) fd = real.open(path, kFlags | O_EXCL, e.mode & 07777);
   if (fd < 0) return;
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    real.close(fd);
+    return;
+  }
   if (ftruncate(fd, off_t(e.size_only ? e.size : 0)) == 0 && !e.size_only) {
     for (uint64_t done = 0; done < e.size;) {
       ssize_t n = pwrite(fd, j->data + e.data + done, e.size - done, off_t(done));
@@ -398,6 +432,10 @@ void before_open(int dirfd, const char* path, int flags) {
     return;
   }
   if (!S_ISREG(st.st_mode) || !writes || (creates && (flags & O_EXCL)) || already_saved(abs, &st)) return;
+  // Through a symlink: the file it names is journalled, which the undo
+  // writes without following symlinks (write_back).
+  struct stat own;
+  if (lstat(abs, &own) == 0 && S_ISLNK(own.st_mode) && !resolved(abs)) return;
   if (Entry* e = add(Kind::Content, abs))
     save_file(*e, abs, st, (flags & O_APPEND) && !(flags & O_TRUNC) && !(flags & O_RDWR));
 }

@@ -15,7 +15,7 @@
 //    holds a file, so descriptors the checkpoint holds keep their inode).
 //    A file removed (or replaced by a rename) that a descriptor open at the
 //    checkpoint holds keeps its inode too: instead of a copy it gets a
-//    second name, a hard link `.ctrl-keep-<fork server>-<n>` next to it,
+//    second name, a hard link `.ctrl-keep-<64 random bits>` next to it,
 //    renamed back by the undo (programs such as xz check that the file they
 //    remove is the one they opened). The fork server removes the last
 //    execution's links when the session ends (commit); only a ctrl killed

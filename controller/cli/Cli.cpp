@@ -1,6 +1,7 @@
 #include "cli/Cli.h"
 
 #include <fmt/format.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -38,6 +40,7 @@
 #include "reports/Report.h"
 #include "reports/StopReason.h"
 #include "binary/Symbolizer.h"
+#include "reports/TraceEnvironment.h"
 #include "reports/TraceFile.h"
 #include "reports/Verdict.h"
 #include "exploration/SharedSet.h"
@@ -74,6 +77,22 @@ std::vector<std::string> target_environment() {
     env.emplace_back(v);
   }
   return env;
+}
+
+// `text` as a POSIX shell reads it back, control characters shown as ?.
+std::string shell_quoted(const std::string& text) {
+  bool plain = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("/._-+=:,@%", c) != nullptr;
+  });
+  if (plain) return text;
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
+  }
+  return out + "'";
 }
 
 std::string current_dir() {
@@ -128,6 +147,7 @@ struct AttachArgs {
   double hang_timeout = 5;
   std::string json;
   std::string trace_dir = "ctrl-traces";
+  std::vector<std::string> omit_env;  // --omit-env: name globs left out of traces
   bool show_output = false;
   bool keep_going = false;
   std::string dpor = "source";
@@ -236,8 +256,18 @@ int step_through(Session& session, std::optional<proto::Trace> recording, const 
   std::fflush(stdout);
   if (port) {
     // gdb's front end instead of the prompt (GdbServer): one connection.
+    // The log shows the program's memory: a new file of its own, never one
+    // that exists or that a symlink planted at the path leads to.
     const char* log_path = getenv("CTRL_GDB_LOG");
-    std::FILE* log = log_path && *log_path ? std::fopen(log_path, "w") : nullptr;
+    std::FILE* log = nullptr;
+    if (log_path && *log_path) {
+      int fd = ::open(log_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+      log = fd >= 0 ? fdopen(fd, "w") : nullptr;
+      if (fd >= 0 && !log) ::close(fd);
+      if (!log)
+        fmt::print(stderr, "ctrl: CTRL_GDB_LOG: cannot create {}: {} (no log: it is written only as a new file)\n",
+                   log_path, std::strerror(errno));
+    }
     GdbServer server(debug);
     int status = server.serve(*port, log);
     if (log) std::fclose(log);
@@ -343,7 +373,15 @@ int attach(AttachArgs a) {
   p->set_size(facts.size);
   p->set_content_hash(facts.content_hash);
   for (const auto& arg : config.args) p->add_args(arg);
-  for (const auto& e : config.env) p->add_env(e);
+  // Secrets stay out of traces (TraceEnvironment.h); the program still gets them.
+  // Said once the run is under way (nothing on stdout before a refusal).
+  std::string left_out;
+  if (std::vector<std::string> omitted = record_environment(*p, config.env, a.omit_env); !omitted.empty()) {
+    std::string names;
+    for (const auto& n : omitted) names += (names.empty() ? "" : " ") + n;
+    left_out = fmt::format("ctrl: the trace leaves out {} variable{}: {} (a replay runs without them)\n",
+                           omitted.size(), omitted.size() == 1 ? "" : "s", names);
+  }
   p->set_cwd(config.cwd);
   p->set_clock_realtime_ns(config.clock_realtime_ns);
   p->set_clock_monotonic_ns(config.clock_monotonic_ns);
@@ -393,6 +431,7 @@ int attach(AttachArgs a) {
       fmt::print(stderr, "ctrl: -j is ignored when stepping: one session\n");
     Session session(config);
     fmt::print("ctrl: stepping through {} (memory model {}); help lists the commands\n", facts.path, a.model);
+    fmt::print("{}", left_out);
     std::fflush(stdout);
     return step_through(session, std::nullopt, trace, a.batch, a.gdb_port);
   }
@@ -403,6 +442,7 @@ int attach(AttachArgs a) {
                                     : a.strategy == "pct"  ? fmt::format(" (seed {}, depth {})", a.seed, a.pct_depth)
                                                            : "";
   fmt::print("ctrl: {} under strategy {}{}, memory model {}\n", facts.path, a.strategy, strategy_parameters, a.model);
+  fmt::print("{}", left_out);
   fmt::print("ctrl: {}\n", instrumentation->summary());
   if (a.visible == "atomics")
     fmt::print("ctrl: --visible=atomics: plain memory accesses are not scheduling points; races made of them may be missed\n");
@@ -578,6 +618,16 @@ int replay_command(const std::string& trace_path, const std::string& json_path, 
                    fd == 1 ? "stdout" : "stderr", describe_output_kind(now), describe_output_kind(then));
     }
   SessionConfig config = replay_config(trace, find_agent(), show_output);
+  // A trace runs its program as a script would: say what before it does.
+  {
+    std::string command = shell_quoted(config.program);
+    for (const auto& arg : config.args) command += " " + shell_quoted(arg);
+    fmt::print("ctrl: replay runs: {} in {}\n", command, shell_quoted(config.cwd.empty() ? current_dir() : config.cwd));
+    if (trace.program().omitted_env_size() > 0)
+      fmt::print("ctrl: without the {} variable{} the trace leaves out\n", trace.program().omitted_env_size(),
+                 trace.program().omitted_env_size() == 1 ? "" : "s");
+    std::fflush(stdout);
+  }
   InstrumentationOptions iopts;
   iopts.visible = trace.options().visible().empty() ? "all" : trace.options().visible();
   if (iopts.visible == "shared") iopts.visible = "all";  // the same sites; own memory from the trace (replay_config)
@@ -800,6 +850,12 @@ int run_cli(int argc, char** argv) {
                    "when stderr is not a terminal, a progress line every SECONDS (0: none)")
       ->capture_default_str();
   attach_cmd->add_option("--trace-dir", a.trace_dir, "where bug traces are saved")->capture_default_str();
+  attach_cmd
+      ->add_option("--omit-env", a.omit_env,
+                   "leave environment variables whose names match PATTERN (a glob) out of traces, as known secret "
+                   "names (*TOKEN*, *SECRET*, *PASSWORD*, AWS_*, ...) always are (repeatable)")
+      ->type_name("PATTERN")
+      ->allow_extra_args(false);
   attach_cmd->add_flag("--show-output", a.show_output, "let the program's stdout/stderr through (implies -j 1)");
   attach_cmd->add_option("-j,--jobs", a.jobs_text,
                          "sessions exploring at once, each running ahead what the strategy will ask for; "

@@ -247,14 +247,12 @@ void DebugSession::save(const std::string& path) {
     r.events.assign(s.events.begin(), s.events.begin() + long(s.position));
   }
   r.execution = s.execution;
-  proto::Trace trace = make_trace(s.trace_template, r);
   try {
-    save_trace(path, trace);
-  } catch (const InternalError& e) {
-    // A file the user named that cannot be written (a missing directory,
-    // no permission, a full disk) is the user's to fix: one error line, and
-    // the session goes on (the prompt, --batch and `monitor save` all come
-    // here).
+    save_new_trace(path, make_trace(s.trace_template, r));
+  } catch (const UsageError& e) {
+    // A file the user named that cannot be written (a missing directory, no
+    // permission, one that exists) is the user's to fix: one error line, and
+    // the session goes on (the prompt, --batch and `monitor save` come here).
     throw UsageError(fmt::format("save: {}", e.what()));
   }
 }

@@ -185,8 +185,8 @@ class DebugSession {
 
   // ---- results ----
   // A trace of the schedule so far (with the bug, if it ended in one) that
-  // `ctrl replay` reproduces. A file that cannot be written throws
-  // UsageError (the session goes on).
+  // `ctrl replay` reproduces, written only as a new file (save_new_trace);
+  // a file that cannot be written throws UsageError (the session goes on).
   void save(const std::string& path);
   // Runs `options` from the current step (the schedule so far is a fixed
   // prefix) as `ctrl attach` would from here; the session stays where it is.

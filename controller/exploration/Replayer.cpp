@@ -10,6 +10,7 @@
 #include "exploration/ModelBugs.h"
 #include "reports/Report.h"
 #include "binary/Symbolizer.h"
+#include "reports/TraceEnvironment.h"
 #include "reports/TraceFile.h"
 #include "exploration/TsoSafety.h"
 #include "exploration/SharedSet.h"
@@ -31,7 +32,7 @@ SessionConfig replay_config(const proto::Trace& trace, const std::string& agent,
   SessionConfig config;
   config.program = facts.path;
   config.args.assign(program.args().begin(), program.args().end());
-  config.env.assign(program.env().begin(), program.env().end());
+  config.env = replay_environment(program);
   config.cwd = program.cwd();
   // The recording's clocks (0 in a trace of an older ctrl: the replay's own).
   config.clock_realtime_ns = program.clock_realtime_ns();

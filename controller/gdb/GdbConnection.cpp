@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "cli/ExitStatus.h"
+#include "gdb/PeerOwner.h"
 
 namespace ctrl {
 
@@ -73,6 +74,19 @@ int GdbConnection::listen_on(uint16_t port, uint16_t& bound_port) {
   return fd;
 }
 
+bool GdbConnection::own_user(int fd) {
+  std::optional<uid_t> peer = tcp_peer_uid(fd);
+  if (peer && *peer == geteuid()) return true;
+  // The session goes on waiting: whoever connected first must not be able
+  // to keep its owner out either.
+  if (peer)
+    std::fprintf(stderr, "ctrl: refused a gdb connection from uid %u: only uid %u (ctrl's user) may connect\n", *peer,
+                 geteuid());
+  else
+    std::fprintf(stderr, "ctrl: refused a gdb connection whose user cannot be told (not in /proc/net/tcp)\n");
+  return false;
+}
+
 int GdbConnection::accept_one(int listen_fd, const std::function<bool()>& stop) {
   int fd = -1;
   for (;;) {
@@ -81,6 +95,11 @@ int GdbConnection::accept_one(int listen_fd, const std::function<bool()>& stop) 
     if (ready < 0 && errno != EINTR) break;
     if (ready > 0) {
       fd = accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
+      if (fd >= 0 && !own_user(fd)) {
+        close(fd);
+        fd = -1;
+        continue;
+      }
       if (fd >= 0 || (errno != EINTR && errno != EAGAIN && errno != ECONNABORTED)) break;
     }
     if (stop && stop()) {

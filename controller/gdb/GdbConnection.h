@@ -35,10 +35,15 @@ class GdbConnection {
   // taken is returned in `bound_port`). Throws UsageError with one line
   // when the port cannot be taken.
   static int listen_on(uint16_t port, uint16_t& bound_port);
-  // Waits for one client on `listen_fd`, then closes `listen_fd`. Returns
-  // -1 when `stop` (asked every kStopCheckMs while waiting) says so.
+  // Waits for one client of ctrl's own user on `listen_fd`, then closes
+  // `listen_fd`. A connection from another user (PeerOwner.h) is closed
+  // with one line on stderr and the wait goes on. Returns -1 when `stop`
+  // (asked every kStopCheckMs while waiting) says so.
   static int accept_one(int listen_fd, const std::function<bool()>& stop = {});
   static constexpr int kStopCheckMs = 250;
+  // True when `fd`'s peer socket belongs to ctrl's effective uid; else says
+  // why on stderr.
+  static bool own_user(int fd);
 
   // Takes `fd`, a connected stream socket. `log`, when not null, gets one
   // line per packet in each direction.

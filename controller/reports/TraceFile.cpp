@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "cli/ExitStatus.h"
+#include "reports/TraceValidation.h"
 
 namespace ctrl {
 namespace {
@@ -61,7 +62,12 @@ std::string parent_dir(const std::string& path) {
 
 }  // namespace
 
-void save_trace(const std::string& path, const proto::Trace& trace) {
+namespace {
+
+// Writes `trace` to a new temporary file beside `path` (mode 0600, as a
+// trace holds the program's arguments and environment) and syncs it.
+// Returns the temporary file's name; throws InternalError on failure.
+std::string write_temporary(const std::string& path, const proto::Trace& trace) {
   std::string payload;
   if (!trace.SerializeToString(&payload))
     throw InternalError(fmt::format("cannot serialise the trace for '{}'", path));
@@ -72,8 +78,6 @@ void save_trace(const std::string& path, const proto::Trace& trace) {
 
   // O_EXCL with a name unique to this process and call keeps concurrent
   // savers (threads or processes) from writing into each other's temp file.
-  // Mode 0600: a trace holds the program's environment and arguments, which
-  // may carry secrets (issue 26), so only its owner may read it.
   static std::atomic<unsigned> counter{0};
   std::string tmp;
   int fd = -1;
@@ -95,15 +99,49 @@ void save_trace(const std::string& path, const proto::Trace& trace) {
   int closed = ::close(fd);
   fd = -1;
   if (closed != 0) throw fail("close");
-  if (::rename(tmp.c_str(), path.c_str()) != 0) throw fail("rename");
+  return tmp;
+}
 
-  // Make the rename itself durable; a failure here loses nothing that the
-  // caller could act on, so it is not reported.
+// Makes the rename or link itself durable; a failure here loses nothing
+// that the caller could act on, so it is not reported.
+void sync_parent(const std::string& path) {
   int dir = ::open(parent_dir(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir >= 0) {
     ::fsync(dir);
     ::close(dir);
   }
+}
+
+}  // namespace
+
+void save_trace(const std::string& path, const proto::Trace& trace) {
+  std::string tmp = write_temporary(path, trace);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    throw InternalError(fmt::format("cannot write trace file '{}': rename: {}", path, std::strerror(err)));
+  }
+  sync_parent(path);
+}
+
+void save_new_trace(const std::string& path, const proto::Trace& trace) {
+  if (path.empty()) throw UsageError("cannot save: no file named");
+  std::string tmp;
+  try {
+    tmp = write_temporary(path, trace);
+  } catch (const InternalError& e) {
+    throw UsageError(e.what());
+  }
+  // link() never follows a symlink at `path` and fails when anything is there.
+  int linked = ::link(tmp.c_str(), path.c_str());
+  int err = errno;
+  ::unlink(tmp.c_str());
+  if (linked != 0) {
+    if (err == EEXIST)
+      throw UsageError(fmt::format("cannot save to '{}': it exists (save writes only new files)", path));
+    throw UsageError(fmt::format("cannot save to '{}': {}", path, std::strerror(err)));
+  }
+  sync_parent(path);
 }
 
 proto::Trace load_trace(const std::string& path) {
@@ -151,11 +189,7 @@ proto::Trace load_trace(const std::string& path) {
   if (trace.format_version() != kTraceFormatVersion)
     throw UsageError(fmt::format("'{}': trace format version {} is not supported (this ctrl reads version {})", path,
                                  trace.format_version(), kTraceFormatVersion));
-  if (trace.choices_size() > trace.decisions_size())
-    throw UsageError(fmt::format("'{}': trace file is corrupt (more choices than decisions)", path));
-  for (const auto& c : trace.choices())
-    if (c.kind() > uint32_t(shm::ChoiceKind::Promise) || (c.flags() & ~uint32_t(shm::kNotMoLast)) != 0)
-      throw UsageError(fmt::format("'{}': trace file is corrupt (a choice of unknown kind)", path));
+  validate_trace(path, trace);
   return trace;
 }
 

@@ -27,13 +27,21 @@ inline constexpr uint32_t kTraceFormatVersion = 1;
 // reader never sees a half-written trace. Throws InternalError on I/O failure.
 void save_trace(const std::string& path, const proto::Trace& trace);
 
+// A path a user names (`save FILE` at the prompt, `monitor save FILE` from
+// gdb): writes `trace` only when nothing is at `path` yet, never over an
+// existing file nor through a symlink (the written temporary file is
+// hard-linked to `path`, which fails when `path` exists in any form), mode
+// 0600. Throws UsageError with one line on any failure, leaving nothing
+// behind: whoever can make ctrl save must not be able to replace a file.
+void save_new_trace(const std::string& path, const proto::Trace& trace);
+
 // Reads and validates a trace. Throws UsageError with one line naming the
 // path: unreadable file, "not a ctrl trace file" (bad magic), "trace file is
 // truncated" (shorter than the header or the announced payload), "trace file
 // is corrupt" (checksum mismatch, trailing bytes, or unparsable payload),
 // "trace format version N is not supported" (not kTraceFormatVersion).
-// "trace file is corrupt (...)" also covers a Choice of an unknown kind or
-// flag, or more Choices than decisions.
+// Then every field is validated (TraceValidation.h): "trace file is invalid
+// (...)".
 proto::Trace load_trace(const std::string& path);
 
 // --model c11/rc11: the decisions' Choices into `trace` (none after the

@@ -150,6 +150,7 @@ TEST_F(TraceFileTest, OverwriteReplacesAndLeavesNoTemporaryFiles) {
   proto::Trace second = sample_trace();
   second.set_execution(99);
   second.clear_decisions();
+  second.clear_signatures();  // as many as decisions (TraceValidation.h)
   save_trace(path("t.trace"), second);
   EXPECT_EQ(load_trace(path("t.trace")).execution(), 99u);
   EXPECT_EQ(load_trace(path("t.trace")).decisions_size(), 0);
@@ -283,19 +284,59 @@ TEST_F(TraceFileTest, ChoicesRoundTripWithoutTrailingDefaults) {
   EXPECT_TRUE(trace_choices(sample_trace()).empty());
 }
 
-TEST_F(TraceFileTest, BadChoicesAreCorrupt) {
+TEST_F(TraceFileTest, BadChoicesAreInvalid) {
   proto::Trace t = sample_trace();
   t.add_choices()->set_kind(3);
   save_trace(path("kind.trace"), t);
-  expect_refused(path("kind.trace"), "corrupt");
+  expect_refused(path("kind.trace"), "invalid");
   t = sample_trace();
   t.add_choices()->set_flags(2);
   save_trace(path("flags.trace"), t);
-  expect_refused(path("flags.trace"), "corrupt");
+  expect_refused(path("flags.trace"), "invalid");
   t = sample_trace();
   for (int k = 0; k <= t.decisions_size(); ++k) t.add_choices();
   save_trace(path("many.trace"), t);
-  expect_refused(path("many.trace"), "corrupt");
+  expect_refused(path("many.trace"), "invalid");
+}
+
+
+TEST_F(TraceFileTest, FieldsCtrlNeverWritesAreInvalid) {
+  struct Edit {
+    const char* what;
+    void (*edit)(proto::Trace&);
+  };
+  const Edit edits[] = {
+      {"unknown strategy", [](proto::Trace& t) { t.mutable_options()->set_strategy("bogus"); }},
+      {"unknown memory model", [](proto::Trace& t) { t.mutable_options()->set_model("weak"); }},
+      {"thread 4294967295", [](proto::Trace& t) { t.set_decisions(0, 0xffffffffu); }},
+      {"decisions but", [](proto::Trace& t) { t.mutable_decisions()->RemoveLast(); }},
+      {"unknown operation kind", [](proto::Trace& t) { t.mutable_signatures(0)->set_kind(999); }},
+      {"absolute path", [](proto::Trace& t) { t.mutable_program()->set_path("relative"); }},
+  };
+  for (const Edit& e : edits) {
+    proto::Trace t = sample_trace();
+    e.edit(t);
+    save_trace(path("edited.trace"), t);
+    expect_refused(path("edited.trace"), e.what);
+  }
+}
+
+TEST_F(TraceFileTest, SaveNewTraceWritesOnlyNewFiles) {
+  save_new_trace(path("new.trace"), sample_trace());
+  EXPECT_EQ(load_trace(path("new.trace")).execution(), 17u);
+  struct stat st {};
+  ASSERT_EQ(::stat(path("new.trace").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  write_bytes(path("existing"), "keep me");
+  EXPECT_THROW(save_new_trace(path("existing"), sample_trace()), UsageError);
+  EXPECT_EQ(read_bytes(path("existing")), "keep me");
+  ASSERT_EQ(::symlink(path("existing").c_str(), path("link").c_str()), 0);
+  EXPECT_THROW(save_new_trace(path("link"), sample_trace()), UsageError);
+  EXPECT_EQ(read_bytes(path("existing")), "keep me");
+  EXPECT_THROW(save_new_trace(path("no/such/dir/t.trace"), sample_trace()), UsageError);
+  size_t files = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir_)) ++files;
+  EXPECT_EQ(files, 3u);  // new.trace, existing, link: no temporary file left
 }
 
 }  // namespace
