@@ -34,7 +34,12 @@ import threading
 import time
 
 # Known exit-3 classes (stderr regex -> why). The run fails on any other.
-XFAIL = {}
+XFAIL = {
+    # A checksum-valid edit of a trace's steps replays into a divergence,
+    # which `ctrl replay` reports as exit 3; validating a trace's fields
+    # against the program (exit 2) is issue 26 item 4.
+    r"replay diverged at step": "edited trace diverges (issue 26 item 4: trace validation)",
+}
 
 CASE_TIMEOUT = 30.0
 
@@ -220,7 +225,7 @@ def kind_cmdline(f, cases, jobs):
         if "--interactive" in argv or "--gdb" in argv:
             argv = [a for a in argv if a not in ("--interactive", "--gdb")]
         if argv[:1] == ["attach"]:
-            argv = ["attach", "--time-limit", "2", "--max-executions", "50"] + argv[1:]
+            argv = ["attach", "--time-limit", "1", "--max-executions", "3"] + argv[1:]
         made.append((n, argv))
 
     def case(n, argv):
@@ -261,7 +266,7 @@ def kind_trace(f, cases, jobs):
     for n in range(cases):
         data = bytearray(rng.choice(seeds))
         payload = bytearray(data[24:])
-        valid = n % 3 == 0  # a third keep a valid checksum: they get to replay
+        valid = n % 8 == 0  # an eighth keep a valid checksum: they get to replay (slower)
         if valid:
             for _ in range(rng.randint(1, 4)):
                 op = rng.randrange(4)
@@ -312,15 +317,19 @@ BATCH_ARGS = ["", "0", "1", "3", "100", "-1", "T0", "T1", "T9", "F0", "main", "w
 
 
 def kind_batch(f, cases, jobs):
+    # Several cases (mutated command sequences) per ctrl process, one after
+    # the other in one script: a bad command costs a line, not a process.
     prog = f.programs["mutex_counter"]
     rng = f.rng
+    per = 10
     made = []
-    for n in range(cases):
+    for n in range((cases + per - 1) // per):
         lines = []
-        for _ in range(rng.randint(1, 8)):
-            w = rng.choice(BATCH_WORDS)
-            a = rng.choice(BATCH_ARGS) if rng.random() < 0.6 else ""
-            lines.append((w + " " + a).strip())
+        for _ in range(per):
+            for _ in range(rng.randint(1, 6)):
+                w = rng.choice([x for x in BATCH_WORDS if x not in ("quit", "q")])
+                a = rng.choice(BATCH_ARGS) if rng.random() < 0.6 else ""
+                lines.append((w + " " + a).strip())
         if rng.random() < 0.8:
             lines.append("quit")
         made.append((n, "\n".join(lines) + "\n"))
@@ -330,7 +339,10 @@ def kind_batch(f, cases, jobs):
         os.makedirs(d)
         with open(os.path.join(d, "s.batch"), "w") as fh:
             fh.write(script)
-        f.run("batch #%d %r" % (n, script), [f.ctrl, "attach", "--batch", "s.batch", prog], cwd=d, stdin=b"")
+        f.run("batch script #%d (%d cases) %r" % (n, per, script), [f.ctrl, "attach", "--batch", "s.batch", prog],
+              cwd=d, stdin=b"")
+        with f.lock:
+            f.count += per - 1
 
     f.parallel(jobs, [lambda n=n, s=s: case(n, s) for n, s in made])
 
