@@ -21,6 +21,7 @@
 #   trace-dir   a run without a bug leaves no --trace-dir behind; an
 #               existing directory that cannot be written is refused at
 #               once (exit 2; root too: a read-only /proc entry).
+#   strace      ctrl under `strace -f`: exit 2, one line naming the tracer.
 set -u
 ctrl=$1 mode=$2 workdir=$3 program=$4 bug=${5:-}
 rm -rf "$workdir" && mkdir -p "$workdir" && cd "$workdir" || exit 1
@@ -136,6 +137,16 @@ case $mode in
     echo "/proc/self: exit $rc: $(cat err)"
     [ "$rc" = 2 ] || fail "exit $rc with --trace-dir /proc/self, expected 2"
     grep -q "before\|executions" out && fail "the exploration ran before the --trace-dir was refused"
+    ;;
+  strace)
+    # ctrl under `strace -f`: the program is strace's tracee; refused in one
+    # line, exit 2 (it was an internal error, then a hang).
+    command -v strace >/dev/null || { echo "strace not installed: skipped"; exit 0; }
+    timeout 30 strace -f -o /dev/null "$ctrl" attach "./$name" >out 2>err
+    rc=$?
+    echo "exit $rc: $(tail -1 err)"
+    [ "$rc" = 2 ] || fail "exit $rc under strace -f, expected 2"
+    grep -q "already traced by another process" err || fail "the other tracer is not named"
     ;;
   *) echo "unknown mode $mode" >&2; exit 2 ;;
 esac
