@@ -165,7 +165,17 @@ pid_t Tracer::launch(const LaunchSpec& spec) {
     usleep(10000);
   }
   if (got == 0 && traced_by_other(pid)) give_up(kAlreadyTraced);
-  if (got != pid || !WIFSTOPPED(status)) give_up("it did not stop before its exec within 10 s");
+  if (got == pid && !WIFSTOPPED(status)) {
+    // Ended before its stop: it could not enter its working directory.
+    int e = 0;
+    bool said = read(error_pipe[0], &e, sizeof e) == ssize_t(sizeof e);
+    close(error_pipe[0]);
+    if (said && e < 0)
+      throw UsageError("cannot start '" + spec.path + "' in its working directory '" + spec.cwd + "': " +
+                       strerror(-e) + " (a trace replays in the directory it was recorded in)");
+    throw TargetLost("the program ended before its exec (killed from outside ctrl?)");
+  }
+  if (got != pid) give_up("it did not stop before its exec within 10 s");
   long options = PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
                  PTRACE_O_TRACEEXEC | PTRACE_O_TRACESYSGOOD;
   if (ptrace(PTRACE_SEIZE, pid, nullptr, options) != 0) {

@@ -70,6 +70,17 @@ class Fuzz:
             os.chmod(dst, 0o755)
             self.programs[name] = dst
 
+    def copy(self, name, where):
+        """A copy of sample `name` in `where` under a name no other case
+        uses (cases run in parallel: pgrep -x must find this case's only)."""
+        with self.lock:
+            self.copies = getattr(self, "copies", 0) + 1
+            n = self.copies
+        dst = os.path.join(where, "%s%s%d" % (self.tag[:7], name[:2], n))
+        shutil.copy(self.programs[name], dst)
+        os.chmod(dst, 0o755)
+        return dst
+
     # ---- running one case ----
     def run(self, label, argv, cwd=None, stdin=None, timeout=CASE_TIMEOUT, ok=(0, 1, 2), names=None):
         case = cwd or os.path.join(self.work, "case")
@@ -231,7 +242,10 @@ def kind_cmdline(f, cases, jobs):
     def case(n, argv):
         d = os.path.join(f.work, "cmd%d" % n)
         os.makedirs(d)
-        f.run("cmdline #%d" % n, [f.ctrl] + argv, cwd=d, stdin=b"")
+        mine = {prog: f.copy("mutex_counter", d), bug: f.copy("deadlock_lock_order", d)}
+        argv = [mine.get(a, a) for a in argv]
+        f.run("cmdline #%d" % n, [f.ctrl] + argv, cwd=d, stdin=b"",
+              names=[os.path.basename(x) for x in mine.values()])
 
     f.parallel(jobs, [lambda n=n, a=a: case(n, a) for n, a in made])
 
@@ -251,20 +265,23 @@ def seal(payload):
 def kind_trace(f, cases, jobs):
     # Traces to mutate: a deadlock's and a lost update's, recorded here.
     seeds = []
+    names = []
     for name in ("deadlock_lock_order", "lost_update_plain"):
         d = os.path.join(f.work, "rec-" + name)
         os.makedirs(d)
         subprocess.run([f.ctrl, "attach", "--trace-dir", "tr", f.programs[name]], cwd=d, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL, timeout=120)
-        for t in sorted(os.listdir(os.path.join(d, "tr"))):
+        for t in sorted(os.listdir(os.path.join(d, "tr")))[:1]:
             seeds.append(open(os.path.join(d, "tr", t), "rb").read())
+            names.append(name)
     if not seeds:
         f.failures.append(("trace", [], ["no trace recorded to mutate"], []))
         return
     rng = f.rng
     made = []
     for n in range(cases):
-        data = bytearray(rng.choice(seeds))
+        pick = n % len(seeds)
+        data = bytearray(seeds[pick])
         payload = bytearray(data[24:])
         valid = n % 8 == 0  # an eighth keep a valid checksum: they get to replay (slower)
         if valid:
@@ -293,17 +310,20 @@ def kind_trace(f, cases, jobs):
                 i = rng.randrange(24)
                 data[i] = rng.randrange(256)
             out = bytes(data)
-        made.append((n, out, valid))
+        made.append((n, out, valid, pick))
 
-    def case(n, out, valid):
+    def case(n, out, valid, pick):
         d = os.path.join(f.work, "tr%d" % n)
         os.makedirs(d)
         with open(os.path.join(d, "t.ctrltrace"), "wb") as fh:
             fh.write(out)
+        # The recorded program, copied under this case's own name.
+        mine = f.copy(names[pick], d) if valid else None
         f.run("trace #%d (%s)" % (n, "checksum-valid edit" if valid else "mutated bytes"),
-              [f.ctrl, "replay", "t.ctrltrace"], cwd=d, stdin=b"", timeout=CASE_TIMEOUT)
+              [f.ctrl, "replay"] + (["--program", mine] if mine else []) + ["t.ctrltrace"], cwd=d, stdin=b"",
+              timeout=CASE_TIMEOUT, names=[os.path.basename(mine)] if mine else ["-none-"])
 
-    f.parallel(jobs, [lambda n=n, o=o, v=v: case(n, o, v) for n, o, v in made])
+    f.parallel(jobs, [lambda n=n, o=o, v=v, k=k: case(n, o, v, k) for n, o, v, k in made])
 
 
 BATCH_WORDS = ["threads", "info threads", "buffers", "step", "s", "next", "n", "continue", "c", "back", "goto",
@@ -339,8 +359,9 @@ def kind_batch(f, cases, jobs):
         os.makedirs(d)
         with open(os.path.join(d, "s.batch"), "w") as fh:
             fh.write(script)
-        f.run("batch script #%d (%d cases) %r" % (n, per, script), [f.ctrl, "attach", "--batch", "s.batch", prog],
-              cwd=d, stdin=b"")
+        mine = f.copy("mutex_counter", d)
+        f.run("batch script #%d (%d cases) %r" % (n, per, script), [f.ctrl, "attach", "--batch", "s.batch", mine],
+              cwd=d, stdin=b"", names=[os.path.basename(mine)])
         with f.lock:
             f.count += per - 1
 
@@ -385,7 +406,8 @@ def kind_gdb(f, cases, jobs):
     def session(b, packets):
         d = os.path.join(f.work, "g%d" % b)
         os.makedirs(d)
-        argv = [f.ctrl, "attach", "--gdb", "0", prog]
+        mine = f.copy("mutex_counter", d)
+        argv = [f.ctrl, "attach", "--gdb", "0", mine]
         before = set(os.listdir(d))
         err_path = os.path.join(d, "..", "g%d.err" % b)
         err_fh = open(err_path, "wb")
@@ -425,7 +447,8 @@ def kind_gdb(f, cases, jobs):
             rc = "timeout"
         err_fh.close()
         err = open(err_path, errors="replace").read()
-        f.check("gdb session #%d (%d packets sent)" % (b, sent), argv, rc, err, time.time() - start, d, before)
+        f.check("gdb session #%d (%d packets sent)" % (b, sent), argv, rc, err, time.time() - start, d, before,
+                [os.path.basename(mine)])
         with f.lock:
             f.count += len(packets) - 1
 
@@ -479,7 +502,8 @@ def kind_programs(f, cases, jobs):
               [f.ctrl, "attach", "--time-limit", "10", "--max-executions", "200"] + opts + [path], cwd=c, stdin=b"",
               names=[os.path.basename(p) for p in progs.values()])
 
-    f.parallel(jobs, [lambda i=i, m=m: case(i, *m) for i, m in enumerate(made)])
+    # One at a time: its programs are shared by the cases (pgrep -x by name).
+    f.parallel(1, [lambda i=i, m=m: case(i, *m) for i, m in enumerate(made)])
 
 
 KINDS = {"cmdline": kind_cmdline, "trace": kind_trace, "batch": kind_batch, "gdb": kind_gdb,
