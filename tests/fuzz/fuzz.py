@@ -136,7 +136,10 @@ class Fuzz:
         names = names or [os.path.basename(p) for p in self.programs.values()]
         out = []
         for n in names:
-            for _ in range(20):  # ends of killed processes take a moment
+            # What ctrl leaves ends by itself as ctrl exits (EXITKILL, the
+            # parent-death signal, the fork server's own stop): moments,
+            # longer on a loaded machine. Still there after 5 s: left.
+            for _ in range(100):
                 r = subprocess.run(["pgrep", "-x", n[:15]], stdout=subprocess.PIPE)
                 if r.returncode != 0:
                     break
