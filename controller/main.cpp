@@ -4,8 +4,10 @@
 
 #include "cli/Cli.h"
 #include "cli/ExitStatus.h"
+#include "session/StopSignals.h"
 
 int main(int argc, char** argv) {
+  ctrl::install_stop_signals();
   try {
     return ctrl::run_cli(argc, argv);
   } catch (const ctrl::UsageError& e) {

@@ -1,5 +1,6 @@
 #include "cli/Cli.h"
 
+#include <functional>
 #include <fmt/format.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -301,6 +302,19 @@ void choose_equivalence(AttachArgs& a) {
   a.strategy = "dpor-rf";
 }
 
+// Runs `write` (a report file's write); a failure is said in one line and
+// returns false instead of ending ctrl with exit 2, which would hide a found
+// bug's exit 1 (issue 26: exit statuses must not lie).
+bool write_report_file(const std::function<void()>& write) {
+  try {
+    write();
+    return true;
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "ctrl: {}\n", e.what());
+    return false;
+  }
+}
+
 int attach(AttachArgs a) {
   choose_equivalence(a);
   // The default probes beside plain DPOR only (ProbingStrategy.h): with a
@@ -566,8 +580,12 @@ int attach(AttachArgs a) {
     j["visible"]["not_checked"] = "lost updates and data races made of plain (non-atomic) memory accesses";
   }
   add_report_fields(j, report, session->symbolizer());
-  json.write(j);
-  write_ci_reports(sarif, junit, report, facts.path, session->symbolizer());
+  // A report file that cannot be written (--json /dev/full) is said in one
+  // line, but a found bug keeps exit status 1: the status must not hide the
+  // verdict. Without a bug, exit 2: the run did not deliver what was asked.
+  bool report_lost = !write_report_file([&] { json.write(j); });
+  report_lost |=
+      !write_report_file([&] { write_ci_reports(sarif, junit, report, facts.path, session->symbolizer()); });
   if (unchecked_by_limits(report)) {
     // Not a clean run: nothing is known about the program, because the
     // limits did not fit it (Verdict.h): a time limit too short for one
@@ -581,6 +599,7 @@ int attach(AttachArgs a) {
   }
   // --limit-exit N: a run without a bug that a limit stopped (StopReason.h)
   // is told from a complete one by its exit status.
+  if (report.bugs.empty() && report_lost) return kExitBadInput;
   if (report.bugs.empty() && a.limit_exit >= 0 && !limit_keyword(report).empty()) return a.limit_exit;
   return report.bugs.empty() ? kExitNoBug : kExitBugFound;
 }
@@ -680,7 +699,7 @@ int replay_command(const std::string& trace_path, const std::string& json_path, 
   }
   nlohmann::json j = report_json(report, config.program, trace.options().model());
   add_report_fields(j, report, session.symbolizer());
-  json.write(j);
+  bool report_lost = !write_report_file([&] { json.write(j); });  // as attach: the verdict's status wins
   if (!out.reproduced && session.interrupted())  // the user's stop, not a divergence
     throw UsageError(fmt::format("replay interrupted by {} before the end of the trace: nothing was checked",
                                  session.stop_reason()));
@@ -688,6 +707,7 @@ int replay_command(const std::string& trace_path, const std::string& json_path, 
     fmt::print(stderr, "ctrl: {}\n", out.divergence);
     return kExitInternal;
   }
+  if (!bug && report_lost) return kExitBadInput;
   return bug ? kExitBugFound : kExitNoBug;
 }
 

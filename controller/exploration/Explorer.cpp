@@ -1,26 +1,26 @@
 #include "exploration/Explorer.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
-#include <fmt/format.h>
-
-#include "session/BackgroundMonitor.h"
-#include "cli/ExitStatus.h"
 #include "FairYields.h"
 #include "ModelAnalysis.h"
+#include "cli/ExitStatus.h"
 #include "exploration/ModelBugs.h"
 #include "exploration/ProgressLine.h"
 #include "exploration/Shrinker.h"
-#include "reports/TraceFile.h"
 #include "exploration/TsoSafety.h"
+#include "reports/TraceFile.h"
 #include "reports/Verdict.h"
+#include "session/BackgroundMonitor.h"
 
 namespace ctrl {
 
@@ -60,36 +60,43 @@ uint64_t count_handoffs(const std::vector<shm::Event>& events, size_t from) {
   return n;
 }
 
-TraceDir::TraceDir(const std::string& path) {
+TraceDir::TraceDir(const std::string& path) : given_(path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::path dir = fs::absolute(path.empty() ? "." : path, ec);
   if (ec) throw UsageError(fmt::format("--trace-dir: cannot use {}: {}", path, ec.message()));
   path_ = dir.string();
-  // Which directories are missing, outermost last, so they can go again.
-  for (fs::path p = dir; !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
-    made_.push_back(p.string());
-    if (p == p.parent_path()) break;
-  }
-  fs::create_directories(dir, ec);
-  if (ec) {
-    made_.clear();
-    throw UsageError(fmt::format("--trace-dir: cannot create {}: {}", path, ec.message()));
-  }
-  // The directories made here are the owner's only, as the traces are (an
-  // existing directory keeps the mode its owner gave it).
-  for (const std::string& made : made_) fs::permissions(made, fs::perms::owner_all, fs::perm_options::replace, ec);
-  if (!fs::is_directory(dir, ec))
-    throw UsageError(fmt::format("--trace-dir: {} is not a directory", path));
-  if (::access(path_.c_str(), W_OK | X_OK) != 0)
-    throw UsageError(fmt::format("--trace-dir: cannot write in {}: {}", path, std::strerror(errno)));
+  // Nothing is made yet (a run killed before its first bug leaves no empty
+  // directory), but whether it can be is known now: the directory or its
+  // nearest existing ancestor must take a new entry. access() is not
+  // enough: root passes it on directories it cannot write (sysfs, an
+  // immutable one), and those were found only after the exploration.
+  fs::path base = dir;
+  while (!fs::exists(base, ec) && base != base.parent_path()) base = base.parent_path();
+  if (!fs::is_directory(base, ec))
+    throw UsageError(fmt::format("--trace-dir: {} is not a directory", base == dir ? path : base.string()));
+  std::string probe = (base / ".ctrl-probe-XXXXXX").string();
+  if (!::mkdtemp(probe.data()))
+    throw UsageError(
+        fmt::format("--trace-dir: cannot write in {}: {}", base == dir ? path : base.string(), std::strerror(errno)));
+  ::rmdir(probe.c_str());
 }
 
-TraceDir::~TraceDir() {
-  if (used_) return;
+void TraceDir::make() {
+  if (made_) return;
+  namespace fs = std::filesystem;
   std::error_code ec;
-  for (const auto& p : made_)
-    if (!std::filesystem::remove(p, ec)) break;  // not empty (or gone): leave it and its parents
+  // Which directories are missing, so that only those get the owner-only
+  // mode (an existing directory keeps the mode its owner gave it).
+  std::vector<fs::path> missing;
+  for (fs::path p = path_; !fs::exists(p, ec); p = p.parent_path()) {
+    missing.push_back(p);
+    if (p == p.parent_path()) break;
+  }
+  fs::create_directories(path_, ec);
+  if (ec) throw UsageError(fmt::format("--trace-dir: cannot create {}: {}", given_, ec.message()));
+  for (const auto& p : missing) fs::permissions(p, fs::perms::owner_all, fs::perm_options::replace, ec);
+  made_ = true;
 }
 
 Explorer::Explorer(Session& session, ExploreOptions options, proto::Trace trace_template)
@@ -128,7 +135,7 @@ bool Explorer::record_bug(ExplorationReport& report, ExecutionResult result) {
       fmt::format("{}-{}-exec{}.ctrltrace", std::filesystem::path(template_.program().path()).filename().string(),
                   result.kind_name(), result.execution + 1);  // as the report numbers it
   std::string path = (std::filesystem::path(trace_dir_.path()) / name).string();
-  trace_dir_.used();
+  trace_dir_.make();
   save_trace(path, make_trace(template_, result));
   found.result = std::move(result);
   found.trace_path = path;
@@ -193,8 +200,8 @@ ExplorationReport Explorer::run() {
     }
   } deadline;
   if (options_.time_limit > 0) {
-    session_.set_deadline(started + std::chrono::duration_cast<clock::duration>(
-                                        std::chrono::duration<double>(options_.time_limit)));
+    session_.set_deadline(
+        started + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(options_.time_limit)));
     deadline.session = &session_;
   }
   auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - started).count(); };
@@ -335,8 +342,7 @@ ExplorationReport Explorer::run() {
       // An execution cut by --max-steps left the rest of its schedules
       // unexplored (a livelock, or a bound too small for the program).
       report.exhaustive_fair = strategy->exhaustive() && report.bounded == 0;
-      report.exhaustive =
-          report.exhaustive_fair && strategy->fairness_cuts() == 0 && report.fairness_blocked == 0;
+      report.exhaustive = report.exhaustive_fair && strategy->fairness_cuts() == 0 && report.fairness_blocked == 0;
       break;
     }
     check_plan(*plan, index);
@@ -355,9 +361,8 @@ ExplorationReport Explorer::run() {
                                                 : clock::time_point::max();
         SessionConfig helpers = session_.config();
         helpers.runner_cpu = session_.runner_cpu();  // the helpers take the CPUs after it
-        parallel_ = std::make_unique<ParallelExplorer>(helpers, options_.jobs - 1, deadline,
-                                                       options_.prefix_signatures, std::move(first->first),
-                                                       std::move(first->second));
+        parallel_ = std::make_unique<ParallelExplorer>(helpers, options_.jobs - 1, deadline, options_.prefix_signatures,
+                                                       std::move(first->first), std::move(first->second));
         first.reset();
       }
       wanted.insert(wanted.begin(), *plan);

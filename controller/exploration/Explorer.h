@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "Strategy.h"
 #include "exploration/CheckpointedSearch.h"
 #include "exploration/DataRaceCheck.h"
-#include "session/ExecutionResult.h"
 #include "exploration/ParallelExplorer.h"
+#include "session/ExecutionResult.h"
 #include "session/Session.h"
-#include "Strategy.h"
 #include "trace.pb.h"
 
 namespace ctrl {
@@ -174,22 +174,23 @@ struct ExplorationReport {
   std::string scope_note;
 };
 
-// The trace directory, made (with its missing parents) before anything
-// runs, so that one that cannot be made is refused at once (exit 2). What it
-// made is removed again if no trace was saved in it.
+// The trace directory: checked before anything runs, so that one that
+// cannot be made or written is refused at once (exit 2), and made (with its
+// missing parents) only when the first trace is saved, so that no empty
+// directory is left, even by a ctrl killed with SIGKILL.
 class TraceDir {
  public:
   explicit TraceDir(const std::string& path);  // throws UsageError
-  ~TraceDir();
   TraceDir(const TraceDir&) = delete;
   TraceDir& operator=(const TraceDir&) = delete;
   const std::string& path() const { return path_; }
-  void used() { used_ = true; }
+  // Makes it (and its missing parents, owner-only) before the first trace
+  // is saved. Throws UsageError.
+  void make();
 
  private:
-  std::string path_;
-  std::vector<std::string> made_;  // innermost first
-  bool used_ = false;
+  std::string given_, path_;
+  bool made_ = false;
 };
 
 class Explorer {

@@ -12,6 +12,7 @@
 
 #include "binary/Backtracer.h"
 #include "cli/ExitStatus.h"
+#include "session/StopSignals.h"
 #include "binary/PointerNames.h"
 #include "binary/ProgramFrames.h"
 #include "binary/Symbolizer.h"
@@ -428,6 +429,7 @@ JsonReport::JsonReport(const std::string& path) : path_(path) {
   if (fd_ < 0 && errno == ENOENT) {
     fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     created_ = fd_ >= 0;
+    if (created_) remove_on_stop(path.c_str());
   }
   if (fd_ < 0) throw UsageError(fmt::format("--json: cannot write {}: {}", path, std::strerror(errno)));
 }
@@ -436,6 +438,7 @@ JsonReport::~JsonReport() {
   if (fd_ < 0) return;
   ::close(fd_);
   if (created_ && !written_) ::unlink(path_.c_str());
+  if (created_) forget_on_stop(path_.c_str());
 }
 
 void JsonReport::write(const nlohmann::json& j) {
@@ -450,6 +453,7 @@ void JsonReport::write(const nlohmann::json& j) {
     done += size_t(n);
   }
   written_ = true;
+  if (created_) forget_on_stop(path_.c_str());
 }
 
 }  // namespace ctrl

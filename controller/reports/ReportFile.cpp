@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "cli/ExitStatus.h"
+#include "session/StopSignals.h"
 
 namespace ctrl {
 
@@ -17,6 +18,7 @@ ReportFile::ReportFile(const std::string& option, const std::string& path) : opt
   if (fd_ < 0 && errno == ENOENT) {
     fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     created_ = fd_ >= 0;
+    if (created_) remove_on_stop(path.c_str());
   }
   if (fd_ < 0) throw UsageError(fmt::format("{}: cannot write {}: {}", option, path, std::strerror(errno)));
 }
@@ -25,6 +27,7 @@ ReportFile::~ReportFile() {
   if (fd_ < 0) return;
   ::close(fd_);
   if (created_ && !written_) ::unlink(path_.c_str());
+  if (created_) forget_on_stop(path_.c_str());
 }
 
 void ReportFile::write(const std::string& text) {
@@ -39,6 +42,7 @@ void ReportFile::write(const std::string& text) {
     done += size_t(n);
   }
   written_ = true;
+  if (created_) forget_on_stop(path_.c_str());
 }
 
 }  // namespace ctrl

@@ -86,13 +86,13 @@ std::string write_temporary(const std::string& path, const proto::Trace& trace) 
     fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0 && errno != EEXIST) break;
   }
-  if (fd < 0) throw InternalError(fmt::format("cannot write trace file '{}': {}", path, std::strerror(errno)));
+  if (fd < 0) throw UsageError(fmt::format("cannot write trace file '{}': {}", path, std::strerror(errno)));
 
   auto fail = [&](const char* step) {
     int err = errno;
     if (fd >= 0) ::close(fd);
     ::unlink(tmp.c_str());
-    return InternalError(fmt::format("cannot write trace file '{}': {}: {}", path, step, std::strerror(err)));
+    return UsageError(fmt::format("cannot write trace file '{}': {}: {}", path, step, std::strerror(err)));
   };
   if (!write_all(fd, bytes)) throw fail("write");
   if (::fsync(fd) != 0) throw fail("fsync");

@@ -6,16 +6,16 @@
 // next one (agent/Rollback.h).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
 #include <csignal>
 
-#include <algorithm>
-
 #include "binary/Backtracer.h"
-#include "cli/ExitStatus.h"
-#include "session/Session.h"
-#include "reports/SignalDescription.h"
 #include "binary/Symbolizer.h"
+#include "cli/ExitStatus.h"
 #include "reports/CalledNames.h"
+#include "reports/SignalDescription.h"
+#include "session/Session.h"
 
 namespace ctrl {
 
@@ -221,11 +221,16 @@ void Session::collect_backtraces(ExecutionResult& r, pid_t stopped_tid) {
   auto needs_stop = [&](pid_t t) { return !already_stopped || t != stopped_tid; };
   for (pid_t t : tids)
     if (needs_stop(t)) tracer_.interrupt(t);
+  // Any stop will do; a pending signal may come first. One bound for all
+  // threads: a zombie leader (the process is exiting: a signal handler's
+  // _exit, a kill from outside) never stops, and the backtraces of the
+  // threads that did are still worth having.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(Tracer::kThreadWaitMs);
   for (pid_t t : tids) {
     if (!needs_stop(t)) continue;
-    // Any stop will do; a pending signal may come first.
-    auto s = tracer_.wait_for(t);
-    if (!s || s->exited()) continue;
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0 || tracer_.interrupted()) break;
+    tracer_.wait_for(t, int(left.count()));
   }
   // Before the checkpoint (a crash or hang in start-up) there is no
   // symbolizer yet: the template is the process to describe.

@@ -19,12 +19,12 @@
 #include <string>
 
 #include "binary/Backtracer.h"
+#include "binary/Symbolizer.h"
 #include "cli/ExitStatus.h"
+#include "control.pb.h"
+#include "reports/SignalDescription.h"
 #include "session/HangWatch.h"
 #include "session/Session.h"
-#include "reports/SignalDescription.h"
-#include "binary/Symbolizer.h"
-#include "control.pb.h"
 
 namespace ctrl {
 
@@ -112,6 +112,10 @@ ExecutionResult Session::supervise_execution() {
         end_status_ = m->ended().status();
         ExecutionResult r;
         r.events.assign(region_.view().events, region_.view().events + std::min(h.steps.load(), region_.capacity()));
+        // Only the kernel and other processes send SIGKILL (ctrl's own kills
+        // do not come here): not the program's bug.
+        if (WIFSIGNALED(end_status_) && WTERMSIG(end_status_) == SIGKILL)
+          throw TargetLost(killed_from_outside(fmt::format("execution {}", execution_ + 1)));
         if (WIFSIGNALED(end_status_)) {
           // A fatal signal the agent did not see (its handler was bypassed).
           r.end = ExecutionResult::End::Bug;
@@ -145,7 +149,7 @@ void Session::handle_ptrace_stop(const Stop& s) {
   if (s.exited()) {
     if (s.tid == template_pid_ && current_pid_ != template_pid_) {
       template_pid_ = 0;
-      throw InternalError("the target's fork server died");
+      throw TargetLost(killed_from_outside("the program's fork server"));
     }
     return;
   }
@@ -190,12 +194,7 @@ void Session::kill_execution() {
   kill(pid, SIGKILL);
   if (pid == template_pid_) {
     // The template is our child and traced: reap it here.
-    for (;;) {
-      int status;
-      pid_t p = waitpid(-1, &status, __WALL | __WNOTHREAD);
-      if (p < 0 && errno != EINTR) break;
-      if (p == pid && (WIFEXITED(status) || WIFSIGNALED(status))) break;
-    }
+    tracer_.reap_killed(pid);
     template_pid_ = 0;
     ended_ = true;
     return;
@@ -214,7 +213,7 @@ void Session::kill_execution() {
       if (!stop->exited() && tgid_of(stop->tid) != pid)
         resume_other(*stop);
       else if (stop->exited() && stop->tid == template_pid_)
-        throw InternalError("the target's fork server died");
+        throw TargetLost(killed_from_outside("the program's fork server"));
       continue;
     }
     while (auto m = read_message()) {
@@ -232,6 +231,8 @@ void Session::kill_execution() {
 
 void Session::inspect() {
   if (!paused_ || !inspected_.empty()) return;
+  // Bounded per thread (Tracer::wait_for): a thread that does not stop is
+  // left out of the inspection.
   for (pid_t t : threads_of(current_pid_)) {
     if (ptrace(PTRACE_SEIZE, t, nullptr, PTRACE_O_EXITKILL) != 0) continue;
     if (!tracer_.interrupt(t)) continue;

@@ -5,13 +5,17 @@
 // and at the end asked to stop, so that it can put the checkpoint's files
 // back (FileJournal.h) rather than be killed.
 #include <poll.h>
+#include <signal.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 
-#include "cli/ExitStatus.h"
+#include <chrono>
+#include <optional>
+
 #include "Framing.h"
-#include "session/Session.h"
+#include "cli/ExitStatus.h"
 #include "control.pb.h"
+#include "session/Session.h"
 
 namespace ctrl {
 
@@ -28,8 +32,15 @@ void Session::release_fork_server() {
   // It still dies with ctrl (PR_SET_PDEATHSIG from its launch survives exec)
   // and its executions die with it (they set it too).
   if (ptrace(PTRACE_INTERRUPT, template_pid_, nullptr, nullptr) != 0) return;
-  auto s = tracer_.wait_for(template_pid_);
-  if (!s || s->exited()) throw InternalError("the target's fork server died");
+  // Bounded (Tracer::wait_for): a fork server whose main thread is a zombie
+  // (killed from outside, or an _exit racing the checkpoint) never stops.
+  // A SIGINT or SIGTERM meanwhile is noted and acted on by the caller.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(Tracer::kThreadWaitMs);
+  std::optional<Stop> s;
+  while (!(s = tracer_.wait_for(template_pid_, 100)) && std::chrono::steady_clock::now() < deadline &&
+         ::kill(template_pid_, 0) == 0) {
+  }
+  if (!s || s->exited()) throw TargetLost(killed_from_outside("the program's fork server"));
   // A signal on its way in is delivered with the detach.
   int signal = s->event() == 0 && s->signal_stop() ? s->signal() : 0;
   if (adopted_fork_server_) {
@@ -51,7 +62,7 @@ void Session::send_run(uint64_t index) {
   m.mutable_run()->set_in_place(config_.in_place);
   m.mutable_run()->set_cpu(config_.in_place ? runner_cpu_ : -1);
   m.mutable_run()->set_spread(config_.in_place && config_.spread);
-  if (!framing::send_message(control_fd_, m)) throw InternalError("the target's fork server is gone");
+  if (!framing::send_message(control_fd_, m)) throw TargetLost(killed_from_outside("the program's fork server"));
   ++runner_stats_.runners;
 }
 

@@ -18,13 +18,13 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "binary/Backtracer.h"
-#include "cli/ExitStatus.h"
 #include "Framing.h"
-#include "reports/SignalDescription.h"
+#include "binary/Backtracer.h"
 #include "binary/Symbolizer.h"
-#include "exploration/SharedSet.h"
+#include "cli/ExitStatus.h"
 #include "control.pb.h"
+#include "exploration/SharedSet.h"
+#include "reports/SignalDescription.h"
 
 namespace ctrl {
 
@@ -52,13 +52,9 @@ Session::~Session() {
     if (current_pid_ > 0 && current_pid_ != template_pid_) kill(current_pid_, SIGKILL);
     stop_fork_server();
     kill(template_pid_, SIGKILL);
-    // Reap what is left so nothing outlives the session.
-    for (;;) {
-      int status;
-      pid_t p = waitpid(-1, &status, __WALL | __WNOTHREAD);
-      if (p < 0 && errno != EINTR) break;
-      if (p == template_pid_ && (WIFEXITED(status) || WIFSIGNALED(status))) break;
-    }
+    // Reap what is left so nothing outlives the session (bounded: EXITKILL
+    // ends whatever a lost wait leaves when ctrl exits).
+    tracer_.reap_killed(template_pid_);
   }
   if (control_fd_ >= 0) close(control_fd_);
 }
@@ -127,7 +123,7 @@ std::optional<proto::ControlMessage> Session::read_message() {
   proto::ControlMessage m;
   if (!framing::receive_message(control_fd_, m)) {
     if (template_pid_ == 0 || current_pid_ == template_pid_) return std::nullopt;  // the template is exiting
-    throw InternalError("the control channel to the target broke");
+    throw TargetLost(killed_from_outside("the program's fork server"));
   }
   if (m.has_error()) throw InternalError("agent: " + m.error().message());
   if (m.has_notice()) {

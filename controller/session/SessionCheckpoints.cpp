@@ -75,7 +75,7 @@ ExecutionResult Session::restore_checkpoint(int slot, const ExecutionPlan& plan,
       note_end(stopped);
       return stopped;
     }
-    if (kill(s.pid, 0) != 0) throw InternalError(fmt::format("the live checkpoint in slot {} is gone", slot));
+    if (kill(s.pid, 0) != 0) throw TargetLost(killed_from_outside(fmt::format("the live checkpoint in slot {}", slot)));
   }
   ExecutionResult r = supervise_execution();
   r.execution = index;

@@ -23,11 +23,11 @@
 #include "binary/Backtracer.h"
 #include "binary/ElfInspector.h"
 #include "cli/ExitStatus.h"
+#include "control.pb.h"
+#include "reports/SignalDescription.h"
 #include "session/HangWatch.h"
 #include "session/ProgramLibraries.h"
 #include "session/Session.h"
-#include "reports/SignalDescription.h"
-#include "control.pb.h"
 
 namespace ctrl {
 
@@ -128,7 +128,8 @@ std::optional<ExecutionResult> Session::start() {
           (config_.model == shm::MemoryModel::C11 || config_.model == shm::MemoryModel::RC11 ||
            config_.model == shm::MemoryModel::RA))
         mine += ":report_bugs=0";
-      auto user = std::find_if(spec.env.begin(), spec.env.end(), [&](const std::string& e) { return e.rfind(prefix, 0) == 0; });
+      auto user =
+          std::find_if(spec.env.begin(), spec.env.end(), [&](const std::string& e) { return e.rfind(prefix, 0) == 0; });
       if (user == spec.env.end())
         spec.env.push_back(mine);
       else
@@ -225,6 +226,8 @@ ExecutionResult Session::supervise_startup(bool& checkpointed) {
       if (follow_forked_child()) continue;
       ExecutionResult r;
       r.events.assign(region_.view().events, region_.view().events + std::min(h.steps.load(), region_.capacity()));
+      if (WIFSIGNALED(s.status) && WTERMSIG(s.status) == SIGKILL)
+        throw TargetLost(killed_from_outside("the program (in its start-up)"));
       if (WIFSIGNALED(s.status)) {
         r.end = ExecutionResult::End::Bug;
         r.kind = BugKind::Crash;

@@ -3,32 +3,58 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/signalfd.h>
-#include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 
 #include "cli/ExitStatus.h"
+#include "session/StopSignals.h"
 
 namespace ctrl {
 
 bool Stop::exited() const { return WIFEXITED(status) || WIFSIGNALED(status); }
-bool Stop::signal_stop() const { return WIFSTOPPED(status) && (status >> 16) == 0 && WSTOPSIG(status) != (SIGTRAP | 0x80); }
+bool Stop::signal_stop() const {
+  return WIFSTOPPED(status) && (status >> 16) == 0 && WSTOPSIG(status) != (SIGTRAP | 0x80);
+}
 int Stop::signal() const { return WIFSIGNALED(status) ? WTERMSIG(status) : WIFSTOPPED(status) ? WSTOPSIG(status) : 0; }
 int Stop::event() const { return WIFSTOPPED(status) ? (status >> 16) : 0; }
 
 namespace {
 thread_local bool helper_thread = false;
 }  // namespace
+
+namespace {
+
+// What a process that another tracer holds is told (ctrl run under
+// `strace -f` or a debugger that follows forks).
+const char* const kAlreadyTraced =
+    "it is already traced by another process (is ctrl itself run under strace -f or a debugger that follows "
+    "forks?): ctrl must be its only tracer";
+
+}  // namespace
+
+bool traced_by_other(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("TracerPid:", 0) == 0) {
+      pid_t tracer = pid_t(std::atol(line.c_str() + 10));
+      return tracer != 0 && tracer != getpid();
+    }
+  return false;
+}
 
 void Tracer::set_helper_thread() { helper_thread = true; }
 
@@ -48,6 +74,7 @@ Tracer::Tracer() {
   }
   signal_fd_ = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
   if (signal_fd_ < 0) throw InternalError(std::string("signalfd: ") + strerror(errno));
+  if (!helper_thread) stop_signals_taken();
 }
 
 Tracer::~Tracer() {
@@ -66,6 +93,9 @@ pid_t Tracer::launch(const LaunchSpec& spec) {
   if (pipe2(error_pipe, O_CLOEXEC) != 0) throw InternalError(std::string("pipe: ") + strerror(errno));
   pid_t parent = getpid();
   bool helper_stdin = helper_thread;
+  // ctrl's own handlers (StopSignals.h) must not run in the child; signals
+  // inherited as ignored stay ignored in the program, as they would be.
+  bool default_int = !stop_signal_ignored(SIGINT), default_term = !stop_signal_ignored(SIGTERM);
 
   pid_t pid = fork();
   if (pid < 0) throw InternalError(std::string("fork: ") + strerror(errno));
@@ -73,6 +103,8 @@ pid_t Tracer::launch(const LaunchSpec& spec) {
     // Die with ctrl even before the seize below gives us EXITKILL.
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(127);
+    if (default_int) signal(SIGINT, SIG_DFL);
+    if (default_term) signal(SIGTERM, SIG_DFL);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -101,7 +133,7 @@ pid_t Tracer::launch(const LaunchSpec& spec) {
       }
     }
     if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) {
-      int e = errno;
+      int e = -errno;  // negative: the working directory, not the program
       (void)!write(error_pipe[1], &e, sizeof e);
       _exit(127);
     }
@@ -112,36 +144,72 @@ pid_t Tracer::launch(const LaunchSpec& spec) {
     _exit(127);
   }
   close(error_pipe[1]);
-  int status = 0;
-  if (waitpid(pid, &status, WSTOPPED | __WNOTHREAD) != pid || !WIFSTOPPED(status)) {
+  // Bounded: under a tracer that follows forks (ctrl under `strace -f`),
+  // the child's stops go to that tracer and may never come here.
+  auto give_up = [&](const std::string& why) {
+    kill(pid, SIGKILL);
+    // Bounded: another tracer may hold its exit (EXITKILL or our exit ends it).
+    for (int i = 0; i < 200; ++i) {
+      pid_t p = waitpid(pid, nullptr, __WALL | __WNOTHREAD | WNOHANG);
+      if (p == pid || (p < 0 && errno != EINTR)) break;
+      usleep(10000);
+    }
     close(error_pipe[0]);
-    throw InternalError("the target did not start");
+    throw UsageError("cannot start '" + spec.path + "': " + why);
+  };
+  int status = 0;
+  pid_t got = 0;
+  for (int i = 0; i < kLaunchWaitMs / 10; ++i) {
+    got = waitpid(pid, &status, WSTOPPED | __WNOTHREAD | WNOHANG);
+    if (got != 0 && !(got < 0 && errno == EINTR)) break;
+    usleep(10000);
   }
+  if (got == 0 && traced_by_other(pid)) give_up(kAlreadyTraced);
+  if (got == pid && !WIFSTOPPED(status)) {
+    // Ended before its stop: it could not enter its working directory.
+    int e = 0;
+    bool said = read(error_pipe[0], &e, sizeof e) == ssize_t(sizeof e);
+    close(error_pipe[0]);
+    if (said && e < 0)
+      throw UsageError("cannot start '" + spec.path + "' in its working directory '" + spec.cwd + "': " +
+                       strerror(-e) + " (a trace replays in the directory it was recorded in)");
+    throw TargetLost("the program ended before its exec (killed from outside ctrl?)");
+  }
+  if (got != pid) give_up("it did not stop before its exec within 10 s");
   long options = PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
                  PTRACE_O_TRACEEXEC | PTRACE_O_TRACESYSGOOD;
   if (ptrace(PTRACE_SEIZE, pid, nullptr, options) != 0) {
     int e = errno;
+    if (e == EPERM && traced_by_other(pid)) give_up(kAlreadyTraced);
     kill(pid, SIGKILL);
     close(error_pipe[0]);
     throw InternalError(std::string("ptrace(PTRACE_SEIZE): ") + strerror(e) +
                         (e == EPERM ? " (is ptrace allowed here? see /proc/sys/kernel/yama/ptrace_scope)" : ""));
   }
   kill(pid, SIGCONT);
-  // Run the target up to its exec (or its failure to exec).
+  // Run the target up to its exec (or its failure to exec). A SIGINT or
+  // SIGTERM meanwhile is noted (interrupted()) and acted on by the caller.
+  auto exec_deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kLaunchWaitMs);
   for (;;) {
-    auto stop = wait_for(pid);
-    if (!stop) throw InternalError("lost the target while starting it");
+    auto stop = wait_for(pid, 100);
+    if (!stop) {
+      if (std::chrono::steady_clock::now() < exec_deadline) continue;
+      give_up("it did not get to its exec within 10 s");
+    }
     if (stop->exited()) {
       int e = 0;
       bool got = read(error_pipe[0], &e, sizeof e) == ssize_t(sizeof e);
       close(error_pipe[0]);
+      if (got && e < 0)
+        throw UsageError("cannot start '" + spec.path + "' in its working directory '" + spec.cwd +
+                         "': " + strerror(-e) + " (a trace replays in the directory it was recorded in)");
       if (got) throw UsageError("cannot execute '" + spec.path + "': " + strerror(e));
       // Killed past exec's point of no return: the kernel could not map the
       // program (a truncated or corrupt file).
       if (WIFSIGNALED(stop->status))
         throw UsageError("cannot execute '" + spec.path + "': the kernel could not load it (killed by " +
                          sigabbrev_np(WTERMSIG(stop->status)) + " in execve)");
-      throw InternalError("the target exited while starting");
+      throw TargetLost("the program exited before its exec (killed from outside ctrl?)");
     }
     if (stop->event() == PTRACE_EVENT_EXEC) {
       close(error_pipe[0]);
@@ -181,9 +249,9 @@ std::optional<Stop> Tracer::wait(int timeout_ms, int also_fd) {
 void Tracer::read_signals() {
   signalfd_siginfo si;
   while (read(signal_fd_, &si, sizeof si) == ssize_t(sizeof si)) {
-    bool stop = si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM || si.ssi_signo == unsigned(kStopSignal);
-    if (stop && interrupted_signal_ == 0)
-      interrupted_signal_ = int(si.ssi_signo);
+    bool stop = ((si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM) && !stop_signal_ignored(int(si.ssi_signo))) ||
+                si.ssi_signo == unsigned(kStopSignal);
+    if (stop && interrupted_signal_ == 0) interrupted_signal_ = int(si.ssi_signo);
   }
 }
 
@@ -194,13 +262,40 @@ bool Tracer::poll_signals() {
   return interrupted();
 }
 
-std::optional<Stop> Tracer::wait_for(pid_t tid) {
-  Stop s;
+std::optional<Stop> Tracer::wait_for(pid_t tid, int timeout_ms) {
+  // Polled rather than blocking in waitpid: a blocking wait for a zombie
+  // leader (its stop never comes) hung ctrl for ever, deaf to SIGINT and
+  // SIGTERM, which sit in the signalfd.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   for (;;) {
-    s.tid = waitpid(tid, &s.status, __WALL | __WNOTHREAD);
+    Stop s;
+    s.tid = waitpid(tid, &s.status, __WALL | __WNOTHREAD | WNOHANG);
     if (s.tid == tid) return s;
-    if (s.tid < 0 && errno == EINTR) continue;
-    return std::nullopt;
+    if (s.tid < 0 && errno != EINTR) return std::nullopt;
+    auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) return std::nullopt;
+    // SIGCHLD wakes the poll for a child's or tracee's stop; the 10 ms cap
+    // covers a SIGCHLD already read by read_signals.
+    int left = int(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count()) + 1;
+    pollfd pfd{signal_fd_, POLLIN, 0};
+    if (poll(&pfd, 1, std::min(left, 10)) > 0) {
+      read_signals();
+      if (interrupted()) return std::nullopt;
+    }
+  }
+}
+
+bool Tracer::reap_killed(pid_t pid, int timeout_ms) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  for (;;) {
+    int status = 0;
+    pid_t p = waitpid(-1, &status, __WALL | __WNOTHREAD | WNOHANG);
+    if (p == pid && (WIFEXITED(status) || WIFSIGNALED(status))) return true;
+    if (p < 0 && errno != EINTR) return false;
+    if (p > 0) continue;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    pollfd pfd{signal_fd_, POLLIN, 0};
+    if (poll(&pfd, 1, 10) > 0) read_signals();
   }
 }
 

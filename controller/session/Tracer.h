@@ -62,8 +62,22 @@ class Tracer {
   // returning early (nullopt) when `also_fd` becomes readable or a SIGINT or
   // SIGTERM arrives (then interrupted() is true).
   std::optional<Stop> wait(int timeout_ms, int also_fd = -1);
-  // Blocking wait for a stop of `tid` only.
-  std::optional<Stop> wait_for(pid_t tid);
+  // Bound of a wait for one thread's stop (wait_for). A thread interrupted
+  // or killed stops within milliseconds; one that does not within this is
+  // gone in a way waitpid cannot say: a thread-group leader that is a
+  // zombie while its other threads still run (a signal handler's _exit,
+  // a kill from outside) is never reported until they are reaped.
+  static constexpr int kThreadWaitMs = 2000;
+  // Bound of the launch, from fork to the program's exec.
+  static constexpr int kLaunchWaitMs = 10000;
+  // Next stop of `tid` only, waiting at most `timeout_ms`; nullopt when the
+  // time is up, `tid` is no tracee or child of ours, or a SIGINT or SIGTERM
+  // arrived (then interrupted() is true). Never blocks for ever.
+  std::optional<Stop> wait_for(pid_t tid, int timeout_ms = kThreadWaitMs);
+  // Waits for `pid`'s exit after a SIGKILL, for at most `timeout_ms`,
+  // taking (and dropping) the other stops and exits that come meanwhile.
+  // False when it did not come (not ours, or still going).
+  bool reap_killed(pid_t pid, int timeout_ms = kThreadWaitMs);
   bool interrupted() const { return interrupted_signal_ != 0; }
   // SIGINT or SIGTERM once interrupted, else 0.
   int interrupted_by() const { return interrupted_signal_; }
@@ -89,6 +103,8 @@ class Tracer {
 
 // Threads of a process, from /proc.
 std::vector<pid_t> threads_of(pid_t pid);
+// Whether a process other than ctrl traces `pid` (TracerPid in /proc).
+bool traced_by_other(pid_t pid);
 // Whether `tid` has a handler installed for `sig` (SigCgt in /proc).
 bool catches_signal(pid_t tid, int sig);
 

@@ -1,26 +1,51 @@
 #include "sites/Instrumentation.h"
 
+#include <fmt/format.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <algorithm>
 #include <filesystem>
 #include <sstream>
 
-#include <fmt/format.h>
-
+#include "SiteTable.h"
 #include "cli/ExitStatus.h"
 #include "session/ProgramLibraries.h"
 #include "sites/SiteDecoder.h"
-#include "SiteTable.h"
 
 namespace ctrl {
 
 namespace fs = std::filesystem;
 
-std::string resolve_library(const std::string& name) {
+namespace {
+
+// The C library, its loader and ctrl's agent cannot be instrumented: the
+// agent runs on them (a patched site in libc traps inside the agent's own
+// calls: every program crashed with a false SIGSEGV). Their synchronisation
+// is seen at their functions already (README, "What ctrl sees").
+std::string checked_library(const std::string& path, const std::string& name) {
+  std::string base = fs::path(path).filename().string();
+  for (const char* own : {"libc.so", "libc-", "ld-linux", "ld-2.", "libpthread", "libdl.so", "libctrl-agent"})
+    if (base.rfind(own, 0) == 0)
+      throw UsageError(
+          fmt::format("--instrument {}: the C library, its loader and ctrl's agent cannot be "
+                      "instrumented (ctrl's agent runs on them; their locks and atomics are seen at "
+                      "their functions already)",
+                      name));
+  return path;
+}
+
+std::string find_library(const std::string& name);
+
+}  // namespace
+
+std::string resolve_library(const std::string& name) { return checked_library(find_library(name), name); }
+
+namespace {
+
+std::string find_library(const std::string& name) {
   std::error_code ec;
   if (name.find('/') != std::string::npos) {
     if (!fs::exists(name, ec)) throw UsageError(fmt::format("--instrument: no such library '{}'", name));
@@ -43,6 +68,8 @@ std::string resolve_library(const std::string& name) {
   throw UsageError(fmt::format("--instrument: library '{}' not found (give its path)", name));
 }
 
+}  // namespace
+
 Instrumentation::Instrumentation(const std::string& program, const InstrumentationOptions& options) {
   if (options.visible != "all" && options.visible != "atomics")
     throw UsageError(fmt::format("--visible must be all or atomics, not '{}'", options.visible));
@@ -56,7 +83,8 @@ Instrumentation::Instrumentation(const std::string& program, const Instrumentati
   // sleep in the kernel, unseen (agent/KernelWaits.h).
   for (const auto& lib : program_libraries(program)) {
     if (files.size() == kMaxSiteModules) break;
-    if (is_c_library(lib) || is_sanitizer_runtime(lib) || std::find(files.begin(), files.end(), lib) != files.end()) continue;
+    if (is_c_library(lib) || is_sanitizer_runtime(lib) || std::find(files.begin(), files.end(), lib) != files.end())
+      continue;
     files.push_back(lib);
   }
 
@@ -117,8 +145,8 @@ Instrumentation::Instrumentation(const std::string& program, const Instrumentati
   size_t sites_bytes = all.size() * sizeof(Site);
   if (pwrite(fd_, &header, sizeof header, 0) != ssize_t(sizeof header) ||
       (!all.empty() && pwrite(fd_, all.data(), sites_bytes, sizeof header) != ssize_t(sites_bytes)) ||
-      (!all.empty() && pwrite(fd_, patches.data(), all.size() * sizeof(SitePatch), off_t(sizeof header + sites_bytes)) !=
-                           ssize_t(all.size() * sizeof(SitePatch))))
+      (!all.empty() && pwrite(fd_, patches.data(), all.size() * sizeof(SitePatch),
+                              off_t(sizeof header + sites_bytes)) != ssize_t(all.size() * sizeof(SitePatch))))
     throw InternalError(std::string("writing the site table: ") + strerror(errno));
 }
 
