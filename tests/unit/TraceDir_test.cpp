@@ -29,7 +29,7 @@ TEST_F(TraceDirTest, MadeDirectoriesAreTheOwnersOnly) {
   mode_t old = ::umask(022);
   {
     TraceDir dir((root_ / "a" / "b").string());
-    dir.used();
+    dir.make();
   }
   ::umask(old);
   EXPECT_EQ(fs::status(root_ / "a").permissions() & fs::perms::all, fs::perms::owner_all);
@@ -42,7 +42,7 @@ TEST_F(TraceDirTest, ExistingDirectoryKeepsItsMode) {
   fs::permissions(root_ / "shared", fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec);
   {
     TraceDir dir((root_ / "shared").string());
-    dir.used();
+    dir.make();
   }
   EXPECT_EQ(fs::status(root_ / "shared").permissions() & fs::perms::all,
             fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec);

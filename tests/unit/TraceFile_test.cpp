@@ -167,8 +167,9 @@ TEST_F(TraceFileTest, SavedTraceIsReadableByItsOwnerOnly) {
   EXPECT_EQ(fs::status(path("t.trace")).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
 }
 
-TEST_F(TraceFileTest, SaveIntoMissingDirectoryIsAnInternalError) {
-  EXPECT_THROW(save_trace(path("no/such/dir/t.trace"), sample_trace()), InternalError);
+// A file the user named that cannot be written is the user's to fix (exit 2).
+TEST_F(TraceFileTest, SaveIntoMissingDirectoryIsAUsageError) {
+  EXPECT_THROW(save_trace(path("no/such/dir/t.trace"), sample_trace()), UsageError);
 }
 
 TEST_F(TraceFileTest, MissingFileIsRefused) { expect_refused(path("absent.trace"), "cannot read"); }
