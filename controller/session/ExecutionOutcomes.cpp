@@ -11,6 +11,7 @@
 #include <csignal>
 
 #include "binary/Backtracer.h"
+#include "binary/PointerNames.h"
 #include "binary/Symbolizer.h"
 #include "cli/ExitStatus.h"
 #include "reports/CalledNames.h"
@@ -67,6 +68,7 @@ ExecutionResult Session::outcome_from_agent(pid_t tid) {
     }
     case shm::Outcome::Deadlock: {
       r.kind = BugKind::Deadlock;
+      name_heap_blocks(r);
       // Rebuild the message with symbols: who waits on what.
       std::string msg = "no thread can proceed:";
       for (uint32_t t = 0; t < std::min(h.nthreads, shm::kMaxThreads); ++t) {
@@ -90,6 +92,7 @@ ExecutionResult Session::outcome_from_agent(pid_t tid) {
     }
     case shm::Outcome::Hang: {
       r.kind = BugKind::Hang;
+      name_heap_blocks(r);
       const shm::ThreadSlot& slot = h.threads[std::min(r.thread, shm::kMaxThreads - 1)];
       r.site = slot.await_site;
       r.facts.address = slot.await_addr;
@@ -178,11 +181,18 @@ void Session::judge_exit(ExecutionResult& r) {
   found_bug_ = true;
 }
 
+void Session::name_heap_blocks(ExecutionResult& r) {
+  const shm::Header& h = region_.header();
+  r.events.assign(region_.view().events, region_.view().events + std::min(h.steps.load(), region_.capacity()));
+  learn_pointer_names(r.events, symbolizer());
+}
+
 ExecutionResult Session::finish_with_bug(ExecutionResult r, pid_t stopped_tid) {
   r.end = ExecutionResult::End::Bug;
   found_bug_ = true;
-  const shm::Header& h = region_.header();
-  r.events.assign(region_.view().events, region_.view().events + std::min(h.steps.load(), region_.capacity()));
+  // The threads' states ("blocked in pthread_cond_wait on p->work") name
+  // heap blocks through the pointers this execution's code used.
+  name_heap_blocks(r);
   collect_backtraces(r, stopped_tid);
   kill_execution();
   return r;

@@ -226,6 +226,10 @@ class Session {
   // ---- outcomes (ExecutionOutcomes.cpp) ----
   ExecutionResult outcome_from_agent(pid_t tid);
   ExecutionResult finish_with_bug(ExecutionResult r, pid_t stopped_tid);
+  // Copies the execution's events into `r` and learns from them the names
+  // of the heap blocks its code reached through pointers (PointerNames.h),
+  // so that messages and thread states say `p->work`, not `heap+0x16fa8`.
+  void name_heap_blocks(ExecutionResult& r);
   // A hang of `thread` (HangWatch's message), with every thread's backtrace.
   ExecutionResult hang_result(const std::string& message, uint32_t thread);
   ExecutionResult interrupted_result();

@@ -55,6 +55,11 @@ function(report_parts prefix text)
 endfunction()
 report_parts(attach "${run_out}")
 
+# Heap memory too is named through the pointers the code used, in the
+# headline and the threads' states as in the steps (`p->work`).
+if(run_out MATCHES "heap\\+0x[0-9a-f]+")
+  e2e_fail("the report names memory by a heap offset ('${CMAKE_MATCH_0}')")
+endif()
 foreach(name IN LISTS EXPECT_NAMES)
   if(NOT attach_interleaving MATCHES "${name}")
     e2e_fail("the interleaving does not name '${name}'")
