@@ -3,6 +3,7 @@
 #include <cxxabi.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <fmt/format.h>
 #include <gelf.h>
 
 #include <algorithm>
@@ -12,22 +13,10 @@
 #include <fstream>
 #include <new>
 
-#include <fmt/format.h>
-
-#include "cli/ExitStatus.h"
+#include "binary/ProcessDwfl.h"
 
 namespace ctrl {
 namespace {
-
-// Null means the default search path (/usr/lib/debug, build ids, ...).
-char* g_debuginfo_path = nullptr;
-
-const Dwfl_Callbacks kCallbacks = {
-    .find_elf = dwfl_linux_proc_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
-    .section_address = nullptr,
-    .debuginfo_path = &g_debuginfo_path,
-};
 
 std::string basename_of(std::string_view path) {
   // dwfl names the vdso "[vdso: <pid>]"; the pid is noise in a report.
@@ -58,13 +47,9 @@ std::string module_basename(Dwfl_Module* mod) {
 }  // namespace
 
 Symbolizer::Symbolizer(pid_t pid) {
-  dwfl_ = dwfl_begin(&kCallbacks);
-  if (!dwfl_) throw InternalError(fmt::format("libdw: {}", dwfl_errmsg(-1)));
-  dwfl_report_begin(dwfl_);
-  // On failure (process gone, no permission) the module list stays empty
-  // and addresses are described numerically; a report is still worth having.
-  dwfl_linux_proc_report(dwfl_, pid);
-  dwfl_report_end(dwfl_, nullptr, nullptr);
+  // A process gone or unreadable leaves the module list empty and addresses
+  // are described numerically: a report is still worth having.
+  dwfl_ = begin_process_dwfl(pid);
 
   // Opening every module's ELF now, while the process exists, is what lets
   // the vdso (read from the process's memory) be symbolized later.
@@ -163,8 +148,8 @@ std::string Symbolizer::describe_code(uint64_t addr) const {
   const CodeInfo& info = code_info(addr);
   if (!info.mapped) return fmt::format("{:#x}", addr);
   std::string where = info.function.empty() ? fmt::format("{:#x}", addr)
-                      : info.offset == 0     ? info.function
-                                             : fmt::format("{}+{:#x}", info.function, info.offset);
+                      : info.offset == 0    ? info.function
+                                            : fmt::format("{}+{:#x}", info.function, info.offset);
   if (!info.function.empty() && !info.file.empty()) {
     if (info.inlined.empty()) return fmt::format("{} at {}:{}", where, info.file, info.line);
     // The line is the inlined function's; each call site is in the
@@ -226,8 +211,7 @@ std::string Symbolizer::describe_data(uint64_t addr) const {
       names = std::make_unique<AddressNames>(library ? nullptr : dwfl_module_getdwarf(mod, &bias), bias);
     }
     if (std::string named = names->static_name(addr); !named.empty()) return named;
-    if (name && covers)
-      return offset == 0 ? display_name(name) : fmt::format("{}+{}", display_name(name), offset);
+    if (name && covers) return offset == 0 ? display_name(name) : fmt::format("{}+{}", display_name(name), offset);
     return fmt::format("{:#x} in {}", addr, module_basename(mod));
   }
 
@@ -237,8 +221,8 @@ std::string Symbolizer::describe_data(uint64_t addr) const {
     if (path.empty()) return "*" + block->pointer;
     return "(*" + block->pointer + ")" + path;
   }
-  auto it = std::upper_bound(regions_.begin(), regions_.end(), addr,
-                             [](uint64_t a, const Region& r) { return a < r.start; });
+  auto it =
+      std::upper_bound(regions_.begin(), regions_.end(), addr, [](uint64_t a, const Region& r) { return a < r.start; });
   if (it != regions_.begin() && addr < std::prev(it)->end) {
     const Region& region = *std::prev(it);
     if (region.name.empty()) return fmt::format("anon {:#x}", addr);

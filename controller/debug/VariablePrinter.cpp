@@ -15,20 +15,12 @@
 #include <vector>
 
 #include "binary/DwarfValue.h"
+#include "binary/ProcessDwfl.h"
 #include "cli/ExitStatus.h"
 #include "debug/VariablePrinterImpl.h"
 
 namespace ctrl {
 namespace {
-
-char* g_debuginfo_path = nullptr;
-
-const Dwfl_Callbacks kCallbacks = {
-    .find_elf = dwfl_linux_proc_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
-    .section_address = nullptr,
-    .debuginfo_path = &g_debuginfo_path,
-};
 
 // x86-64 glibc: tcbhead_t.dtv is the second word of the TCB, and a dtv_t
 // (union of a counter and {void* val; void* to_free}) is 16 bytes.
@@ -254,11 +246,7 @@ std::string VariablePrinter::Impl::symbol_at(uint64_t addr) const {
 
 VariablePrinter::VariablePrinter(pid_t pid) : impl_(std::make_unique<Impl>()) {
   Impl& im = *impl_;
-  im.dwfl = dwfl_begin(&kCallbacks);
-  if (!im.dwfl) throw InternalError(fmt::format("libdw: {}", dwfl_errmsg(-1)));
-  dwfl_report_begin(im.dwfl);
-  dwfl_linux_proc_report(im.dwfl, pid);  // on failure no module is known: every name is unknown
-  dwfl_report_end(im.dwfl, nullptr, nullptr);
+  im.dwfl = begin_process_dwfl(pid);  // no module known (process gone): every name is unknown
 
   char exe[PATH_MAX] = {};
   ssize_t len = ::readlink(fmt::format("/proc/{}/exe", pid).c_str(), exe, sizeof exe - 1);

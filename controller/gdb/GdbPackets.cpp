@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/ExitStatus.h"
+#include "reports/XmlText.h"
 
 namespace ctrl::gdb {
 
@@ -507,32 +508,6 @@ std::string monitor_help() {
          "monitor restart ID       go to checkpoint ID\n"
          "After a monitor command that moves, run `maintenance flush register-cache`\n"
          "so that gdb forgets the registers and frames it had.\n";
-}
-
-std::string xml_escape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
 }
 
 std::string threads_xml(pid_t pid, const std::vector<ThreadEntry>& threads) {

@@ -115,7 +115,6 @@ MonitorCommand parse_monitor(std::string_view text);
 std::string monitor_help();
 
 // ---- replies ----
-std::string xml_escape(std::string_view text);
 struct ThreadEntry {
   uint32_t index = 0;
   std::string name;   // "T0 mutex_lock m"

@@ -7,37 +7,9 @@
 #include "binary/Symbolizer.h"
 #include "reports/BugJson.h"
 #include "reports/StopReason.h"
+#include "reports/XmlText.h"
 
 namespace ctrl {
-
-std::string xml_escape(const std::string& text) {
-  std::string out;
-  for (unsigned char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
-          out += "\xEF\xBF\xBD";
-        else
-          out += char(c);
-    }
-  }
-  return out;
-}
 
 std::string junit_xml(const ExplorationReport& report, const std::string& program, Symbolizer& symbols) {
   std::string name = std::filesystem::path(program).filename().string();

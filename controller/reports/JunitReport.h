@@ -19,8 +19,4 @@ class Symbolizer;
 
 std::string junit_xml(const ExplorationReport& report, const std::string& program, Symbolizer& symbols);
 
-// `text` with &, <, >, " and ' escaped, and control characters XML 1.0 does
-// not allow replaced by U+FFFD's UTF-8 (a program's message may hold any byte).
-std::string xml_escape(const std::string& text);
-
 }  // namespace ctrl

@@ -5,6 +5,7 @@
 #include "exploration/ProgressLine.h"
 #include "reports/JunitReport.h"
 #include "reports/StopReason.h"
+#include "reports/XmlText.h"
 
 namespace ctrl {
 namespace {
