@@ -1,12 +1,12 @@
 # gdb against `ctrl replay --gdb PORT TRACE` on the recorded deadlock of
-# samples/deadlock_lock_order (T0 main, T1 left, T2 right), run by gdb.sh:
+# samples/deadlock_lock_order (T0 main, T1 left, T2 right), run by gdb_path.sh (replay):
 #
 #  $ ctrl attach --trace-dir traces deadlock_lock_order       (exit 1: the deadlock's trace)
 #  $ ctrl replay --gdb 0 traces/*.ctrltrace 2> server.err &   ("listening on 127.0.0.1:PORT")
 #  $ gdb -nx -batch -ex 'target remote :PORT' -x gdb_session.gdb deadlock_lock_order
 #
 # Each command is preceded by the lines it must print, as regular
-# expressions after "#   "; gdb.sh checks they all appear in gdb's output,
+# expressions after "#   "; gdb_path.sh checks they all appear in gdb's output,
 # in order, then that ctrl exits 0 after the detach and leaves no process.
 
 set pagination off
