@@ -20,6 +20,11 @@ size_t ProbingStrategy::sampler_of(uint64_t index) {
   return kTurns[index % 4];
 }
 
+bool ProbingStrategy::probe_due(uint64_t searched, uint64_t probes, uint64_t late_from) {
+  if (probes < kEagerProbes) return true;
+  return (probes - kEagerProbes + 1) * kLateSpacing <= searched - late_from;
+}
+
 std::optional<ExecutionPlan> ProbingStrategy::next() {
   if (!started_) {
     started_ = true;
@@ -32,14 +37,17 @@ std::optional<ExecutionPlan> ProbingStrategy::next() {
     ExecutionPlan plan = std::move(*held_);
     held_.reset();
     last_probe_ = false;
+    ++planned_;
     return plan;
   }
   auto plan = systematic_->next();
-  if (!plan || !probing()) {
+  if (!plan || !probing() || !probe_due(planned_, probes_, late_from_)) {
     last_probe_ = false;
+    planned_ += plan.has_value();
     return plan;
   }
   held_ = std::move(plan);
+  if (probes_ + 1 == kEagerProbes) late_from_ = planned_;
   auto probe = samplers_[sampler_of(probes_++)]->next();
   probe->probe = true;
   last_probe_ = true;
@@ -68,9 +76,13 @@ std::vector<ExecutionPlan> ProbingStrategy::predict(size_t n) const {
     for (size_t k = 0; k < samplers_.size(); ++k) sampled[k] = samplers_[k]->predict(n);
   // A probe comes next whether or not the search's next plan is known yet
   // (it runs unless the search is done).
-  uint64_t index = probes_;
-  for (size_t i = 0; plans.size() < n; ++i) {
-    if (probing()) {
+  uint64_t index = probes_, late_from = late_from_;
+  // The search's execution the next probe would come before: held_ is
+  // planned already, so the one after it.
+  uint64_t searched_before = planned_ + (held_ ? 1 : 0);
+  for (size_t i = 0; plans.size() < n; ++i, ++searched_before) {
+    if (probing() && probe_due(searched_before, index, late_from)) {
+      if (index + 1 == kEagerProbes) late_from = searched_before;
       size_t k = sampler_of(index++);
       if (used[k] >= sampled[k].size()) break;
       ExecutionPlan probe = sampled[k][used[k]++];

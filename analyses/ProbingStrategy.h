@@ -3,7 +3,8 @@
 // executions, kAloneSteps steps or kAloneCuts executions cut by
 // --max-steps, alternates its executions with probes:
 // sampled executions, partial order sampling and PCT of depths 2 and 3 in
-// turn (POS, PCT d=2, POS, PCT d=3, ...).
+// turn (POS, PCT d=2, POS, PCT d=3, ...), kEagerProbes of them; then one
+// probe per kLateSpacing executions of the search.
 //
 // Why: DPOR explores depth-first, reversing the races nearest the end of an
 // execution first. A program with many races late in its executions keeps
@@ -24,6 +25,8 @@
 //    is asked for before each probe, so no probe runs after it is done.
 //    exhaustive() is the systematic search's: probes never make a search
 //    complete, nor incomplete.
+//  * Whether a probe comes before the search's next execution depends only
+//    on the counts of searched executions and probes, never on time.
 //  * Probe plans are marked ExecutionPlan::probe; they depend on (seed,
 //    probe index) and the execution lengths seen (PCT's estimates, learnt
 //    from every execution), so a probe re-runs alone and its trace replays.
@@ -49,6 +52,13 @@ class ProbingStrategy final : public Strategy {
   // exhaustive, and a lowered --max-steps may end it (not exhaustive) long
   // before the step budget.
   static constexpr uint64_t kAloneCuts = 8;
+  // Probes every other execution at first: the shallow bugs they are for
+  // are found within a few dozen (docs/PERFORMANCE.md, "The default
+  // strategy"). After that many the chance of one more finding what all of
+  // them missed is small, while at one probe per search execution they
+  // halve the search's rate to the end; from then on they cost 1/kLateSpacing.
+  static constexpr uint64_t kEagerProbes = 1024;
+  static constexpr uint64_t kLateSpacing = 32;
 
   ProbingStrategy(std::unique_ptr<Strategy> systematic, uint64_t seed);
   std::string name() const override { return "dpor+probes"; }
@@ -76,8 +86,15 @@ class ProbingStrategy final : public Strategy {
   bool last_probe_ = false;
   uint64_t searched_ = 0, searched_steps_ = 0, searched_cut_ = 0;
   uint64_t probes_ = 0;
+  // The search's plans handed out (searched_ counts those completed), and
+  // that count when the kEagerProbes-th probe was planned. The probes' rate
+  // follows plans, so that it does not depend on when executions end.
+  uint64_t planned_ = 0, late_from_ = 0;
   // Which sampler plans probe `index`.
   static size_t sampler_of(uint64_t index);
+  // Whether a probe comes before the search's next plan, once probing, with
+  // `searched` executions of the search and `probes` probes before it.
+  static bool probe_due(uint64_t searched, uint64_t probes, uint64_t late_from);
 };
 
 }  // namespace ctrl

@@ -1,8 +1,7 @@
 #include "cli/Cli.h"
 
-#include <functional>
-#include <fmt/format.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <limits.h>
 #include <unistd.h>
 
@@ -17,34 +16,35 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <sstream>
 
+#include "ModelAnalysis.h"
+#include "binary/ElfInspector.h"
+#include "binary/Symbolizer.h"
+#include "cli/ExitStatus.h"
 #include "debug/DebugPrompt.h"
 #include "debug/DebugSession.h"
-#include "binary/ElfInspector.h"
-#include "cli/ExitStatus.h"
 #include "exploration/Explorer.h"
+#include "exploration/Replayer.h"
+#include "exploration/SharedSet.h"
 #include "exploration/Shrinker.h"
 #include "gdb/GdbServer.h"
-#include "sites/InlineAtomics.h"
-#include "sites/Instrumentation.h"
-#include "ModelAnalysis.h"
-#include "session/OutputKind.h"
-#include "exploration/Replayer.h"
 #include "reports/BugJson.h"
 #include "reports/CiReports.h"
 #include "reports/DotGraph.h"
 #include "reports/ExecutionPicture.h"
 #include "reports/HtmlReport.h"
-#include "reports/ReportFile.h"
 #include "reports/Report.h"
+#include "reports/ReportFile.h"
 #include "reports/StopReason.h"
-#include "binary/Symbolizer.h"
 #include "reports/TraceEnvironment.h"
 #include "reports/TraceFile.h"
 #include "reports/Verdict.h"
-#include "exploration/SharedSet.h"
+#include "session/OutputKind.h"
+#include "sites/InlineAtomics.h"
+#include "sites/Instrumentation.h"
 
 extern char** environ;
 
@@ -218,9 +218,10 @@ void check_c11_run(const AttachArgs& a, const std::string& program) {
   // agent follows with their orders (agent/TsanAtomics.h).
   if (imports_libatomic(program) == false && !imports_prefixed(program, "__tsan_atomic").value_or(false)) {
     if (auto found = find_inline_atomics(program))
-      throw UsageError(fmt::format("--model {}: {} has inline atomics ({}): orders unseen; rebuild with "
-                                   "-fno-inline-atomics -latomic",
-                                   a.model, program, found->evidence));
+      throw UsageError(
+          fmt::format("--model {}: {} has inline atomics ({}): orders unseen; rebuild with "
+                      "-fno-inline-atomics -latomic",
+                      a.model, program, found->evidence));
     if (!has_debug_info(program))
       fmt::print(stderr,
                  "ctrl: note: {} has no debug information: if it has inline relaxed, acquire or release atomics "
@@ -252,8 +253,7 @@ int step_through(Session& session, std::optional<proto::Trace> recording, const 
   debug.set_checkpoints(checkpoints);
   DebugPrompt prompt(debug, stdout);
   StopInfo start = debug.start();
-  if (start.reason != StopReason::Step)
-    fmt::print("the program ended before its first thread: {}\n", start.message);
+  if (start.reason != StopReason::Step) fmt::print("the program ended before its first thread: {}\n", start.message);
   std::fflush(stdout);
   if (port) {
     // gdb's front end instead of the prompt (GdbServer): one connection.
@@ -292,13 +292,14 @@ void choose_equivalence(AttachArgs& a) {
                     "execution per {}",
                     a.model, a.model == "ra" ? "weak trace (po, rf)" : "execution graph (rf, mo)"));
   if (a.strategy_given && a.strategy != "dpor")
-    throw UsageError(fmt::format("--equivalence rf is a systematic search: use it with --strategy dpor (not {})",
-                                 a.strategy));
+    throw UsageError(
+        fmt::format("--equivalence rf is a systematic search: use it with --strategy dpor (not {})", a.strategy));
   if (a.preemption_bound >= 0 || a.dpor != "source")
     throw UsageError("--equivalence rf does not combine with --preemption-bound or --dpor");
   if (a.interactive || !a.batch.empty() || !a.gdb_port.empty())
-    throw UsageError("--equivalence rf does not apply to stepping (--interactive, --batch, --gdb): its explore "
-                     "command explores Mazurkiewicz classes");
+    throw UsageError(
+        "--equivalence rf does not apply to stepping (--interactive, --batch, --gdb): its explore "
+        "command explores Mazurkiewicz classes");
   a.strategy = "dpor-rf";
 }
 
@@ -320,8 +321,9 @@ int attach(AttachArgs a) {
   // The default probes beside plain DPOR only (ProbingStrategy.h): with a
   // preemption bound, Optimal-DPOR or the execution graphs of c11/rc11, it
   // is that search alone.
-  if (!a.strategy_given && a.strategy != "dpor-rf" && (a.preemption_bound >= 0 || a.dpor != "source" ||
-                            model_analysis(shm::memory_model_named(a.model)).plans_choices()))
+  if (!a.strategy_given && a.strategy != "dpor-rf" &&
+      (a.preemption_bound >= 0 || a.dpor != "source" ||
+       model_analysis(shm::memory_model_named(a.model)).plans_choices()))
     a.strategy = "dpor";
   // --dpor optimal passes the option's check with CTRL_EXPERIMENTAL=1 only.
   if (a.strategy == "dpor" && a.dpor == "optimal") a.strategy = "dpor-optimal";
@@ -441,8 +443,7 @@ int attach(AttachArgs a) {
   config.spread = options.jobs == 1;
 
   if (a.interactive || !a.batch.empty() || !a.gdb_port.empty()) {
-    if (!a.jobs_text.empty() && a.jobs > 1)
-      fmt::print(stderr, "ctrl: -j is ignored when stepping: one session\n");
+    if (!a.jobs_text.empty() && a.jobs > 1) fmt::print(stderr, "ctrl: -j is ignored when stepping: one session\n");
     Session session(config);
     fmt::print("ctrl: stepping through {} (memory model {}); help lists the commands\n", facts.path, a.model);
     fmt::print("{}", left_out);
@@ -453,13 +454,14 @@ int attach(AttachArgs a) {
   auto session = std::make_unique<Session>(config);
   auto explorer = std::make_unique<Explorer>(*session, options, trace);  // makes the trace directory
   std::string strategy_parameters = a.strategy == "random" || a.strategy == "pos" ? fmt::format(" (seed {})", a.seed)
-                                    : a.strategy == "pct"  ? fmt::format(" (seed {}, depth {})", a.seed, a.pct_depth)
-                                                           : "";
+                                    : a.strategy == "pct" ? fmt::format(" (seed {}, depth {})", a.seed, a.pct_depth)
+                                                          : "";
   fmt::print("ctrl: {} under strategy {}{}, memory model {}\n", facts.path, a.strategy, strategy_parameters, a.model);
   fmt::print("{}", left_out);
   fmt::print("ctrl: {}\n", instrumentation->summary());
   if (a.visible == "atomics")
-    fmt::print("ctrl: --visible=atomics: plain memory accesses are not scheduling points; races made of them may be missed\n");
+    fmt::print(
+        "ctrl: --visible=atomics: plain memory accesses are not scheduling points; races made of them may be missed\n");
   std::fflush(stdout);
   ExplorationReport report = explorer->run();
   // Own memory shared between threads (SharedSet.h): explored again from
@@ -584,8 +586,7 @@ int attach(AttachArgs a) {
   // line, but a found bug keeps exit status 1: the status must not hide the
   // verdict. Without a bug, exit 2: the run did not deliver what was asked.
   bool report_lost = !write_report_file([&] { json.write(j); });
-  report_lost |=
-      !write_report_file([&] { write_ci_reports(sarif, junit, report, facts.path, session->symbolizer()); });
+  report_lost |= !write_report_file([&] { write_ci_reports(sarif, junit, report, facts.path, session->symbolizer()); });
   if (unchecked_by_limits(report)) {
     // Not a clean run: nothing is known about the program, because the
     // limits did not fit it (Verdict.h): a time limit too short for one
@@ -654,9 +655,9 @@ int replay_command(const std::string& trace_path, const std::string& json_path, 
   Instrumentation instrumentation(config.program, iopts);
   config.sites_fd = instrumentation.fd();
   Session session(config);
-  std::string what = trace.bug().kind().empty() ? "a schedule without a bug"
-                                                 : fmt::format("{} bug in execution {}", trace.bug().kind(),
-                                                               trace.execution() + 1);
+  std::string what = trace.bug().kind().empty()
+                         ? "a schedule without a bug"
+                         : fmt::format("{} bug in execution {}", trace.bug().kind(), trace.execution() + 1);
   if (interactive || !batch.empty() || !gdb_port.empty()) {
     // The stepping session does not carry the decisions' Choices.
     if (model_analysis(config.model).plans_choices())
@@ -700,7 +701,7 @@ int replay_command(const std::string& trace_path, const std::string& json_path, 
   nlohmann::json j = report_json(report, config.program, trace.options().model());
   add_report_fields(j, report, session.symbolizer());
   bool report_lost = !write_report_file([&] { json.write(j); });  // as attach: the verdict's status wins
-  if (!out.reproduced && session.interrupted())  // the user's stop, not a divergence
+  if (!out.reproduced && session.interrupted())                   // the user's stop, not a divergence
     throw UsageError(fmt::format("replay interrupted by {} before the end of the trace: nothing was checked",
                                  session.stop_reason()));
   if (!out.reproduced) {
@@ -759,87 +760,94 @@ int run_cli(int argc, char** argv) {
   attach_cmd->footer(
       "ctrl attach [OPTIONS] [--] PROGRAM [ARGS...]: options of ctrl go before PROGRAM; everything from PROGRAM on "
       "is passed to it unchanged (as with gdb --args).");
-  attach_cmd->add_option("--strategy", a.strategy,
-                         "exploration strategy. dpor+probes (the default): dpor alone for its first 256 executions, "
-                         "1000000 steps or 8 executions cut by --max-steps, then, while it has not finished, every "
-                         "other execution a probe sampled by pos or pct (depth 2 or 3, in turn), so that shallow "
-                         "bugs DPOR's depth-first order would reach late are found early; exhaustive when dpor "
-                         "finishes, probes counted apart "
-                         "(with --preemption-bound, --equivalence rf or --model c11/rc11: dpor alone); "
-                         "dpor: systematic, exhaustive when it finishes; random: a uniform "
-                         "choice among the enabled threads at every step; pct: probabilistic concurrency testing "
-                         "(Burckhardt et al., ASPLOS 2010): random thread priorities, the highest-priority enabled "
-                         "thread runs, and at D-1 random change points the thread about to run drops below all "
-                         "others. Every other execution draws them over its steps and finds a bug of depth D (D "
-                         "ordering constraints) among n threads in k steps with probability at least 1/(n*k^(D-1)), "
-                         "k the longest execution seen so far; the others draw them over the write steps (stores, "
-                         "read-modify-writes, locks and unlocks, thread creation and exit, w the most seen) taken "
-                         "where another thread could run, let a thread that yields run again once a thread that "
-                         "never yielded has run, and find a bug whose D-1 preemptions each come just before a "
-                         "write with probability at least 1/(n*w^(D-1)); "
-                         "pos: partial order sampling (Yuan et al., CAV 2018): every thread's next operation has a "
-                         "random priority, the highest runs, and operations that race with the one that ran get new "
-                         "ones, so racing operations meet in either order about equally often however long the "
-                         "execution; round-robin: the next enabled thread in turn; sat (experimental, --model sc): "
-                         "SAT-directed search for behaviours, not interleavings (SATCheck): each execution is one a "
-                         "SAT solver found in which some read gets a value never seen there; behaviour-complete when "
-                         "none is left")
+  attach_cmd
+      ->add_option("--strategy", a.strategy,
+                   "exploration strategy. dpor+probes (the default): dpor alone for its first 256 executions, "
+                   "1000000 steps or 8 executions cut by --max-steps, then, while it has not finished, every "
+                   "other execution a probe sampled by pos or pct (depth 2 or 3, in turn), 1024 of them, then "
+                   "one per 32 dpor executions, so that shallow "
+                   "bugs DPOR's depth-first order would reach late are found early; exhaustive when dpor "
+                   "finishes, probes counted apart "
+                   "(with --preemption-bound, --equivalence rf or --model c11/rc11: dpor alone); "
+                   "dpor: systematic, exhaustive when it finishes; random: a uniform "
+                   "choice among the enabled threads at every step; pct: probabilistic concurrency testing "
+                   "(Burckhardt et al., ASPLOS 2010): random thread priorities, the highest-priority enabled "
+                   "thread runs, and at D-1 random change points the thread about to run drops below all "
+                   "others. Every other execution draws them over its steps and finds a bug of depth D (D "
+                   "ordering constraints) among n threads in k steps with probability at least 1/(n*k^(D-1)), "
+                   "k the longest execution seen so far; the others draw them over the write steps (stores, "
+                   "read-modify-writes, locks and unlocks, thread creation and exit, w the most seen) taken "
+                   "where another thread could run, let a thread that yields run again once a thread that "
+                   "never yielded has run, and find a bug whose D-1 preemptions each come just before a "
+                   "write with probability at least 1/(n*w^(D-1)); "
+                   "pos: partial order sampling (Yuan et al., CAV 2018): every thread's next operation has a "
+                   "random priority, the highest runs, and operations that race with the one that ran get new "
+                   "ones, so racing operations meet in either order about equally often however long the "
+                   "execution; round-robin: the next enabled thread in turn; sat (experimental, --model sc): "
+                   "SAT-directed search for behaviours, not interleavings (SATCheck): each execution is one a "
+                   "SAT solver found in which some read gets a value never seen there; behaviour-complete when "
+                   "none is left")
       ->check(CLI::IsMember({"dpor+probes", "dpor", "random", "pct", "pos", "round-robin", "sat"}))
       ->capture_default_str();
   attach_cmd->add_option("--seed", a.seed_text, "seed of random, pct, pos and the default's probes")
       ->type_name("N")
       ->capture_default_str();
-  attach_cmd->add_option("--pct-depth", a.pct_depth_text,
-                         fmt::format("with --strategy pct: the bug depth D it aims at, from 1 to {} (default: 3)",
-                                     shm::kMaxPctDepth))
+  attach_cmd
+      ->add_option(
+          "--pct-depth", a.pct_depth_text,
+          fmt::format("with --strategy pct: the bug depth D it aims at, from 1 to {} (default: 3)", shm::kMaxPctDepth))
       ->type_name("D");
   // Optimal-DPOR is not offered (issue 23 item 4): it still misses classes
   // or diverges on mutual-exclusion programs, so --dpor has one value for
   // users; developers reach it with CTRL_EXPERIMENTAL=1 (the cross-checks).
   const char* experimental = getenv("CTRL_EXPERIMENTAL");
   bool optimal_dpor = experimental && std::string_view(experimental) == "1";
-  attach_cmd->add_option("--dpor", a.dpor,
-                         "source: source sets and sleep sets (may run some redundant, blocked executions)")
+  attach_cmd
+      ->add_option("--dpor", a.dpor, "source: source sets and sleep sets (may run some redundant, blocked executions)")
       ->check(optimal_dpor ? CLI::IsMember({"source", "optimal"}) : CLI::IsMember({"source"}))
       ->capture_default_str();
-  attach_cmd->add_option("--equivalence", a.equivalence,
-                         "which executions count as the same under --model sc and tso. mazurkiewicz (the default): "
-                         "the same order of every two conflicting operations (a write and an access of the same "
-                         "bytes, two operations on one mutex); rf: every read reads from the same write (stores "
-                         "nobody reads between are not run in both orders), so fewer executions; systematic "
-                         "(dpor) only; the program may use memory accesses, mutexes and thread creation, exit "
-                         "and join (other synchronisation stops it, saying so); refused with pso, and with c11, "
-                         "rc11 and ra, which explore by reads-from already")
+  attach_cmd
+      ->add_option("--equivalence", a.equivalence,
+                   "which executions count as the same under --model sc and tso. mazurkiewicz (the default): "
+                   "the same order of every two conflicting operations (a write and an access of the same "
+                   "bytes, two operations on one mutex); rf: every read reads from the same write (stores "
+                   "nobody reads between are not run in both orders), so fewer executions; systematic "
+                   "(dpor) only; the program may use memory accesses, mutexes and thread creation, exit "
+                   "and join (other synchronisation stops it, saying so); refused with pso, and with c11, "
+                   "rc11 and ra, which explore by reads-from already")
       ->check(CLI::IsMember({"mazurkiewicz", "rf"}))
       ->capture_default_str();
-  attach_cmd->add_option("--model", a.model,
-                         "sc: sequential consistency; tso: x86-TSO, every thread's plain stores go through a "
-                         "FIFO store buffer whose flushes are explored like thread steps; pso: one FIFO per "
-                         "thread and 8-byte location, so stores to different locations may reach memory out "
-                         "of order (sfence keeps them in order); c11, rc11: the C11 memory model (rc11: the "
-                         "repaired RC11 of Lahav et al., PLDI 2017, which forbids load buffering; c11 allows it): "
-                         "each atomic load may read any store its memory order allows, not only the latest; "
-                         "only atomics that are libatomic calls are followed, so build the program with "
-                         "-fno-inline-atomics -latomic; instruction-site atomics (lock-prefixed, xchg, mfence) and "
-                         "pthread calls are treated as seq_cst (SC). With c11/rc11: --strategy dpor only, one "
-                         "session (-j 1). "
-                         // --model ra (issue 23): TRACER's release-acquire model, explored by weak trace.
-                         "ra: release-acquire (TRACER, OOPSLA 2018): every atomic write is a release and every "
-                         "atomic read an acquire, whatever order the program gave (relaxed is strengthened, "
-                         "seq_cst weakened to acquire/release, fences order nothing more); read-modify-writes "
-                         "are both and atomic; one execution per weak trace (program order plus which store "
-                         "each load reads), never one per order of stores nobody reads; libatomic calls only, "
-                         "as for c11; locked instructions and pthread calls as seq_cst. --strategy dpor only, "
-                         "-j 1, no stepping, no live checkpoints")
+  attach_cmd
+      ->add_option("--model", a.model,
+                   "sc: sequential consistency; tso: x86-TSO, every thread's plain stores go through a "
+                   "FIFO store buffer whose flushes are explored like thread steps; pso: one FIFO per "
+                   "thread and 8-byte location, so stores to different locations may reach memory out "
+                   "of order (sfence keeps them in order); c11, rc11: the C11 memory model (rc11: the "
+                   "repaired RC11 of Lahav et al., PLDI 2017, which forbids load buffering; c11 allows it): "
+                   "each atomic load may read any store its memory order allows, not only the latest; "
+                   "only atomics that are libatomic calls are followed, so build the program with "
+                   "-fno-inline-atomics -latomic; instruction-site atomics (lock-prefixed, xchg, mfence) and "
+                   "pthread calls are treated as seq_cst (SC). With c11/rc11: --strategy dpor only, one "
+                   "session (-j 1). "
+                   // --model ra (issue 23): TRACER's release-acquire model, explored by weak trace.
+                   "ra: release-acquire (TRACER, OOPSLA 2018): every atomic write is a release and every "
+                   "atomic read an acquire, whatever order the program gave (relaxed is strengthened, "
+                   "seq_cst weakened to acquire/release, fences order nothing more); read-modify-writes "
+                   "are both and atomic; one execution per weak trace (program order plus which store "
+                   "each load reads), never one per order of stores nobody reads; libatomic calls only, "
+                   "as for c11; locked instructions and pthread calls as seq_cst. --strategy dpor only, "
+                   "-j 1, no stepping, no live checkpoints")
       ->check(CLI::IsMember({"sc", "tso", "pso", "c11", "rc11", "ra"}))
       ->capture_default_str();
-  attach_cmd->add_option("--monitor", a.monitor,
-                         "sober: check every SC execution for a load x86-TSO could make read a stale value "
-                         "(bug kind tso-unsafe)")
+  attach_cmd
+      ->add_option("--monitor", a.monitor,
+                   "sober: check every SC execution for a load x86-TSO could make read a stale value "
+                   "(bug kind tso-unsafe)")
       ->check(CLI::IsMember({"sober"}));
-  attach_cmd->add_option("--preemption-bound", a.preemption_bound_text,
-                         "iterative context bounding: every schedule with at most 0, 1, ... N preemptions "
-                         "(no partial-order reduction within the bound; N from 0 to 64)")
+  attach_cmd
+      ->add_option("--preemption-bound", a.preemption_bound_text,
+                   "iterative context bounding: every schedule with at most 0, 1, ... N preemptions "
+                   "(no partial-order reduction within the bound; N from 0 to 64)")
       ->type_name("N");
   attach_cmd->add_option("--max-executions", a.max_executions_text, "stop after N executions")
       ->type_name("N")
@@ -850,14 +858,16 @@ int run_cli(int argc, char** argv) {
   attach_cmd->add_option("--max-steps", a.max_steps_text, "visible operations per execution before it is cut")
       ->type_name("N")
       ->capture_default_str();
-  attach_cmd->add_option("--hang-timeout", a.hang_timeout_text,
-                         "a thread that uses SECONDS of CPU time, or sleeps SECONDS in a system call, without a "
-                         "visible operation is a hang")
+  attach_cmd
+      ->add_option("--hang-timeout", a.hang_timeout_text,
+                   "a thread that uses SECONDS of CPU time, or sleeps SECONDS in a system call, without a "
+                   "visible operation is a hang")
       ->type_name("SECONDS")
       ->capture_default_str();
-  attach_cmd->add_option("--fail-on-exit", a.fail_on_exit,
-                         "exit statuses of the program that are a bug (kind exit-status): nonzero, or a list such "
-                         "as 1,3-5 (default: none; a Rust panic is a bug of kind panic anyway)")
+  attach_cmd
+      ->add_option("--fail-on-exit", a.fail_on_exit,
+                   "exit statuses of the program that are a bug (kind exit-status): nonzero, or a list such "
+                   "as 1,3-5 (default: none; a Rust panic is a bug of kind panic anyway)")
       ->type_name("nonzero|LIST");
   attach_cmd->add_option("--json", a.json, "write a JSON report to FILE");
   attach_cmd->add_option("--sarif", a.sarif, "write the bugs as SARIF 2.1.0 to FILE (code scanning, editors)");
@@ -877,12 +887,15 @@ int run_cli(int argc, char** argv) {
       ->type_name("PATTERN")
       ->allow_extra_args(false);
   attach_cmd->add_flag("--show-output", a.show_output, "let the program's stdout/stderr through (implies -j 1)");
-  attach_cmd->add_option("-j,--jobs", a.jobs_text,
-                         "sessions exploring at once, each running ahead what the strategy will ask for; "
-                         "results are those of -j 1 (default: 1; always 1 with --model c11/rc11)")
+  attach_cmd
+      ->add_option("-j,--jobs", a.jobs_text,
+                   "sessions exploring at once, each running ahead what the strategy will ask for; "
+                   "results are those of -j 1 (default: 1; always 1 with --model c11/rc11)")
       ->type_name("N");
-  attach_cmd->add_flag("--keep-going", a.keep_going, "collect distinct bugs (same kind and place once) instead of stopping at the first");
-  attach_cmd->add_flag("--no-shrink", a.no_shrink, "report a bug's schedule as found, without looking for fewer preemptions");
+  attach_cmd->add_flag("--keep-going", a.keep_going,
+                       "collect distinct bugs (same kind and place once) instead of stopping at the first");
+  attach_cmd->add_flag("--no-shrink", a.no_shrink,
+                       "report a bug's schedule as found, without looking for fewer preemptions");
   attach_cmd->add_flag(
       "--no-checkpoints", a.no_checkpoints,
       "run every execution from the start, not from a live checkpoint on its path (same results, slower)");
@@ -899,20 +912,22 @@ int run_cli(int argc, char** argv) {
                    "summary)")
       ->check(CLI::IsMember({"auto", "all", "shared", "atomics"}))
       ->capture_default_str();
-  attach_cmd->add_option("--races", a.races,
-                         "on: under --model sc, tso and pso, a data race (two threads access the same bytes, one "
-                         "writes, one access is not atomic, no happens-before between them) on the static data of "
-                         "the program or its libraries is a bug (data-race); all: on any memory, the heap too (malloc "
-                         "and free are not visible: a block malloc hands from one thread to another through its own "
-                         "lock can look racy); off: not checked (c11/rc11 always check)")
+  attach_cmd
+      ->add_option("--races", a.races,
+                   "on: under --model sc, tso and pso, a data race (two threads access the same bytes, one "
+                   "writes, one access is not atomic, no happens-before between them) on the static data of "
+                   "the program or its libraries is a bug (data-race); all: on any memory, the heap too (malloc "
+                   "and free are not visible: a block malloc hands from one thread to another through its own "
+                   "lock can look racy); off: not checked (c11/rc11 always check)")
       ->check(CLI::IsMember({"on", "all", "off"}))
       ->capture_default_str();
   attach_cmd->add_flag("--interactive", a.interactive,
                        "step through one execution at a prompt instead of exploring (help lists the commands)");
   attach_cmd->add_option("--batch", a.batch, "with --interactive: read the prompt's commands from FILE")
       ->type_name("FILE");
-  attach_cmd->add_option("--gdb", a.gdb_port,
-                         "serve the stepping session to gdb on 127.0.0.1:PORT (0: any free port) instead of the prompt")
+  attach_cmd
+      ->add_option("--gdb", a.gdb_port,
+                   "serve the stepping session to gdb on 127.0.0.1:PORT (0: any free port) instead of the prompt")
       ->type_name("PORT");
   attach_cmd->add_option("--instrument", a.instrument, "also make LIB's instructions visible (repeatable)")
       ->expected(1)
@@ -931,8 +946,9 @@ int run_cli(int argc, char** argv) {
   replay_cmd->add_option("--batch", replay_batch, "with --interactive: read the prompt's commands from FILE")
       ->type_name("FILE");
   bool replay_no_checkpoints = false;
-  replay_cmd->add_flag("--no-checkpoints", replay_no_checkpoints,
-                       "with --interactive/--batch/--gdb: going back always re-runs from the start (no live checkpoints)");
+  replay_cmd->add_flag(
+      "--no-checkpoints", replay_no_checkpoints,
+      "with --interactive/--batch/--gdb: going back always re-runs from the start (no live checkpoints)");
   std::string replay_program;
   replay_cmd
       ->add_option("--program", replay_program,
@@ -940,8 +956,9 @@ int run_cli(int argc, char** argv) {
                    "unless it is the same file")
       ->type_name("PATH");
   std::string replay_gdb;
-  replay_cmd->add_option("--gdb", replay_gdb,
-                         "serve the trace's execution to gdb on 127.0.0.1:PORT (0: any free port) instead of the prompt")
+  replay_cmd
+      ->add_option("--gdb", replay_gdb,
+                   "serve the trace's execution to gdb on 127.0.0.1:PORT (0: any free port) instead of the prompt")
       ->type_name("PORT");
 
   std::string report_trace, report_html, report_dot;

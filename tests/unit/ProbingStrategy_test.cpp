@@ -99,6 +99,7 @@ TEST(ProbingStrategy, ProbesAlternateAfterTheBudgetAndStopWithTheSearch) {
   // None in the budget, then one before each of the search's executions.
   const uint64_t budget = ProbingStrategy::kAloneExecutions;
   for (uint64_t k = 0; k < budget; ++k) EXPECT_FALSE(b.plans[k].probe) << k;
+  ASSERT_LT(a.plans.size() - budget, ProbingStrategy::kEagerProbes);  // all eager
   for (uint64_t k = budget; k < b.plans.size(); ++k) EXPECT_EQ(b.plans[k].probe, (k - budget) % 2 == 0) << k;
   EXPECT_EQ(b.plans.size(), a.plans.size() + (a.plans.size() - budget));
   EXPECT_FALSE(b.plans.back().probe);  // nothing after the search's last
@@ -128,6 +129,32 @@ TEST(ProbingStrategy, PredictsItsProbes) {
   uint64_t probes = b.plans.size() - a.plans.size();
   EXPECT_EQ(b.predicted_probes, probes - 1);
   EXPECT_GE(b.predicted - b.predicted_probes, a.predicted / 2);
+}
+
+TEST(ProbingStrategy, AfterTheEagerProbesOnePerLateSpacing) {
+  Program p = increments(8);  // C(16, 8) = 12,870 classes
+  ProbingStrategy probing(std::make_unique<DporStrategy>(), 1);
+  Explored b = explore(probing, p);
+  std::vector<ExecutionPlan> own = searched(b);
+  ASSERT_EQ(own.size(), 12870u);
+  EXPECT_TRUE(probing.exhaustive());
+  const uint64_t budget = ProbingStrategy::kAloneExecutions, eager = ProbingStrategy::kEagerProbes;
+  const uint64_t spacing = ProbingStrategy::kLateSpacing;
+  // The search's executions before each probe.
+  std::vector<uint64_t> before;
+  uint64_t n = 0;
+  for (const auto& q : b.plans) {
+    if (q.probe)
+      before.push_back(n);
+    else
+      ++n;
+  }
+  ASSERT_GT(before.size(), eager + 10);
+  for (uint64_t k = 0; k < eager; ++k) ASSERT_EQ(before[k], budget + k) << k;
+  for (uint64_t k = eager; k < before.size(); ++k) ASSERT_EQ(before[k] - before[k - 1], spacing) << k;
+  EXPECT_EQ(before.size(), eager + (own.size() - (budget + eager)) / spacing);
+  // Predicted exactly through the change of rate (but the first probe).
+  EXPECT_EQ(b.predicted_probes, before.size() - 1);
 }
 
 TEST(ProbingStrategy, IsTheFactorysDefaultName) {
