@@ -164,7 +164,7 @@ const char* InstructionSites::load(int fd) {
   uint64_t kept = 0;
   for (uint64_t i = 0; i < count_; ++i)
     if (ends_[sites_[i].module])
-      entries_[kept++] = Entry{bases_[sites_[i].module] + sites_[i].offset, 0, &sites_[i], &patches_[i], false, 0, 0};
+      entries_[kept++] = Entry{bases_[sites_[i].module] + sites_[i].offset, 0, &sites_[i], &patches_[i], false, 0, 0, 0, 0};
   count_ = kept;
   // The table is sorted by (module, offset): build each module's trampolines.
   uint64_t i = 0;
@@ -220,15 +220,11 @@ const char* InstructionSites::build_trampolines(uint32_t module, Entry* first, E
   for (Entry* e = first; e != last; ++e) {
     const Site& s = *e->site;
     const SitePatch& p = *e->patch;
-    e->jump = p.length >= 5;
+    e->jump = takes_jump(p);
     uint64_t start = reinterpret_cast<uint64_t>(out);
-    if (e->jump) out = emit_hook_call(out, e, xsave_size_);
-    uint64_t tramp = reinterpret_cast<uint64_t>(out);
-    // The site, then (jump sites shorter than 5 bytes) the instructions the
-    // jmp covers, all moved by the same distance: every rip-relative
-    // displacement shrinks by it.
-    int64_t moved = int64_t(tramp) - int64_t(e->address);
-    auto relocate = [&](uint8_t* at) {
+    // Each copy moves by its own distance: every rip-relative displacement
+    // in it shrinks by that.
+    auto relocate = [&](uint8_t* at, int64_t moved) {
       int32_t d32;
       memcpy(&d32, at, 4);
       int64_t disp = int64_t(d32) - moved;
@@ -237,18 +233,37 @@ const char* InstructionSites::build_trampolines(uint32_t module, Entry* first, E
       memcpy(at, &d32, 4);
       return true;
     };
+    // (Jump sites) the instructions the jmp covers before the site run
+    // first, then the hook.
+    uint8_t pre = e->jump ? p.pre_len : 0;
+    if (pre) {
+      memcpy(out, p.extra, pre);
+      int64_t moved = int64_t(start) - int64_t(e->address - pre);
+      for (uint8_t f = 0; f < p.fixup_count; ++f)
+        if (p.fixups[f] < pre && !relocate(out + p.fixups[f], moved))
+          return "a trampoline is out of reach of its site's data";
+      out += pre;
+    }
+    e->pre_relocated = start;
+    if (e->jump) out = emit_hook_call(out, e, xsave_size_);
+    uint64_t tramp = reinterpret_cast<uint64_t>(out);
+    // The site, then (jump sites shorter than 5 bytes) the instructions the
+    // jmp covers after it, all moved by the same distance.
+    int64_t moved = int64_t(tramp) - int64_t(e->address);
     memcpy(out, s.bytes, s.length);
-    if ((s.flags & kSiteRipRelative) && !relocate(out + s.disp_offset))
+    if ((s.flags & kSiteRipRelative) && !relocate(out + s.disp_offset, moved))
       return "a trampoline is out of reach of its site's data";
     size_t covered = s.length;
     if (e->jump) {
-      memcpy(out + s.length, p.extra, p.extra_len);
+      memcpy(out + s.length, p.extra + pre, p.extra_len - pre);
       for (uint8_t f = 0; f < p.fixup_count; ++f)
-        if (!relocate(out + s.length + p.fixups[f])) return "a trampoline is out of reach of its site's data";
+        if (p.fixups[f] >= pre && !relocate(out + s.length + (p.fixups[f] - pre), moved))
+          return "a trampoline is out of reach of its site's data";
       covered = p.length;
     }
     e->relocated = tramp;
     e->covered = uint32_t(covered);
+    e->pre = pre;
     out += covered;
     static const uint8_t kJmp[6] = {0xff, 0x25, 0, 0, 0, 0};
     memcpy(out, kJmp, 6);
@@ -266,7 +281,7 @@ const char* InstructionSites::patch() {
   // Group the writes by page: unprotect, write the int3s, restore.
   uint64_t i = 0;
   while (i < count_) {
-    uint64_t page = page_down(entries_[i].address);
+    uint64_t page = page_down(entries_[i].address - entries_[i].pre);
     uint64_t j = i;
     while (j < count_ && page_down(entries_[j].address) < page + 2 * 4096) ++j;
     uint64_t end = page_up(entries_[j - 1].address + std::max<uint64_t>(entries_[j - 1].patch->length, 1));
@@ -276,7 +291,8 @@ const char* InstructionSites::patch() {
       const Entry& e = entries_[k];
       auto* code = reinterpret_cast<uint8_t*>(e.address);
       if (e.jump) {
-        int64_t rel = int64_t(e.trampoline) - int64_t(e.address + 5);
+        code -= e.pre;
+        int64_t rel = int64_t(e.trampoline) - int64_t(e.address - e.pre + 5);
         int32_t r32 = int32_t(rel);
         uint8_t jmp[5] = {0xe9};
         memcpy(jmp + 1, &r32, 4);
@@ -303,6 +319,7 @@ uint64_t InstructionSites::original_address(uint64_t rip) const {
   for (uint64_t i = 0; i < count_; ++i) {
     const Entry& e = entries_[i];
     if (rip >= e.relocated && rip < e.relocated + e.covered) return e.address + (rip - e.relocated);
+    if (rip >= e.pre_relocated && rip < e.pre_relocated + e.pre) return e.address - e.pre + (rip - e.pre_relocated);
   }
   return rip;
 }

@@ -37,6 +37,8 @@ class InstructionSites {
     bool jump;            // patched with a jmp to a hook trampoline (no signal)
     uint64_t relocated;   // where the copy of the instruction (and neighbours) runs
     uint32_t covered;     // bytes of original code the copy stands for
+    uint64_t pre_relocated;  // where the copy of the instructions before the site runs
+    uint32_t pre;            // their bytes: the jmp is at address - pre
   };
   const Entry* find(uint64_t address) const;
   // The original code address an address inside a relocated copy stands

@@ -80,22 +80,28 @@ struct Site {
 };
 static_assert(sizeof(Site) == 64);
 
-// How a site is patched. `length` >= 5: a 5-byte jmp covers this many bytes:
-// the site itself and, for a site shorter than 5 bytes, the instructions
-// right after it, which the trampoline runs after the site (the decoder
-// checked that none of them is a branch target or control flow). 0: too short
-// and no room, an int3 instead.
+// How a site is patched. A 5-byte jmp covers `pre_len` bytes before the site
+// and `length` from it: the site itself and, for a site shorter than 5
+// bytes, the instructions right after it (or, when those cannot move, right
+// before it), which the trampoline runs before and after the site (the
+// decoder checked that nothing branches into the covered bytes after the
+// jmp's first, and that none is control flow). length 0: too short and no
+// room, an int3 instead.
 struct SitePatch {
   uint8_t length;
-  uint8_t extra_len;    // bytes of the following instructions, in `extra`
+  uint8_t pre_len;      // bytes of the instructions before the site: extra[0, pre_len)
+  uint8_t extra_len;    // bytes in `extra`: those before, then those after the site
   uint8_t fixup_count;  // rip-relative 32-bit displacements inside `extra`
-  uint8_t fixups[5];    // their offsets within `extra`
+  uint8_t fixups[4];    // their offsets within `extra`
   uint8_t extra[56];
 };
 static_assert(sizeof(SitePatch) == 64);
 
+// Whether the site takes a jmp (no signal) rather than an int3.
+inline bool takes_jump(const SitePatch& p) { return p.length > 0 && p.pre_len + p.length >= 5; }
+
 inline constexpr uint32_t kSiteTableMagic = 0x53545243;  // "CRTS"
-inline constexpr uint32_t kSiteTableVersion = 4;
+inline constexpr uint32_t kSiteTableVersion = 5;
 inline constexpr uint32_t kMaxSiteModules = 16;
 
 // SiteModule::flags: a library of the program that was not asked for with

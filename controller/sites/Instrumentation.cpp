@@ -126,7 +126,7 @@ Instrumentation::Instrumentation(const std::string& program, const Instrumentati
       SitePatch p = mod.patches[i];
       all.push_back(s);
       patches.push_back(p);
-      if (p.length >= 5) ++jumps;
+      if (takes_jump(p)) ++jumps;
       ++kept;
     }
     parts.push_back(fmt::format("{} in {}{}", kept, fs::path(files[f]).filename().string(),

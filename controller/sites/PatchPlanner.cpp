@@ -44,6 +44,7 @@ void plan_patches(DecodedModule& result, const std::vector<InsnInfo>& insns, std
   for (const Site& st : result.sites) site_addrs.push_back(st.offset);
 
   result.patches.assign(result.sites.size(), SitePatch{});
+  uint64_t covered_until = 0;  // the end of the last jmp's bytes (sites are sorted)
   for (size_t i = 0; i < result.sites.size(); ++i) {
     const Site& site = result.sites[i];
     SitePatch& patch = result.patches[i];
@@ -54,6 +55,7 @@ void plan_patches(DecodedModule& result, const std::vector<InsnInfo>& insns, std
     if (is_data(site.offset, site.offset + 5)) continue;
     if (site.length >= 5) {
       patch.length = site.length;
+      covered_until = site.offset + site.length;
       ++result.jump_sites;
       continue;
     }
@@ -62,29 +64,58 @@ void plan_patches(DecodedModule& result, const std::vector<InsnInfo>& insns, std
                                [](const InsnInfo& x, uint64_t a) { return x.addr < a; });
     if (it == insns.end() || it->addr != site.offset) continue;
     uint64_t end = site.offset + site.length;
+    auto can_move = [&](const InsnInfo& n) {
+      return n.in_step && n.movable && !std::binary_search(site_addrs.begin(), site_addrs.end(), n.addr);
+    };
+    auto take = [](SitePatch& p, const InsnInfo& n) {
+      if (p.extra_len + n.size > sizeof p.extra) return false;
+      if (n.rip_disp >= 0) {
+        if (p.fixup_count == sizeof p.fixups) return false;
+        p.fixups[p.fixup_count++] = uint8_t(p.extra_len + n.rip_disp);
+      }
+      std::memcpy(p.extra + p.extra_len, n.bytes, n.size);
+      p.extra_len = uint8_t(p.extra_len + n.size);
+      return true;
+    };
+    // First the instructions after the site: the jmp starts at the site.
     SitePatch p{};
     bool ok = false;
     for (auto n = it + 1; n != insns.end(); ++n) {
-      if (n->addr != end || !n->in_step || !n->movable || is_target(n->addr) ||
-          std::binary_search(starts.begin(), starts.end(), n->addr) ||
-          std::binary_search(site_addrs.begin(), site_addrs.end(), n->addr))
+      if (n->addr != end || !can_move(*n) || is_target(n->addr) ||
+          std::binary_search(starts.begin(), starts.end(), n->addr) || !take(p, *n))
         break;
-      if (p.extra_len + n->size > sizeof p.extra) break;
-      if (n->rip_disp >= 0) {
-        if (p.fixup_count == sizeof p.fixups) break;
-        p.fixups[p.fixup_count++] = uint8_t(p.extra_len + n->rip_disp);
-      }
-      std::memcpy(p.extra + p.extra_len, n->bytes, n->size);
-      p.extra_len = uint8_t(p.extra_len + n->size);
       end += n->size;
       if (end - site.offset >= 5) {
         ok = true;
         break;
       }
     }
+    // Else those right before it, not covered by the previous site's jmp:
+    // the jmp starts at the first of them (a branch may land there: it
+    // runs them from the trampoline), so the site itself must be no target.
+    if (!ok && !is_target(site.offset) && !std::binary_search(starts.begin(), starts.end(), site.offset)) {
+      p = SitePatch{};
+      uint64_t begin = site.offset;
+      std::vector<const InsnInfo*> before;
+      for (auto n = it; n != insns.begin() && site.offset + site.length - begin < 5;) {
+        --n;
+        if (n->addr + n->size != begin || n->addr < covered_until || !can_move(*n) || is_data(n->addr, begin) ||
+            (!before.empty() && is_target(begin)) || std::binary_search(starts.begin(), starts.end(), begin))
+          break;
+        before.push_back(&*n);
+        begin = n->addr;
+      }
+      if (site.offset + site.length - begin >= 5) {
+        ok = true;
+        for (auto b = before.rbegin(); b != before.rend() && ok; ++b) ok = take(p, **b);
+        p.pre_len = p.extra_len;
+        end = site.offset + site.length;
+      }
+    }
     if (!ok) continue;
     p.length = uint8_t(end - site.offset);
     patch = p;
+    covered_until = end;
     ++result.jump_sites;
   }
   // An int3 over data would change what the program reads.

@@ -1,8 +1,8 @@
 // How each site is patched (SitePatch, protocol/SiteTable.h): a 5-byte jmp
 // to a trampoline where the bytes allow it, an int3 otherwise. The planner
 // sees every instruction the decoder decoded, so it can move the
-// instructions after a short site into the trampoline when nothing can
-// branch into them.
+// instructions after a short site (or, failing that, right before it) into
+// the trampoline when nothing can branch into them.
 #pragma once
 
 #include <capstone/capstone.h>
@@ -40,7 +40,10 @@ class PatchPlanner {
   // with the instructions right after it, and only when every one of those
   // was recorded in step, is movable, is not a site, not a branch target or
   // known start, and the function (the code from the last known start) has
-  // no indirect jump (a jump table could land on any of them). Syscall sites
+  // no indirect jump (a jump table could land on any of them). Failing that,
+  // with the instructions right before it under the same rules, none covered
+  // by an earlier site's jmp, where the site itself is no branch target or
+  // known start (the first of them may be: a branch there lands on the jmp). Syscall sites
   // always keep an int3 (length 0): the agent performs their call itself.
   // Bytes that an instruction reads rip-relative (not `lea`) are data, even
   // amid code (V8's builtins load constants from earlier instructions'

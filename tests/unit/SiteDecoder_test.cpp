@@ -914,7 +914,7 @@ TEST(SitePatchPlanTest, CoveredBytesAreTheSiteAndItsRecordedNeighbours) {
     if (path.empty()) continue;
     DecodedModule m = decode_sites(path, 1);
     ASSERT_EQ(m.patches.size(), m.sites.size());
-    size_t with_neighbours = 0;
+    size_t with_neighbours = 0, with_before = 0;
     for (size_t i = 0; i < m.sites.size(); ++i) {
       const Site& s = m.sites[i];
       const SitePatch& p = m.patches[i];
@@ -922,21 +922,32 @@ TEST(SitePatchPlanTest, CoveredBytesAreTheSiteAndItsRecordedNeighbours) {
         EXPECT_LT(s.length, 5) << "a long site always takes a jmp";
         continue;
       }
-      ASSERT_GE(p.length, 5);
-      ASSERT_EQ(p.length, s.length + p.extra_len) << "at 0x" << std::hex << s.offset;
+      ASSERT_TRUE(takes_jump(p));
+      ASSERT_EQ(p.pre_len + p.length, s.length + p.extra_len) << "at 0x" << std::hex << s.offset;
       if (s.length >= 5) {
         EXPECT_EQ(p.extra_len, 0);
+        EXPECT_EQ(p.pre_len, 0);
         continue;
       }
       ++with_neighbours;
+      with_before += p.pre_len > 0;
+      // Before the site or after it, never both.
+      if (p.pre_len > 0) {
+        EXPECT_EQ(p.length, s.length);
+      }
       const auto* code = reinterpret_cast<const uint8_t*>(bias + s.offset);
-      ASSERT_EQ(std::memcmp(code + s.length, p.extra, p.extra_len), 0) << "at 0x" << std::hex << s.offset;
+      ASSERT_EQ(std::memcmp(code - p.pre_len, p.extra, p.pre_len), 0) << "at 0x" << std::hex << s.offset;
+      ASSERT_EQ(std::memcmp(code + s.length, p.extra + p.pre_len, p.extra_len - p.pre_len), 0)
+          << "at 0x" << std::hex << s.offset;
       if (i + 1 < m.sites.size()) {
-        EXPECT_GE(m.sites[i + 1].offset, s.offset + p.length) << "covers another site";
+        const SitePatch& next = m.patches[i + 1];
+        EXPECT_GE(m.sites[i + 1].offset - (takes_jump(next) ? next.pre_len : 0), s.offset + p.length)
+            << "covers another site or its jmp";
       }
       for (uint8_t f = 0; f < p.fixup_count; ++f) EXPECT_LE(p.fixups[f] + 4, p.extra_len);
     }
     EXPECT_GT(with_neighbours, 100u) << path << ": short sites should usually find room";
+    EXPECT_GT(with_before, 0u) << path << ": some short sites find room only before them";
     EXPECT_GT(m.jump_sites * 2, m.sites.size()) << path << ": most sites should take a jmp";
   }
 }
