@@ -701,6 +701,15 @@ def build_programs(f, d):
     # Exits from a signal handler while main is in pause().
     if "exit_from_handler" in f.programs:
         progs["exit-from-handler"] = ([f.programs["exit_from_handler"]], ran, None)
+    # Samples that leave the usual shape (samples/*.c say how): a daemon(3)
+    # whose parent exits at once, a fork whose parent exits without
+    # waiting, descriptors all closed, its own SIGTRAP handler, a crash in a
+    # signal handler, a signal to the saved pid. Their bugs are bugs (1).
+    for name, args in (("daemon_child", ["daemon"]), ("daemon_child", ["exit"]), ("close_all_fds", ["loop"]),
+                       ("own_sigtrap", []), ("crash_in_handler", []), ("kill_saved_pid", [])):
+        path = os.path.join(f.samples, name)
+        if os.path.exists(path):
+            progs["-".join([name] + args)] = ([path] + args, (0, 1, 2), None)
     # Files that are no program.
     progs["empty"] = ([write("empty", b"")], refused, "not an ELF file")
     progs["noexec"] = ([write("noexec", open(mc, "rb").read(), 0o644)], refused, "not executable")
@@ -750,7 +759,8 @@ def kind_programs(f, cases, jobs):
             ok, words = (2,), "trac" + ("|" + words if words else "")
         # What is refused before it runs is refused in one line.
         f.run("program %s%s %s" % (name, " under strace -f" if traced else "", " ".join(opts)), argv, cwd=c,
-              ok=ok, words=words, names=[os.path.basename(command[-1])], one_line=ok == (2,) and not traced,
+              ok=ok, words=words, names=[n for n in map(os.path.basename, command) if n.startswith(f.tag)] or None,
+              one_line=ok == (2,) and not traced,
               says=f.says.get(name))
 
     f.parallel(jobs, [lambda m=m: case(*m) for m in made])
