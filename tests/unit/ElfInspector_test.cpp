@@ -252,7 +252,8 @@ TEST_F(ElfInspectorTest, SetIdProgramsAreSaid) {
     fs::copy_file("/bin/true", other);
     ASSERT_EQ(::chown(other.c_str(), 65534, 65534), 0);
     ASSERT_EQ(::chmod(other.c_str(), 04755), 0);
-    EXPECT_THAT(set_id_note(other).value_or(""), HasSubstr("runs as its owner, and the loader then ignores LD_PRELOAD"));
+    EXPECT_THAT(set_id_note(other).value_or(""),
+                HasSubstr("runs as its owner, and the loader then ignores LD_PRELOAD"));
   }
 }
 
