@@ -157,6 +157,7 @@ class Fuzz:
                 problems.append("left empty file " + entry)
         with self.lock:
             self.count += 1
+            self.slowest = sorted(getattr(self, "slowest", []) + [(round(took, 1), label)], reverse=True)[:3]
             if problems:
                 self.failures.append((label, argv, problems, err.strip().splitlines()[-3:]))
 
@@ -789,6 +790,7 @@ def main():
     start = time.time()
     KINDS[args.kind](f, args.cases, args.jobs)
     print("%s: %d cases (seed %d) in %.1f s" % (args.kind, f.count, args.seed, time.time() - start))
+    print("slowest: " + "; ".join("%s s %s" % (t, label[:60]) for t, label in getattr(f, "slowest", [])))
     for label, argv, problems, err in f.failures:
         print("FAIL %s: %s" % (label, "; ".join(problems)))
         print("   command: %s" % " ".join(repr(a) if " " in a or not a else a for a in argv))
