@@ -21,6 +21,9 @@ if [ "$mode" = test ]; then
   packages+=(python3 python3-jsonschema)
   # Issue 25: the pictures test opens ctrl's HTML pages in headless Chromium.
   packages+=(chromium)
+  # Issue 26: the fuzz label's unusual programs include a 32-bit build
+  # (gcc -m32) and ctrl run under strace -f.
+  packages+=(gcc-multilib strace)
 fi
 
 missing=()

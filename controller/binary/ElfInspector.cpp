@@ -151,6 +151,31 @@ std::string hash_file(const std::string& path) {
   return *hash;
 }
 
+std::optional<std::string> set_id_note(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !(st.st_mode & (S_ISUID | S_ISGID))) return std::nullopt;
+  bool uid_bit = st.st_mode & S_ISUID, gid_bit = st.st_mode & S_ISGID;
+  std::string what = fmt::format("{} is {} ({}{}{})", path,
+                                 uid_bit && gid_bit ? "set-user-ID and set-group-ID"
+                                 : uid_bit          ? "set-user-ID"
+                                                    : "set-group-ID",
+                                 uid_bit ? fmt::format("uid {}", st.st_uid) : "", uid_bit && gid_bit ? ", " : "",
+                                 gid_bit ? fmt::format("gid {}", st.st_gid) : "");
+  bool same = (!uid_bit || st.st_uid == ::geteuid()) && (!gid_bit || st.st_gid == ::getegid());
+  if (same) return what + ", ctrl's own: it runs as it would outside ctrl";
+  // The kernel raises a traced process's rights only for a tracer that may
+  // trace any process (root); the loader then runs in secure-execution mode
+  // and ignores LD_PRELOAD.
+  if (::geteuid() == 0)
+    return what +
+           ": traced by root it runs as its owner, and the loader then ignores LD_PRELOAD: ctrl's agent "
+           "cannot be loaded";
+  return what + fmt::format(
+                    ": traced, it runs with ctrl's rights (uid {}, gid {}), not its owner's: what needs "
+                    "its owner's rights fails",
+                    ::geteuid(), ::getegid());
+}
+
 ProgramFacts inspect_program(const std::string& name) {
   const std::string candidate = resolve(name);
 

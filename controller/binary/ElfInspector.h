@@ -31,6 +31,12 @@ struct ProgramFacts {
 // (no PT_INTERP, so nothing can be preloaded).
 ProgramFacts inspect_program(const std::string& name);
 
+// What ctrl does with a set-user-ID or set-group-ID program (nullopt for
+// any other): the kernel does not raise a traced process's rights, so it
+// runs with ctrl's user's and group's, not its owner's. One line, said
+// before it runs (issue 26: nothing unusual happens silently).
+std::optional<std::string> set_id_note(const std::string& path);
+
 // Whether the program (checked by inspect_program) imports a libatomic
 // function (an undefined dynamic symbol named __atomic_*): what a program
 // built with -fno-inline-atomics calls for its C11/C++ atomics, and the only

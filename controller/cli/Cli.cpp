@@ -330,6 +330,7 @@ int attach(AttachArgs a) {
   JsonReport json(a.json);  // refused now rather than after the exploration
   ReportFile sarif("--sarif", a.sarif), junit("--junit", a.junit);
   ProgramFacts facts = inspect_program(a.command.front());
+  if (auto note = set_id_note(facts.path)) fmt::print(stderr, "ctrl: note: {}\n", *note);
   const shm::MemoryModel model = shm::memory_model_named(a.model);
   if (model_analysis(model).plans_choices()) check_c11_run(a, facts.path);
   try {
@@ -706,7 +707,7 @@ int replay_command(const std::string& trace_path, const std::string& json_path, 
                                  session.stop_reason()));
   if (!out.reproduced) {
     fmt::print(stderr, "ctrl: {}\n", out.divergence);
-    return kExitInternal;
+    return kExitBadInput;
   }
   if (!bug && report_lost) return kExitBadInput;
   return bug ? kExitBugFound : kExitNoBug;
@@ -734,7 +735,7 @@ int report_command(const std::string& trace_path, const std::string& html_path, 
         fmt::format("report interrupted by {} before the end of the trace: nothing drawn", session.stop_reason()));
   if (!out.reproduced) {
     fmt::print(stderr, "ctrl: {}\n", out.divergence);
-    return kExitInternal;
+    return kExitBadInput;
   }
   PictureSource source{&out.result, trace_choices(trace),
                        trace.options().model().empty() ? "sc" : trace.options().model(), config.program, trace_path};
@@ -979,7 +980,7 @@ int run_cli(int argc, char** argv) {
                    "pairs, flushes): `dot -Tsvg FILE`")
       ->type_name("FILE");
   report_cmd->footer(
-      "exits as `ctrl replay` does: 1 when the trace's bug came back, 0 without a bug, 3 when the "
+      "exits as `ctrl replay` does: 1 when the trace's bug came back, 0 without a bug, 2 when the "
       "replay diverged (nothing written)");
 
   // `attach`'s own arguments end at PROGRAM (or at "--"): everything from

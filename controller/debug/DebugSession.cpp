@@ -91,6 +91,13 @@ StopInfo DebugSession::Impl::absorb(ExecutionResult r, uint64_t from) {
     stop.message = fmt::format("interrupted by {}: the stepping session ends", session.stop_reason());
     return stop;
   }
+  // Following a trace, a divergence is the trace's (bad input, as in `ctrl
+  // replay`: Replayer.h); off it, the schedule is ctrl's own.
+  if (r.end == ExecutionResult::End::Diverged && recording && on_recording)
+    throw UsageError(
+        fmt::format("the replay diverged from the trace: {}: the program did not do what the trace says "
+                    "(an edited trace, or files, environment or input other than the recording's)",
+                    r.message));
   if (r.end == ExecutionResult::End::Diverged)
     throw InternalError(fmt::format("the execution diverged from the schedule: {}", r.message));
   if (r.end == ExecutionResult::End::Unsupported) throw UsageError(r.message);

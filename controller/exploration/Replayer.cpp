@@ -67,6 +67,19 @@ std::string describe_signature(const proto::Signature& s, Symbolizer& symbols) {
   return fmt::format("T{:<3} {}{}", s.thread(), what, where.empty() ? "" : "   at " + where);
 }
 
+// A divergence is the trace's, not ctrl's: the program on this machine did
+// not do what the trace says (an edited trace, other files, environment or
+// input, randomness ctrl does not control). One line, whatever the bug's
+// message held.
+std::string divergence_line(const std::string& what) {
+  std::string line = what +
+                     ": the program did not do what the trace says (an edited trace, or files, environment "
+                     "or input other than the recording's): nothing was checked";
+  for (char& c : line)
+    if (c == '\n' || c == '\r') c = ' ';
+  return line;
+}
+
 }  // namespace
 
 ReplayOutcome replay(Session& session, const proto::Trace& trace) {
@@ -118,10 +131,12 @@ ReplayOutcome replay(Session& session, const proto::Trace& trace) {
       size_t n = event_differs && steps > 0 ? steps - 1 : steps;
       std::string expected = n < size_t(trace.signatures_size()) ? describe_signature(trace.signatures(int(n)), symbols)
                                                                  : "the end of the trace";
-      std::string got = event_differs && steps > 0
-                            ? describe_event(r.events[n], symbols)
-                            : fmt::format("T{} cannot run there", n < size_t(trace.decisions_size()) ? trace.decisions(int(n)) : 0);
-      out.divergence = fmt::format("replay diverged at step {}: expected {}, got {}", n + 1, expected, got);
+      std::string got =
+          event_differs && steps > 0
+              ? describe_event(r.events[n], symbols)
+              : fmt::format("T{} cannot run there", n < size_t(trace.decisions_size()) ? trace.decisions(int(n)) : 0);
+      out.divergence =
+          divergence_line(fmt::format("replay diverged at step {}: expected {}, got {}", n + 1, expected, got));
       return out;
     }
     case ExecutionResult::End::Bug:
@@ -132,8 +147,8 @@ ReplayOutcome replay(Session& session, const proto::Trace& trace) {
         out.reproduced = true;
         return out;
       }
-      out.divergence = fmt::format("replay diverged at step {}: expected a {} bug, got a {} bug: {}", steps, want_name,
-                                   r.kind_name(), r.message);
+      out.divergence = divergence_line(fmt::format("replay diverged at step {}: expected a {} bug, got a {} bug: {}",
+                                                   steps, want_name, r.kind_name(), r.message));
       return out;
     case ExecutionResult::End::Interrupted:
       out.divergence = "replay interrupted";
@@ -145,9 +160,9 @@ ReplayOutcome replay(Session& session, const proto::Trace& trace) {
         out.reproduced = true;
         return out;
       }
-      out.divergence =
+      out.divergence = divergence_line(
           fmt::format("replay diverged at step {}: expected a {} bug, but the execution {}", steps, want_name,
-                      r.end == ExecutionResult::End::StepBound ? "reached --max-steps" : "ended normally");
+                      r.end == ExecutionResult::End::StepBound ? "reached --max-steps" : "ended normally"));
       return out;
   }
 }

@@ -14,7 +14,11 @@ struct ReplayOutcome {
   // The trace's bug came back; for a trace without a bug (a schedule saved
   // by a stepping session), its decisions all ran (result: how it ended).
   bool reproduced = false;
-  std::string divergence;  // "replay diverged at step N: ..." when not reproduced
+  // When not reproduced: "replay diverged at step N: ...", one line. Bad
+  // input (exit 2), not an internal error: the trace does not fit what the
+  // program does here, whoever wrote it (an edit that keeps the checksum, a
+  // change of files or environment since the recording).
+  std::string divergence;
   ExecutionResult result;
 };
 

@@ -15,7 +15,8 @@
 // kind (one this ctrl knows: a trace of a newer ctrl naming another is
 // refused rather than replayed to a certain divergence).
 // Not checkable here: whether the steps' sites and addresses are the
-// program's; an edit there makes the replay diverge (exit 3, Replayer.h).
+// program's; an edit there makes the replay diverge: one line, exit 2 as
+// well (Replayer.h).
 #pragma once
 
 #include <string>

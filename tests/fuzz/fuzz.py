@@ -10,19 +10,28 @@ KIND is one of
             64 of the payload: controller/reports/TraceFile.cpp)
   batch     --batch scripts for the stepping prompt
   gdb       RSP packets to `ctrl attach --gdb 0`, many per ctrl process
-  programs  unusual programs: static, a #! script, a setuid-bit copy, exits
-            from signal handlers, 200 threads
+  programs  unusual programs, each under option sets drawn at random: static,
+            32-bit, a shared library, a #! script, a file of shell commands,
+            the shell running a script, set-user-ID copies (ctrl's user's
+            and, as root, nobody's), an exit from a signal handler while main
+            is in pause(), 200 threads, PTRACE_TRACEME, ctrl itself under
+            `strace -f`, an empty file, a directory, a FIFO, a symlink loop,
+            no execute permission, a truncated ELF, an ELF for AArch64
 
 Every case asserts: ctrl does not exit 3 (internal error), is not killed by
-a signal, ends within its timeout, leaves no process of the target (each
-case runs a copy of the program under a name of its own, found with
-pgrep -x), and leaves no empty file, empty directory or `.ctrl-*` file in
-its working directory. Exit-3 results whose stderr matches an entry of
-XFAIL are printed as known and do not fail the run; any other does.
+a signal, ends within its timeout, exits with a documented status (0, 1 or
+2; the programs kind names the one each program gets), says a refusal
+(exit 2) in one line on stderr (notes and warnings aside), leaves no
+process behind (none of the case's program copies, found by name; none in
+the case's session; none re-parented to this script, a child subreaper),
+and leaves no empty file, empty directory or `.ctrl-*` file in its working
+directory. No exit 3 is expected: an edited trace that the program does not
+follow is refused as bad input (exit 2), as any other.
 """
 import argparse
 import os
 import random
+import re
 import shutil
 import signal
 import socket
@@ -32,14 +41,6 @@ import subprocess
 import sys
 import threading
 import time
-
-# Known exit-3 classes (stderr regex -> why). The run fails on any other.
-XFAIL = {
-    # A checksum-valid edit of a trace's steps replays into a divergence,
-    # which `ctrl replay` reports as exit 3; validating a trace's fields
-    # against the program (exit 2) is issue 26 item 4.
-    r"replay diverged at step": "edited trace diverges (issue 26 item 4: trace validation)",
-}
 
 CASE_TIMEOUT = 30.0
 
@@ -51,7 +52,7 @@ class Fuzz:
         self.work = os.path.abspath(args.workdir)
         self.rng = random.Random(args.seed)
         self.failures = []
-        self.known = []
+        self.live = set()  # pids of the processes this run started and still waits for
         self.lock = threading.Lock()
         self.count = 0
         shutil.rmtree(self.work, ignore_errors=True)
@@ -82,22 +83,41 @@ class Fuzz:
         return dst
 
     # ---- running one case ----
-    def run(self, label, argv, cwd=None, stdin=None, timeout=CASE_TIMEOUT, ok=(0, 1, 2), names=None):
+    def spawn(self, argv, **kw):
+        """Popen in a session of its own (its id is the child's pid: what the
+        case leaves in it is found by session), registered as a live child so
+        that the orphan scan tells it from what a case left behind."""
+        with self.lock:
+            p = subprocess.Popen(argv, start_new_session=True, **kw)
+            self.live.add(p.pid)
+        return p
+
+    def ended(self, p):
+        with self.lock:
+            self.live.discard(p.pid)
+
+    def run(self, label, argv, cwd=None, stdin=None, timeout=CASE_TIMEOUT, ok=(0, 1, 2), names=None, words=None,
+            one_line=False, says=None, why=True):
         case = cwd or os.path.join(self.work, "case")
         os.makedirs(case, exist_ok=True)
         before = set(os.listdir(case))
         start = time.time()
+        p = self.spawn(argv, cwd=case, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
-            p = subprocess.run(argv, cwd=case, input=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                               timeout=timeout, start_new_session=True)
-            rc, err = p.returncode, p.stderr.decode(errors="replace")
-        except subprocess.TimeoutExpired as e:
-            rc, err = "timeout", (e.stderr or b"").decode(errors="replace")
-        took = time.time() - start
-        self.check(label, argv, rc, err, took, case, before, names)
+            _, err = p.communicate(stdin or b"", timeout=timeout)
+            rc = p.returncode
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            _, err = p.communicate()
+            rc = "timeout"
+        self.ended(p)
+        err = (err or b"").decode(errors="replace")
+        self.check(label, argv, rc, err, time.time() - start, case, before, names, sid=p.pid, ok=ok, words=words,
+                   one_line=one_line, says=says, why=why)
         return rc, err
 
-    def check(self, label, argv, rc, err, took, case, before, names=None):
+    def check(self, label, argv, rc, err, took, case, before, names=None, sid=None, ok=(0, 1, 2), words=None,
+              one_line=False, says=None, why=True):
         problems = []
         if rc == "timeout":
             problems.append("no end within %.0f s (hang)" % CASE_TIMEOUT)
@@ -105,20 +125,28 @@ class Fuzz:
         elif rc < 0:
             problems.append("killed by signal %d (crash)" % -rc)
         elif rc == 3:
-            import re
-            for pattern, why in XFAIL.items():
-                if re.search(pattern, err):
-                    with self.lock:
-                        self.known.append((label, why))
-                    break
-            else:
-                problems.append("exit 3 (internal error)")
+            problems.append("exit 3 (internal error)")
         elif rc not in (0, 1, 2):
             problems.append("exit status %d" % rc)
-        left = self.left_processes(names)
+        elif rc not in ok:
+            problems.append("exit %d, documented: %s" % (rc, " or ".join(map(str, ok))))
+        if rc == 2 and why:
+            # Exit 2 ends with one line saying why ("ctrl: WHAT"); a refusal
+            # (nothing ran) is that line alone, notes and warnings aside.
+            lines = [x for x in err.splitlines()
+                     if x.strip() and not x.startswith(("ctrl: note:", "ctrl: warning:"))]
+            if not lines or not lines[-1].startswith("ctrl: "):
+                problems.append("exit 2 without a last line saying why")
+            elif one_line and len(lines) != 1:
+                problems.append("exit 2 with %d lines on stderr, not one" % len(lines))
+            elif words and not re.search(words, lines[-1]):
+                problems.append("exit 2 without /%s/" % words)
+        if says and not re.search(says, err):
+            problems.append("stderr does not say /%s/" % says)
+        left = self.left_processes(names, sid)
         if left:
             problems.append("processes left: " + " ".join(left))
-            self.kill_left(names)
+            self.kill_left(names, sid)
         for entry in set(os.listdir(case)) - before:
             path = os.path.join(case, entry)
             if entry.startswith(".ctrl-"):
@@ -129,29 +157,68 @@ class Fuzz:
                 problems.append("left empty file " + entry)
         with self.lock:
             self.count += 1
+            self.slowest = sorted(getattr(self, "slowest", []) + [(round(took, 1), label)], reverse=True)[:3]
             if problems:
                 self.failures.append((label, argv, problems, err.strip().splitlines()[-3:]))
 
-    def left_processes(self, names=None):
-        names = names or [os.path.basename(p) for p in self.programs.values()]
+    @staticmethod
+    def processes():
+        """(pid, name, state, ppid, session) of every process, from /proc
+        (not pgrep: a child this script did not start through spawn() is
+        taken for what a case left, see orphans())."""
         out = []
-        for n in names:
-            # What ctrl leaves ends by itself as ctrl exits (EXITKILL, the
-            # parent-death signal, the fork server's own stop): moments,
-            # longer on a loaded machine. Still there after 5 s: left.
-            for _ in range(100):
-                r = subprocess.run(["pgrep", "-x", n[:15]], stdout=subprocess.PIPE)
-                if r.returncode != 0:
-                    break
-                time.sleep(0.05)
-            else:
-                out += [n + ":" + pid for pid in r.stdout.decode().split()]
+        for d in os.listdir("/proc"):
+            if not d.isdigit():
+                continue
+            try:
+                st = open("/proc/%s/stat" % d).read()
+            except OSError:
+                continue
+            rest = st[st.rindex(")") + 2:].split()
+            out.append((int(d), st[st.index("(") + 1:st.rindex(")")], rest[0], int(rest[1]), int(rest[3])))
         return out
 
-    def kill_left(self, names=None):
+    def left(self, names, sid):
+        """Live processes named as one of `names` (the program copies of the
+        case), in session `sid` (the program's processes stay in the case's
+        session unless they call setsid), or re-parented to this script (a
+        child subreaper, see main: whatever a case left, setsid or not). Those
+        of the last kind that ended already are reaped here."""
+        found = []
+        short = {n[:15] for n in names}
+        with self.lock:
+            for pid, name, state, ppid, session in self.processes():
+                if ppid == os.getpid() and pid not in self.live:
+                    if state == "Z":
+                        try:
+                            os.waitpid(pid, 0)
+                        except ChildProcessError:
+                            pass
+                        continue
+                    found.append((pid, "%s:%d (orphan)" % (name, pid)))
+                elif state != "Z" and (name in short or (sid and session == sid)):
+                    found.append((pid, "%s:%d" % (name, pid)))
+        return found
+
+    def left_processes(self, names=None, sid=None):
         names = names or [os.path.basename(p) for p in self.programs.values()]
-        for n in names:
-            subprocess.run(["pkill", "-9", "-x", n[:15]])
+        # What ctrl leaves ends by itself as ctrl exits (EXITKILL, the
+        # parent-death signal, the fork server's own stop): moments, longer
+        # on a loaded machine. Still there after 5 s: left.
+        for _ in range(100):
+            found = self.left(names, sid)
+            if not found:
+                return []
+            time.sleep(0.05)
+        return [what for _, what in found]
+
+    def kill_left(self, names=None, sid=None):
+        names = names or [os.path.basename(p) for p in self.programs.values()]
+        for pid, _ in self.left(names, sid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
 
     def parallel(self, jobs, cases):
         """Runs callables `cases` on `jobs` threads."""
@@ -265,6 +332,87 @@ def seal(payload):
     return b"CTRLTRC1" + struct.pack("<QQ", len(payload), fnv1a64(payload)) + payload
 
 
+def pb_varint(data, i):
+    v, shift = 0, 0
+    while True:
+        b = data[i]
+        i += 1
+        v |= (b & 0x7F) << shift
+        shift += 7
+        if b < 0x80:
+            return v, i
+
+
+def pb_put_varint(v):
+    v &= 0xFFFFFFFFFFFFFFFF
+    out = bytearray()
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        out.append(b | (0x80 if v else 0))
+        if not v:
+            return bytes(out)
+
+
+def pb_parse(data):
+    """[field number, wire type, value] of a protobuf message, in order."""
+    fields, i = [], 0
+    while i < len(data):
+        key, i = pb_varint(data, i)
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            v, i = pb_varint(data, i)
+        elif wire == 2:
+            n, i = pb_varint(data, i)
+            v, i = bytes(data[i:i + n]), i + n
+        else:
+            size = 8 if wire == 1 else 4
+            v, i = bytes(data[i:i + size]), i + size
+        fields.append([number, wire, v])
+    return fields
+
+
+def pb_serialise(fields):
+    out = bytearray()
+    for number, wire, v in fields:
+        out += pb_put_varint(number << 3 | wire)
+        out += pb_put_varint(v) if wire == 0 else (pb_put_varint(len(v)) + v if wire == 2 else v)
+    return bytes(out)
+
+
+def edit_steps(rng, payload):
+    """A checksum-valid edit of what only the replay can check (protocol/
+    trace.proto): a step's site, address or size (Trace.signatures = 8), or
+    two decisions swapped (Trace.decisions = 7, packed). The program then
+    does not do what the trace says: the replay diverges (exit 2)."""
+    top = pb_parse(payload)
+    sigs = [f for f in top if f[0] == 8 and f[1] == 2]
+    decisions = next((f for f in top if f[0] == 7 and f[1] == 2), None)
+    if decisions is not None and rng.random() < 0.3:
+        values, i = [], 0
+        while i < len(decisions[2]):
+            x, i = pb_varint(decisions[2], i)
+            values.append(x)
+        pairs = [k for k in range(len(values) - 1) if values[k] != values[k + 1]]
+        if pairs:
+            k = rng.choice(pairs)
+            values[k], values[k + 1] = values[k + 1], values[k]
+            decisions[2] = b"".join(pb_put_varint(x) for x in values)
+            return pb_serialise(top)
+    if not sigs:
+        return payload
+    sig = rng.choice(sigs)
+    sub = pb_parse(sig[2])
+    number = rng.choice([3, 4, 6])
+    field = next((x for x in sub if x[0] == number), None)
+    if field is None:
+        sub.append([number, 0, rng.randrange(1, 1 << 20)])
+    else:
+        field[2] = rng.choice([field[2] + rng.choice([-8, -1, 1, 4, 8, 64]), rng.randrange(1 << 48), 0]) & ((1 << 64) - 1)
+    sig[2] = pb_serialise(sub)
+    return pb_serialise(top)
+
+
 def kind_trace(f, cases, jobs):
     # Traces to mutate: a deadlock's and a lost update's, recorded here.
     seeds = []
@@ -286,8 +434,12 @@ def kind_trace(f, cases, jobs):
         pick = n % len(seeds)
         data = bytearray(seeds[pick])
         payload = bytearray(data[24:])
-        valid = n % 8 == 0  # an eighth keep a valid checksum: they get to replay (slower)
-        if valid:
+        # A quarter keep a valid checksum: they get to replay (slower). Half
+        # of those are edits of what a replay alone can check (the steps).
+        valid = n % 4 == 0
+        if valid and n % 8 == 4:
+            out = seal(edit_steps(rng, bytes(payload)))
+        elif valid:
             for _ in range(rng.randint(1, 4)):
                 op = rng.randrange(4)
                 i = rng.randrange(len(payload))
@@ -322,11 +474,23 @@ def kind_trace(f, cases, jobs):
             fh.write(out)
         # The recorded program, copied under this case's own name.
         mine = f.copy(names[pick], d) if valid else None
-        f.run("trace #%d (%s)" % (n, "checksum-valid edit" if valid else "mutated bytes"),
-              [f.ctrl, "replay"] + (["--program", mine] if mine else []) + ["t.ctrltrace"], cwd=d, stdin=b"",
-              timeout=CASE_TIMEOUT, names=[os.path.basename(mine)] if mine else ["-none-"])
+        # Mutated bytes are refused before anything runs: one line. An edit
+        # that keeps the checksum replays, is refused, or diverges (exit 2,
+        # "replay diverged at step N": the trace is bad input).
+        rc, err = f.run("trace #%d (%s)" % (n, "checksum-valid edit" if valid else "mutated bytes"),
+                        [f.ctrl, "replay"] + (["--program", mine] if mine else []) + ["t.ctrltrace"], cwd=d,
+                        stdin=b"", timeout=CASE_TIMEOUT, names=[os.path.basename(mine)] if mine else ["-none-"],
+                        one_line=not valid)
+        with f.lock:
+            key = "replayed" if rc in (0, 1) else "diverged" if "replay diverged" in err else "refused"
+            outcomes[(valid, key)] = outcomes.get((valid, key), 0) + 1
+
+    outcomes = {}
 
     f.parallel(jobs, [lambda n=n, o=o, v=v, k=k: case(n, o, v, k) for n, o, v, k in made])
+    print("checksum-valid edits: %d replayed, %d refused, %d diverged; mutated bytes: %d refused" % (
+        outcomes.get((True, "replayed"), 0), outcomes.get((True, "refused"), 0), outcomes.get((True, "diverged"), 0),
+        outcomes.get((False, "refused"), 0)))
 
 
 BATCH_WORDS = ["threads", "info threads", "buffers", "step", "s", "next", "n", "continue", "c", "back", "goto",
@@ -363,8 +527,10 @@ def kind_batch(f, cases, jobs):
         with open(os.path.join(d, "s.batch"), "w") as fh:
             fh.write(script)
         mine = f.copy("mutex_counter", d)
+        # A bad command is an "error: ..." line of the prompt's (stdout),
+        # and the script's exit status 2 at its end.
         f.run("batch script #%d (%d cases) %r" % (n, per, script), [f.ctrl, "attach", "--batch", "s.batch", mine],
-              cwd=d, stdin=b"", names=[os.path.basename(mine)])
+              cwd=d, stdin=b"", names=[os.path.basename(mine)], why=False)
         with f.lock:
             f.count += per - 1
 
@@ -415,11 +581,9 @@ def kind_gdb(f, cases, jobs):
         err_path = os.path.join(d, "..", "g%d.err" % b)
         err_fh = open(err_path, "wb")
         start = time.time()
-        p = subprocess.Popen(argv, cwd=d, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err_fh,
-                             start_new_session=True)
+        p = f.spawn(argv, cwd=d, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err_fh)
         port = None
         while time.time() - start < 20 and p.poll() is None:
-            import re
             m = re.search(r"listening on 127\.0\.0\.1:(\d+)", open(err_path, errors="replace").read())
             if m:
                 port = int(m.group(1))
@@ -429,7 +593,7 @@ def kind_gdb(f, cases, jobs):
         if port:
             try:
                 s = socket.create_connection(("127.0.0.1", port), timeout=5)
-                s.settimeout(2)
+                s.settimeout(0.5)  # a reply not come by then (a packet ignored, or c running) is not waited for
                 for raw in packets:
                     try:
                         s.sendall(raw)
@@ -448,65 +612,160 @@ def kind_gdb(f, cases, jobs):
             os.killpg(p.pid, signal.SIGKILL)
             p.wait()
             rc = "timeout"
+        f.ended(p)
         err_fh.close()
         err = open(err_path, errors="replace").read()
         f.check("gdb session #%d (%d packets sent)" % (b, sent), argv, rc, err, time.time() - start, d, before,
-                [os.path.basename(mine)])
+                [os.path.basename(mine)], sid=p.pid)
         with f.lock:
             f.count += len(packets) - 1
 
     f.parallel(jobs, [lambda b=b, pk=pk: session(b, pk) for b, pk in batches])
 
 
+PROGRAM_SOURCES = {
+    # Two threads: what the runnable builds below run.
+    "two": "#include <pthread.h>\nstatic int n;\nstatic void*w(void*a){n++;return a;}\n"
+           "int main(void){pthread_t t;pthread_create(&t,0,w,0);n++;pthread_join(t,0);return 0;}\n",
+    "thr200": "#include <pthread.h>\nstatic void*w(void*a){return a;}\n"
+              "int main(void){pthread_t t[200];for(int i=0;i<200;i++)pthread_create(&t[i],0,w,0);"
+              "for(int i=0;i<200;i++)pthread_join(t[i],0);return 0;}\n",
+    # Asks to be traced by its parent (ctrl's fork server, which traces it
+    # already): the call fails and the program goes on.
+    "traceme": "#include <pthread.h>\n#include <sys/ptrace.h>\nstatic int n;\n"
+               "static void*w(void*a){__atomic_fetch_add(&n,1,5);return a;}\n"
+               "int main(void){ptrace(PTRACE_TRACEME,0,0,0);pthread_t t;pthread_create(&t,0,w,0);"
+               "__atomic_fetch_add(&n,1,5);pthread_join(t,0);return n==2?0:1;}\n",
+    "lib": "int f(int x){return x+1;}\n",
+}
+
+
+def build_programs(f, d):
+    """The unusual programs: name -> (command, documented exit statuses,
+    what the exit-2 line says (regex) or None). Those refused before they
+    run are refused with exit 2 and one line; 200 threads and a script's
+    exec are refused when they happen (README, Limits), exit 2; runnable ones
+    end in 0 (2 when an option cut every execution, said in a last line)."""
+    mc = f.programs["mutex_counter"]
+    cc = shutil.which("cc") or shutil.which("gcc")
+    progs = {}
+    says = f.says = {}  # what stderr must say, whatever the status
+
+    def write(name, data, mode=0o755):
+        path = os.path.join(d, f.tag + name)
+        with open(path, "wb") as fh:
+            fh.write(data)
+        os.chmod(path, mode)
+        return path
+
+    def build(name, source, extra):
+        src = os.path.join(d, name + ".c")
+        with open(src, "w") as fh:
+            fh.write(PROGRAM_SOURCES[source])
+        out = os.path.join(d, f.tag + name)
+        r = subprocess.run([cc or "cc", "-O1", "-pthread", "-o", out, src] + extra, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT)
+        if r.returncode != 0:
+            f.failures.append(("build " + name, [cc or "cc"] + extra, ["cannot build the %s program (scripts/setup.sh "
+                                                                       "installs gcc-multilib for -m32)" % name],
+                               r.stdout.decode(errors="replace").splitlines()[-3:]))
+            return None
+        return out
+
+    refused, ran = (2,), (0, 2)
+    for name, source, extra, expect, words in (
+            ("static", "two", ["-static"], refused, "statically linked"),
+            ("m32", "two", ["-m32"], refused, "ELF for|32-bit"),
+            ("thr200", "thr200", [], refused, "more than [0-9]+ threads|--max-steps"),
+            ("traceme", "traceme", [], ran, None),
+            ("lib", "lib", ["-shared", "-fPIC"], refused, "shared library|not an executable")):
+        out = build(name, source, extra)
+        if out:
+            progs[name] = ([out], expect, words)
+    # Scripts: a #! script is refused (its interpreter is the program); one
+    # without #! is not an ELF file; the shell given a script runs it, and
+    # the script's exec is refused as any execve (README, Limits).
+    script = write("script", ("#!/bin/sh\nexec %s \"$@\"\n" % mc).encode())
+    progs["hashbang"] = ([script], refused, "it is a script")
+    progs["shellfile"] = ([write("shfile", ("exec %s\n" % mc).encode())], refused, "not an ELF file")
+    progs["sh-script"] = (["/bin/sh", script], refused, "execve|--max-steps")
+    # Set-user-ID: a copy owned by ctrl's user runs (ctrl says what it does);
+    # as root, a set-user-ID copy owned by nobody runs as nobody without
+    # ctrl's agent (the loader ignores LD_PRELOAD): refused, said.
+    setuid = write("setuid", open(mc, "rb").read(), 0o755 | stat.S_ISUID)
+    progs["setuid"] = ([setuid], ran, None)
+    says["setuid"] = says["setuid-other"] = r"ctrl: note: .* is set-user-ID"
+    if os.geteuid() == 0:
+        other = write("suidnob", open(mc, "rb").read(), 0o755)
+        os.chown(other, 65534, 65534)
+        os.chmod(other, 0o755 | stat.S_ISUID | stat.S_ISGID)
+        progs["setuid-other"] = ([other], refused, "without ctrl's agent|cannot be loaded")
+    # Exits from a signal handler while main is in pause().
+    if "exit_from_handler" in f.programs:
+        progs["exit-from-handler"] = ([f.programs["exit_from_handler"]], ran, None)
+    # Samples that leave the usual shape (samples/*.c say how): a daemon(3)
+    # whose parent exits at once, a fork whose parent exits without
+    # waiting, descriptors all closed, its own SIGTRAP handler, a crash in a
+    # signal handler, a signal to the saved pid. Their bugs are bugs (1).
+    for name, args in (("daemon_child", ["daemon"]), ("daemon_child", ["exit"]), ("close_all_fds", ["loop"]),
+                       ("own_sigtrap", []), ("crash_in_handler", []), ("kill_saved_pid", [])):
+        path = os.path.join(f.samples, name)
+        if os.path.exists(path):
+            progs["-".join([name] + args)] = ([path] + args, (0, 1, 2), None)
+    # Files that are no program.
+    progs["empty"] = ([write("empty", b"")], refused, "not an ELF file")
+    progs["noexec"] = ([write("noexec", open(mc, "rb").read(), 0o644)], refused, "not executable")
+    progs["directory"] = ([d], refused, "directory")
+    progs["missing"] = ([os.path.join(d, "missing")], refused, "not found")
+    elf = bytearray(open(mc, "rb").read())
+    progs["truncated"] = ([write("trunc", bytes(elf[:100]))], refused, "malformed|truncated")
+    elf[18:20] = struct.pack("<H", 183)  # e_machine: AArch64
+    progs["aarch64"] = ([write("aarch64", bytes(elf))], refused, "ELF for")
+    os.mkfifo(os.path.join(d, "fifo"))
+    progs["fifo"] = ([os.path.join(d, "fifo")], refused, "not a regular file")
+    os.symlink("loop", os.path.join(d, "loop"))
+    progs["symlink-loop"] = ([os.path.join(d, "loop")], refused, "not found|cannot")
+    return progs
+
+
+PROGRAM_OPTIONS = [[], ["--strategy", "random", "--seed", "7"], ["--strategy", "pct", "--pct-depth", "2"],
+                   ["--no-rollback"], ["--visible", "atomics"], ["--max-steps", "40"],
+                   ["-j", "2"], ["--model", "tso"], ["--hang-timeout", "1"], ["--races", "all"], ["--keep-going"],
+                   ["--fail-on-exit", "nonzero"], ["--no-shrink"], ["--json", "r.json"]]
+
+
 def kind_programs(f, cases, jobs):
-    # Unusual programs, each under a few option sets.
+    # Unusual programs, each under a few option sets drawn from
+    # PROGRAM_OPTIONS; one case in 25 runs ctrl itself under `strace -f`
+    # (a tracer attached to ctrl and its program: refused, one line).
     d = os.path.join(f.work, "progs")
     os.makedirs(d)
-    progs = {}
-    mc = f.programs["mutex_counter"]
-    # A static build is refused or run, never an internal error.
-    cc = shutil.which("cc") or shutil.which("gcc")
-    src = os.path.join(d, "s.c")
-    with open(src, "w") as fh:
-        fh.write("#include <pthread.h>\nstatic int n;\nstatic void*w(void*a){n++;return a;}\n"
-                 "int main(void){pthread_t t;pthread_create(&t,0,w,0);n++;pthread_join(t,0);return 0;}\n")
-    if cc:
-        for name, extra in (("static", ["-static"]), ("thr200", [])):
-            out = os.path.join(d, f.tag + name)
-            code = src
-            if name == "thr200":
-                code = os.path.join(d, "t.c")
-                with open(code, "w") as fh:
-                    fh.write("#include <pthread.h>\nstatic void*w(void*a){return a;}\n"
-                             "int main(void){pthread_t t[200];for(int i=0;i<200;i++)pthread_create(&t[i],0,w,0);"
-                             "for(int i=0;i<200;i++)pthread_join(t[i],0);return 0;}\n")
-            if subprocess.run([cc, "-O1", "-pthread", "-o", out, code] + extra).returncode == 0:
-                progs[name] = out
-    script = os.path.join(d, f.tag + "script")
-    with open(script, "w") as fh:
-        fh.write("#!/bin/sh\nexec %s \"$@\"\n" % mc)
-    os.chmod(script, 0o755)
-    progs["script"] = script
-    setuid = os.path.join(d, f.tag + "setuid")
-    shutil.copy(mc, setuid)
-    os.chmod(setuid, 0o755 | stat.S_ISUID)
-    progs["setuid"] = setuid
-    if "exit_from_handler" in f.programs:
-        progs["exit_from_handler"] = f.programs["exit_from_handler"]
-    options = [[], ["--strategy", "random", "--max-executions", "20"], ["--no-rollback", "--max-executions", "10"],
-               ["--visible", "atomics"], ["--time-limit", "2"]]
-    made = [(name, path, opts) for name, path in sorted(progs.items()) for opts in options]
-    made = (made * (cases // len(made) + 1))[:max(cases, len(made))]
+    progs = build_programs(f, d)
+    strace = shutil.which("strace")
+    rng = f.rng
+    names = sorted(progs)
+    made = []
+    for i in range(cases):
+        name = names[i % len(names)]
+        opts = sum(rng.sample(PROGRAM_OPTIONS, rng.randint(0, 2)), [])
+        traced = strace is not None and i % 25 == 24
+        made.append((i, name, opts, traced))
 
-    def case(i, name, path, opts):
+    def case(i, name, opts, traced):
         c = os.path.join(f.work, "p%d" % i)
         os.makedirs(c)
-        f.run("program %s %s" % (name, " ".join(opts)),
-              [f.ctrl, "attach", "--time-limit", "10", "--max-executions", "200"] + opts + [path], cwd=c, stdin=b"",
-              names=[os.path.basename(p) for p in progs.values()])
+        command, ok, words = progs[name]
+        argv = [f.ctrl, "attach", "--time-limit", "3", "--max-executions", "3"] + opts + command
+        if traced:
+            argv = [strace, "-f", "-o", "/dev/null"] + argv
+            ok, words = (2,), "trac" + ("|" + words if words else "")
+        # What is refused before it runs is refused in one line.
+        f.run("program %s%s %s" % (name, " under strace -f" if traced else "", " ".join(opts)), argv, cwd=c,
+              ok=ok, words=words, names=[n for n in map(os.path.basename, command) if n.startswith(f.tag)] or None,
+              one_line=ok == (2,) and not traced and name not in ("thr200", "sh-script"),
+              says=f.says.get(name))
 
-    # One at a time: its programs are shared by the cases (pgrep -x by name).
-    f.parallel(1, [lambda i=i, m=m: case(i, *m) for i, m in enumerate(made)])
+    f.parallel(jobs, [lambda m=m: case(*m) for m in made])
 
 
 KINDS = {"cmdline": kind_cmdline, "trace": kind_trace, "batch": kind_batch, "gdb": kind_gdb,
@@ -523,12 +782,15 @@ def main():
     ap.add_argument("--seed", type=int, default=26)
     ap.add_argument("--jobs", type=int, default=2)
     args = ap.parse_args()
+    # A child subreaper: whatever a case leaves running (setsid or not) is
+    # re-parented here once its ctrl ended, where Fuzz.left finds it.
+    import ctypes
+    ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
     f = Fuzz(args)
     start = time.time()
     KINDS[args.kind](f, args.cases, args.jobs)
     print("%s: %d cases (seed %d) in %.1f s" % (args.kind, f.count, args.seed, time.time() - start))
-    for label, why in f.known:
-        print("known (xfail): %s: %s" % (label, why))
+    print("slowest: " + "; ".join("%s s %s" % (t, label[:60]) for t, label in getattr(f, "slowest", [])))
     for label, argv, problems, err in f.failures:
         print("FAIL %s: %s" % (label, "; ".join(problems)))
         print("   command: %s" % " ".join(repr(a) if " " in a or not a else a for a in argv))

@@ -227,6 +227,36 @@ TEST_F(ElfInspectorTest, WrongElfTypeIsRefused) {
   expect_refused(write_file("core", make_elf(ET_CORE, EM_X86_64, {PT_LOAD})), "core dump");
 }
 
+// A set-user-ID or set-group-ID program is said before it runs (issue 26),
+// in one line that says whose rights it runs with; any other is not.
+TEST_F(ElfInspectorTest, SetIdProgramsAreSaid) {
+  std::string plain = path("plain");
+  fs::copy_file("/bin/true", plain);
+  EXPECT_EQ(set_id_note(plain), std::nullopt);
+  std::string own = path("own-setuid");
+  fs::copy_file("/bin/true", own);
+  ASSERT_EQ(::chmod(own.c_str(), 04755), 0);
+  auto note = set_id_note(own);
+  ASSERT_TRUE(note.has_value());
+  EXPECT_THAT(*note, HasSubstr("is set-user-ID (uid " + std::to_string(::geteuid()) + ")"));
+  EXPECT_THAT(*note, HasSubstr("it runs as it would outside ctrl"));
+  EXPECT_EQ(note->find('\n'), std::string::npos);
+  std::string group = path("setgid");
+  fs::copy_file("/bin/true", group);
+  ASSERT_EQ(::chmod(group.c_str(), 02755), 0);
+  ASSERT_TRUE(set_id_note(group).has_value());
+  EXPECT_THAT(*set_id_note(group), HasSubstr("is set-group-ID (gid "));
+  // Another user's set-user-ID program: only root can make one here.
+  if (::geteuid() == 0) {
+    std::string other = path("other-setuid");
+    fs::copy_file("/bin/true", other);
+    ASSERT_EQ(::chown(other.c_str(), 65534, 65534), 0);
+    ASSERT_EQ(::chmod(other.c_str(), 04755), 0);
+    EXPECT_THAT(set_id_note(other).value_or(""),
+                HasSubstr("runs as its owner, and the loader then ignores LD_PRELOAD"));
+  }
+}
+
 TEST_F(ElfInspectorTest, ShortAndMalformedFilesAreRefusedSafely) {
   const std::string good = make_elf(ET_EXEC, EM_X86_64, {PT_LOAD, PT_INTERP});
   // Every prefix must be refused (or, past the program headers, accepted)
