@@ -242,17 +242,6 @@ bool SatEncoder::encode(const std::function<bool()>& stop) {
       for (uint32_t m = 0; m < nodes.size(); ++m)
         if (nodes[m].known && nodes[m].instance != node.instance) clause({-x(n), -x(m), order(m, n)});
   }
-  // A read reads one value, and only when it runs (values read are made
-  // variables above, as the clauses needed them).
-  amo_done_.resize(val_.size(), 0);
-  for (uint32_t n = 0; n < val_.size(); ++n) {
-    if (!nodes[n].known) continue;
-    for (size_t j = amo_done_[n]; j < val_[n].size(); ++j) {
-      clause({-val_[n][j].second, x(n)});
-      for (size_t i = 0; i < j; ++i) clause({-val_[n][i].second, -val_[n][j].second});
-    }
-    amo_done_[n] = val_[n].size();
-  }
   // Transitivity between two thread instances, eagerly: whatever runs
   // before node b of another instance runs before b's children, and the
   // same seen from b. Each instance's nodes on one path are a chain, and for
@@ -313,6 +302,21 @@ void SatEncoder::collect_goals() {
   }
 }
 
+void SatEncoder::encode_values() {
+  const auto& nodes = g_.nodes();
+  // A read reads one value, and only when it runs (values read are made
+  // variables as the clauses and the goals needed them).
+  amo_done_.resize(val_.size(), 0);
+  for (uint32_t n = 0; n < val_.size(); ++n) {
+    if (!nodes[n].known) continue;
+    for (size_t j = amo_done_[n]; j < val_[n].size(); ++j) {
+      clause({-val_[n][j].second, x(n)});
+      for (size_t i = 0; i < j; ++i) clause({-val_[n][i].second, -val_[n][j].second});
+    }
+    amo_done_[n] = val_[n].size();
+  }
+}
+
 SatAnswer SatEncoder::solve(const std::function<bool()>& stop) {
   SatAnswer answer;
   auto t0 = std::chrono::steady_clock::now();
@@ -324,6 +328,7 @@ SatAnswer SatEncoder::solve(const std::function<bool()>& stop) {
     return answer;
   }
   collect_goals();
+  encode_values();
   // The round's part: some goal, and every growing disjunction as it is now.
   act_ = solver_.new_var();
   std::vector<int> any_goal{-act_};

@@ -125,6 +125,9 @@ class SatEncoder {
   std::vector<std::pair<uint64_t, int>> written_values(uint32_t s);
   // The round's goal literals, per node.
   void collect_goals();
+  // A read reads at most one value, and only when it runs: over every value
+  // variable made so far (by the clauses and the goals).
+  void encode_values();
 
   struct ClauseHash {
     size_t operator()(const std::vector<int>& c) const {
