@@ -64,6 +64,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
