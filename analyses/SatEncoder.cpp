@@ -5,10 +5,29 @@
 
 namespace ctrl {
 
-SatEncoder::SatEncoder(const SatEventGraph& graph, SatSolver& solver, std::vector<SatCycle>& cycles)
-    : g_(graph), solver_(solver), cycles_(cycles) {}
+SatEncoder::SatEncoder(const SatEventGraph& graph, SatSolver& solver) : g_(graph), solver_(solver) {}
 
-int SatEncoder::x(uint32_t n) const { return x_[n] ? x_[n] : kFalse; }
+int SatEncoder::x(uint32_t n) {
+  if (!g_.nodes()[n].known) return kFalse;
+  if (x_.size() <= n) x_.resize(g_.nodes().size(), 0);
+  if (!x_[n]) x_[n] = solver_.new_var();
+  return x_[n];
+}
+
+int SatEncoder::val(uint32_t n, uint64_t v) {
+  if (val_.size() <= n) val_.resize(g_.nodes().size());
+  for (auto [w, var] : val_[n])
+    if (w == v) return var;
+  int var = solver_.new_var();
+  val_[n].emplace_back(v, var);
+  return var;
+}
+
+int SatEncoder::src(uint32_t n, uint32_t s) {
+  auto [it, fresh] = src_.try_emplace(uint64_t(n) << 32 | s, 0);
+  if (fresh) it->second = solver_.new_var();
+  return it->second;
+}
 
 int SatEncoder::order(uint32_t a, uint32_t b) {
   const auto& nodes = g_.nodes();
@@ -18,7 +37,7 @@ int SatEncoder::order(uint32_t a, uint32_t b) {
     return 0;
   }
   auto key = std::minmax(a, b);
-  auto [it, fresh] = o_.try_emplace({key.first, key.second}, 0);
+  auto [it, fresh] = o_.try_emplace(uint64_t(key.first) << 32 | key.second, 0);
   if (fresh) it->second = solver_.new_var();
   return a < b ? it->second : -it->second;
 }
@@ -31,25 +50,47 @@ void SatEncoder::clause(std::vector<int> lits) {
     if (l == kFalse) continue;
     out.push_back(l);
   }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  if (!added_.insert(out).second) return;
   solver_.add_clause(out);
+  ++added_this_round_;
 }
 
-int SatEncoder::writes_lit(uint32_t s) const {
+void SatEncoder::grow(std::pair<int, uint32_t> key, const std::vector<int>& lits) {
+  // True whatever runs: nothing to add (no literal here is ever constant true).
+  if (std::find(lits.begin(), lits.end(), kTrue) != lits.end()) return;
+  auto [it, fresh] = chains_.try_emplace(key);
+  Chain& chain = it->second;
+  std::vector<int> link;
+  if (!fresh) link.push_back(-chain.end);
+  for (int l : lits) {
+    if (l == kFalse || l == 0) continue;
+    if (chain.has.insert(l).second) link.push_back(l);
+  }
+  if (!fresh && link.size() == 1) return;  // nothing new
+  chain.end = solver_.new_var();
+  link.push_back(chain.end);
+  solver_.add_clause(link);
+  ++added_this_round_;
+}
+
+int SatEncoder::writes_lit(uint32_t s) {
   const SatNode& n = g_.nodes()[s];
-  if (n.role != SatRole::TryLock) return x(s);
-  for (size_t e = 0; e < n.edges.size(); ++e)
-    if (n.edges[e].key == 0) return c_[s][e];
-  return kFalse;
+  // A trylock writes when it succeeds (reads a free mutex).
+  if (n.role == SatRole::TryLock) return val(s, 0);
+  return x(s);
 }
 
-std::vector<std::pair<uint64_t, int>> SatEncoder::written_values(uint32_t s) const {
+std::vector<std::pair<uint64_t, int>> SatEncoder::written_values(uint32_t s) {
   const SatNode& n = g_.nodes()[s];
   switch (n.role) {
     case SatRole::Write:
       return {{SatEventGraph::written_value(n.op), kTrue}};
     case SatRole::Rmw: {
+      // Only what it wrote after reading a value it read before is known.
       std::vector<std::pair<uint64_t, int>> out;
-      for (size_t e = 0; e < n.edges.size(); ++e) out.emplace_back(n.edges[e].written, c_[s][e]);
+      for (const SatEdge& e : n.edges) out.emplace_back(e.written, val(s, e.key));
       return out;
     }
     case SatRole::Lock:
@@ -67,52 +108,51 @@ void SatEncoder::encode_read(uint32_t n) {
   const auto& nodes = g_.nodes();
   const SatNode& node = nodes[n];
   const SatLocation& loc = g_.locations()[node.loc];
-  auto edge_lit = [&](uint64_t w) -> int {
-    for (size_t e = 0; e < node.edges.size(); ++e)
-      if (node.edges[e].key == w) return c_[n][e];
-    return 0;
-  };
-  // What reading value w from a writer whose literal for it is `lit` means.
-  auto reads_value = [&](int r, uint64_t w, int lit) {
-    if (node.spins_on(w)) return clause({-r, -lit});  // a repeat: the thread does not move
-    int c = edge_lit(w);
-    if (!c && node.role == SatRole::Lock) return;  // only seen parked: it has no edge yet
-    clause({-r, -lit, c ? c : new_[n]});
-  };
+  // The writers this read's clauses already cover: a clause over writers
+  // that were all covered was added then, so only those with a new one are
+  // made (the cubic "no writer in between" part above all).
+  auto& covered = covered_[n];
+  auto fresh = [&](uint32_t w) { return !covered.count(w); };
   std::vector<int> any{-x(n)};
-  // The initial value.
+  // The initial value; while it is unknown, reading it is a goal.
   {
-    int r = solver_.new_var();
+    int r = src(n, kSatNone);
     any.push_back(r);
     clause({-r, x(n)});
-    if (!loc.init)
-      clause({-r, new_[n]});
-    else
-      reads_value(r, *loc.init, kTrue);
+    if (loc.init) clause({-r, val(n, *loc.init)});
     for (uint32_t c : loc.writers)
-      if (c != n) clause({-r, -writes_lit(c), -order(c, n)});
+      if (c != n && fresh(c)) clause({-r, -writes_lit(c), -order(c, n)});
   }
   for (uint32_t s : loc.writers) {
     if (s == n || !nodes[s].known) continue;
     if (nodes[s].instance == node.instance && !g_.before_in_thread(s, n)) continue;
-    auto values = written_values(s);
     // A lock waits for a free mutex: it never reads a held one.
-    if (node.role == SatRole::Lock && values.size() == 1 && values[0].first != 0) continue;
-    int r = solver_.new_var();
+    if (node.role == SatRole::Lock && nodes[s].role != SatRole::Unlock) continue;
+    int r = src(n, s);
     any.push_back(r);
+    // What a read-modify-write writes grows with the values it read.
+    if (fresh(s) || nodes[s].role == SatRole::Rmw)
+      for (auto [w, lit] : written_values(s)) clause({-r, -lit, val(n, w)});
+    if (!fresh(s)) {
+      for (uint32_t c : loc.writers)
+        if (c != n && c != s && fresh(c)) between(n, s, c, r);
+      continue;
+    }
     clause({-r, x(n)});
     clause({-r, writes_lit(s)});
     clause({-r, order(s, n)});
-    if (nodes[s].role == SatRole::Rmw) clause({-r, -new_[s]});  // what a new read writes is unknown
-    for (auto [w, lit] : values) reads_value(r, w, lit);
-    for (uint32_t c : loc.writers) {
-      if (c == n || c == s) continue;
-      if (nodes[c].instance == node.instance && order(c, n) == 0) continue;
-      if (nodes[c].instance == nodes[s].instance && order(s, c) == 0) continue;
-      clause({-r, -writes_lit(c), -order(s, c), -order(c, n)});
-    }
+    for (uint32_t c : loc.writers)
+      if (c != n && c != s) between(n, s, c, r);
   }
-  clause(any);
+  for (uint32_t w : loc.writers) covered.insert(w);
+  grow({0, n}, any);
+}
+
+void SatEncoder::between(uint32_t n, uint32_t s, uint32_t c, int r) {
+  const auto& nodes = g_.nodes();
+  if (nodes[c].instance == nodes[n].instance && order(c, n) == 0) return;
+  if (nodes[c].instance == nodes[s].instance && order(s, c) == 0) return;
+  clause({-r, -writes_lit(c), -order(s, c), -order(c, n)});
 }
 
 void SatEncoder::encode_spin(uint32_t n) {
@@ -136,73 +176,57 @@ void SatEncoder::encode_spin(uint32_t n) {
     repeats = an.op.kind == node.op.kind && an.op.site == node.op.site && an.op.addr == node.op.addr;
   }
   if (!repeats) return;
-  std::vector<int> written_since{-x(n)};
+  std::vector<int> woken{-x(n)};
+  auto wake = [&](uint32_t k, uint32_t w, uint64_t key, int writes) {
+    int after = order(k, w), before = order(w, n);
+    if (after == 0 || before == 0) return;
+    auto [it, fresh] = woke_.try_emplace({n, k, w, key}, 0);
+    if (fresh) it->second = solver_.new_var();
+    int z = it->second;
+    clause({-z, writes});
+    clause({-z, after});
+    clause({-z, before});
+    woken.push_back(z);
+  };
   for (uint32_t k : window)
     for (uint32_t w : g_.locations()[nodes[k].loc].writers) {
       if (w == k || w == n) continue;
-      int after = order(k, w), before = order(w, n);
-      if (after == 0 || before == 0) continue;
-      int z = solver_.new_var();
-      clause({-z, writes_lit(w)});
-      if (nodes[w].role == SatRole::Rmw) {
-        // Only one that changed memory wakes a spinner (a failed CAS does not).
-        std::vector<int> changed{-z};
-        for (size_t e = 0; e < nodes[w].edges.size(); ++e)
-          if (nodes[w].edges[e].written != nodes[w].edges[e].key) changed.push_back(c_[w][e]);
-        clause(changed);
+      if (nodes[w].role != SatRole::Rmw) {
+        wake(k, w, UINT64_MAX, writes_lit(w));
+        continue;
       }
-      clause({-z, after});
-      clause({-z, before});
-      written_since.push_back(z);
+      // Only one that changed memory wakes a spinner (a failed CAS does not).
+      for (const SatEdge& e : nodes[w].edges)
+        if (e.written != e.key) wake(k, w, e.key, val(w, e.key));
     }
-  clause(written_since);
+  grow({2, n}, woken);
 }
 
 bool SatEncoder::encode(const std::function<bool()>& stop) {
   const auto& nodes = g_.nodes();
-  x_.assign(nodes.size(), 0);
-  new_.assign(nodes.size(), kFalse);
-  c_.assign(nodes.size(), {});
-  goal_.assign(nodes.size(), 0);
-  for (uint32_t n = 0; n < nodes.size(); ++n) {
-    if (!nodes[n].known) continue;
-    x_[n] = solver_.new_var();
-    if (nodes[n].reads()) {
-      for (size_t e = 0; e < nodes[n].edges.size(); ++e) c_[n].push_back(solver_.new_var());
-      if (nodes[n].role != SatRole::Lock) new_[n] = solver_.new_var();
-    }
-    goal_[n] = nodes[n].edges.empty() ? x_[n] : new_[n] != kFalse ? new_[n] : 0;
-    if (goal_[n]) goals_.push_back(goal_[n]);
-  }
   for (uint32_t n = 0; n < nodes.size(); ++n) {
     const SatNode& node = nodes[n];
-    if (!node.known) continue;
+    if (!node.known) {
+      // Forgotten (its history turned out to be a spin back to an earlier node).
+      if (n < x_.size() && x_[n]) clause({-x_[n]});
+      continue;
+    }
     // Large graphs take long to encode: Ctrl-C and the time limit are polled.
     if (stop && stop()) return false;
     if (node.parent != kSatNone) {
       const SatNode& p = nodes[node.parent];
       int via = x(node.parent);
       if (p.reads())
-        for (size_t e = 0; e < p.edges.size(); ++e)
-          if (p.edges[e].child == n) via = c_[node.parent][e];
+        for (const SatEdge& e : p.edges)
+          if (e.child == n) via = val(node.parent, e.key);
       clause({-x(n), via});
     } else if (g_.instances()[node.instance].creator != kSatNone) {
       clause({-x(n), x(g_.instances()[node.instance].creator)});
     }
-    // A lock only seen parked reads the free mutex and has no choice to make.
-    bool parked_lock = node.role == SatRole::Lock && node.edges.empty();
-    if (node.reads() && !parked_lock) {
-      std::vector<int> one{-x(n)};
-      std::vector<int> choices = c_[n];
-      if (new_[n] != kFalse) choices.push_back(new_[n]);
-      for (size_t i = 0; i < choices.size(); ++i) {
-        clause({-choices[i], x(n)});
-        one.push_back(choices[i]);
-        for (size_t j = i + 1; j < choices.size(); ++j) clause({-choices[i], -choices[j]});
-      }
-      clause(one);
+    if (node.reads()) {
+      for (uint64_t k : node.spin_keys) clause({-val(n, k)});
+      encode_read(n);
     }
-    if (node.reads()) encode_read(n);
     if (node.role == SatRole::Read || node.role == SatRole::Rmw) encode_spin(n);
     if (node.role == SatRole::Create && node.target != kSatNone)
       for (uint32_t m : g_.instances()[node.target].nodes) clause({order(n, m)});
@@ -212,7 +236,7 @@ bool SatEncoder::encode(const std::function<bool()>& stop) {
         clause({order(m, n)});
         if (nodes[m].role == SatRole::Exit) exits.push_back(x(m));
       }
-      clause(exits);
+      grow({1, n}, exits);
     }
     if (node.role == SatRole::ProcessExit)
       for (uint32_t m = 0; m < nodes.size(); ++m)
@@ -224,62 +248,124 @@ bool SatEncoder::encode(const std::function<bool()>& stop) {
   // two chains these binary clauses are the whole of transitivity (the set
   // of b's after a is a suffix that shrinks as a moves on), quadratic where
   // the triangles are cubic; only cycles through three or more instances
-  // are left to the lazy refinement below.
+  // are left to the lazy refinement in solve().
+  // Only triples with a node new since the last round are made.
   const auto& instances = g_.instances();
+  if (encoded_.size() < nodes.size()) encoded_.resize(nodes.size(), 0);
   for (uint32_t i = 0; i < instances.size(); ++i)
     for (uint32_t j = 0; j < instances.size(); ++j) {
       if (i == j) continue;
+      std::vector<uint32_t> fresh_j;  // newly known nodes of j with a parent
+      for (uint32_t c : instances[j].nodes)
+        if (!encoded_[c] && nodes[c].parent != kSatNone) fresh_j.push_back(c);
       for (uint32_t a : instances[i].nodes) {
         if (stop && stop()) return false;
+        if (encoded_[a]) {
+          for (uint32_t c : fresh_j) clause({-order(a, nodes[c].parent), order(a, c)});
+          continue;
+        }
         for (uint32_t b : instances[j].nodes)
           for (const SatEdge& e : nodes[b].edges)
             if (e.child < nodes.size() && nodes[e.child].known) clause({-order(a, b), order(a, e.child)});
       }
     }
-  for (const SatCycle& cycle : cycles_) {
-    std::vector<int> lits;
-    for (auto [a, b] : cycle) lits.push_back(-order(a, b));
-    clause(lits);
-  }
+  for (uint32_t n = 0; n < nodes.size(); ++n) encoded_[n] = nodes[n].known;
   return true;
+}
+
+void SatEncoder::collect_goals() {
+  const auto& nodes = g_.nodes();
+  const auto& locs = g_.locations();
+  // Per location, what its writers may write (and its initial value).
+  std::vector<std::vector<uint64_t>> written(locs.size());
+  for (uint32_t l = 0; l < locs.size(); ++l) {
+    auto& w = written[l];
+    if (locs[l].init) w.push_back(*locs[l].init);
+    for (uint32_t s : locs[l].writers)
+      for (auto [v, lit] : written_values(s)) w.push_back(v);
+    std::sort(w.begin(), w.end());
+    w.erase(std::unique(w.begin(), w.end()), w.end());
+  }
+  goal_.assign(nodes.size(), {});
+  for (uint32_t n = 0; n < nodes.size(); ++n) {
+    const SatNode& node = nodes[n];
+    if (!node.known) continue;
+    // Only seen parked: running it at all is new.
+    if (node.edges.empty()) {
+      goal_[n].push_back(x(n));
+      continue;
+    }
+    if (!node.reads() || node.role == SatRole::Lock) continue;
+    if (!locs[node.loc].init) goal_[n].push_back(src(n, kSatNone));
+    for (uint64_t v : written[node.loc])
+      if (!node.edge(v) && !node.spins_on(v)) goal_[n].push_back(val(n, v));
+  }
+}
+
+void SatEncoder::encode_values() {
+  const auto& nodes = g_.nodes();
+  // A read reads one value, and only when it runs (values read are made
+  // variables as the clauses and the goals needed them).
+  amo_done_.resize(val_.size(), 0);
+  for (uint32_t n = 0; n < val_.size(); ++n) {
+    if (!nodes[n].known) continue;
+    for (size_t j = amo_done_[n]; j < val_[n].size(); ++j) {
+      clause({-val_[n][j].second, x(n)});
+      for (size_t i = 0; i < j; ++i) clause({-val_[n][i].second, -val_[n][j].second});
+    }
+    amo_done_[n] = val_[n].size();
+  }
 }
 
 SatAnswer SatEncoder::solve(const std::function<bool()>& stop) {
   SatAnswer answer;
   auto t0 = std::chrono::steady_clock::now();
+  added_this_round_ = 0;
+  // The last round's part no longer holds.
+  if (act_) solver_.add_clause(std::vector<int>{-act_}), ++added_this_round_;
   if (!encode(stop)) {
     answer.result = SatSolver::Result::Stopped;
     return answer;
   }
+  collect_goals();
+  encode_values();
+  // The round's part: some goal, and every growing disjunction as it is now.
+  act_ = solver_.new_var();
+  std::vector<int> any_goal{-act_};
+  for (const auto& lits : goal_) {
+    any_goal.insert(any_goal.end(), lits.begin(), lits.end());
+    answer.goals += !lits.empty();
+  }
+  solver_.add_clause(any_goal);
+  for (const auto& [key, chain] : chains_) solver_.add_clause(std::vector<int>{-act_, -chain.end});
+  added_this_round_ += 1 + chains_.size();
   answer.encode_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  answer.goals = goals_.size();
   const auto& nodes = g_.nodes();
-  int act = solver_.new_var();
-  std::vector<int> any_goal{-act};
-  any_goal.insert(any_goal.end(), goals_.begin(), goals_.end());
-  clause(any_goal);
   for (;;) {
     answer.vars = solver_.vars();
     answer.clauses = solver_.clauses();
-    int assumption[] = {act};
-    answer.result = goals_.empty() ? SatSolver::Result::Unsat : solver_.solve(assumption, stop);
+    answer.added = added_this_round_;
+    int assumption[] = {act_};
+    answer.result = answer.goals == 0 ? SatSolver::Result::Unsat : solver_.solve(assumption, stop);
     if (answer.result != SatSolver::Result::Sat) return answer;
     // The nodes the model runs, and its order on them.
     std::vector<char> runs(nodes.size(), 0);
     std::vector<uint32_t> ran;
-    for (uint32_t n = 0; n < nodes.size(); ++n)
-      if (x_[n] && solver_.value(x_[n])) runs[n] = 1, ran.push_back(n);
+    for (uint32_t n = 0; n < nodes.size() && n < x_.size(); ++n)
+      if (nodes[n].known && x_[n] && solver_.value(x_[n])) runs[n] = 1, ran.push_back(n);
     std::vector<std::vector<uint32_t>> succ(nodes.size()), pred(nodes.size());
     auto edge = [&](uint32_t a, uint32_t b) { succ[a].push_back(b), pred[b].push_back(a); };
     for (uint32_t n : ran)
       if (nodes[n].parent != kSatNone) edge(nodes[n].parent, n);
-    for (const auto& [pair, var] : o_)
-      if (runs[pair.first] && runs[pair.second]) {
+    for (const auto& [pair, var] : o_) {
+      uint32_t a = uint32_t(pair >> 32), b = uint32_t(pair);
+      if (runs[a] && runs[b]) {
         if (solver_.value(var))
-          edge(pair.first, pair.second);
+          edge(a, b);
         else
-          edge(pair.second, pair.first);
+          edge(b, a);
       }
+    }
     std::vector<uint32_t> indeg(nodes.size(), 0), ready, sorted;
     for (uint32_t n : ran) indeg[n] = uint32_t(pred[n].size());
     for (uint32_t n : ran)
@@ -301,11 +387,10 @@ SatAnswer SatEncoder::solve(const std::function<bool()>& stop) {
       for (uint32_t n : sorted) {
         SatStep step;
         step.node = n;
-        step.goal = goal_[n] && solver_.value(goal_[n]);
-        if (nodes[n].reads()) {
-          for (size_t e = 0; e < nodes[n].edges.size(); ++e)
-            if (solver_.value(c_[n][e])) step.key = nodes[n].edges[e].key;
-        }
+        for (int g : goal_[n]) step.goal = step.goal || solver_.value(g);
+        if (nodes[n].reads())
+          for (const SatEdge& e : nodes[n].edges)
+            if (solver_.value(val(n, e.key))) step.key = e.key;
         answer.order.push_back(step);
         if (step.goal) break;
       }
@@ -326,15 +411,13 @@ SatAnswer SatEncoder::solve(const std::function<bool()>& stop) {
       n = back;
     }
     // walk[seen[n]..] is the cycle backwards: each is preceded by the next.
-    SatCycle cycle;
+    // No execution has it, whatever the graph: forbidden for good.
+    std::vector<int> lits;
     for (size_t i = size_t(seen[n]); i < walk.size(); ++i) {
       uint32_t later = walk[i], earlier = i + 1 < walk.size() ? walk[i + 1] : walk[size_t(seen[n])];
-      cycle.emplace_back(earlier, later);
+      lits.push_back(-order(earlier, later));
     }
-    std::vector<int> lits;
-    for (auto [a, b] : cycle) lits.push_back(-order(a, b));
     clause(lits);
-    cycles_.push_back(std::move(cycle));
     ++answer.refinements;
   }
 }

@@ -4,35 +4,69 @@
 // the histories seen so far, in which some thread reads at some node a
 // value it never read there (a goal)?
 //
-// Variables: x(n) node n runs; c(n,v) read node n reads v (one per edge);
-// new(n) it reads a value never seen there (the goal, its thread stops
-// there; a node only seen parked, never run, is a goal if it runs); r(n,s) n reads from writer s (or the initial
-// value); o(a,b) a runs before b, for nodes of different thread instances (nodes of one instance are ordered by their
-// trie). Constraints: a node runs only after its parent and the edge it hangs on; a thread instance only after its
-// create node, a join only after an exit of the joined instance and after
-// all its nodes; a read reads from exactly one writer that ran before it,
-// with no writer of its location between them, and the value it gets
-// chooses its edge (a value not among its edges: new); a lock reads a free
-// mutex; nothing runs after a process exit; a read that would repeat an
-// earlier read of its thread with nothing written since does not run (the
-// agent holds such a spinning thread back).
+// One encoder, and one incremental solver, for the whole search: each
+// round adds only what the graph gained since the last, so what the solver
+// learnt about the program (a lock's mutual exclusion, an owner that cannot
+// be read under the lock) survives from round to round.
+//
+// Variables, each meaning one fixed fact about an execution of the program
+// whatever the graph later learns: x(n) node n runs; val(n,v) read node n
+// reads value v (one per value it could read: what its location's writers
+// write and the initial value); src(n,s) n reads from writer s (or the
+// initial value); o(a,b) a runs before b, for nodes of different thread
+// instances (nodes of one instance are ordered by their trie).
+// Constraints: a node runs only after its parent and the value its parent
+// read to reach it; a thread instance only after its create node, a join
+// only after an exit of the joined instance and after all its nodes; a read
+// reads from at least one writer that ran before it, with no writer of its
+// location between them, and gets the value that writer wrote (at most one
+// value); a lock reads a free mutex; nothing runs after a process exit; a
+// read that would repeat an earlier read of its thread with nothing written
+// since does not run (the agent holds such a spinning thread back); a read
+// never reads one of its spin keys. A goal is val(n,v) for a value v never
+// read at n, src(n, initial) while the initial value is unknown, or x(n)
+// for a node only seen parked.
+//
+// Incrementality. Every clause added holds in every execution of the
+// program, for every later graph (the variables' meanings never change),
+// so clauses are only ever added (each at most once). What does change as
+// the graph grows is (1) which goals are open and (2) disjunctions that
+// list what the graph knows: a read's possible writers, a join's exits, a
+// spinner's possible wakers. A growing disjunction is a chain "head or
+// t1", "not t1, or what was added since, or t2", ... whose open end t_k a
+// round forces false; (1) and (2) are the round's part, under one
+// activation literal that is assumed for that round only and then retired.
+// So every learnt clause stays valid (a chain literal t_i means "one of
+// what was added after i" forever).
+//
+// A writer that reads a new value (a goal) writes something unknown; a
+// read may take its value from it, unconstrained. That is harmless: such a
+// read runs after a goal, and a schedule stops at the model's first goal,
+// before which every read got the value its writer really wrote (by
+// induction along the order), so the first goal is real and an unsat
+// answer means none is reachable.
 //
 // Transitivity: between two thread instances it is encoded eagerly with
 // binary clauses between neighbours (a before b implies a before b's
 // children), which for two chains is all of it, quadratic; cycles through
 // three or more instances are lazy: a model's order is checked for a cycle
-// among the nodes it runs, and a clause forbidding that cycle is added (and
-// kept by the caller for later encodings: it holds in every execution), so
-// long traces do not get the cubic clause set.
+// among the nodes it runs, and a clause forbidding that cycle is added (it
+// holds in every execution) and the solver asked again, so long traces do
+// not get the cubic clause set.
 //
 // Invariants: a Sat answer's order is a linear extension of the model's
 // order on the nodes it runs, each read's key is the value the model says it
-// reads, and exactly its first goal node, if any, has goal set.
+// reads, and exactly its first goal node, if any, has goal set; the graph
+// passed to the constructor only grows between solve() calls (node ids
+// stable, SatEventGraph.h).
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -49,31 +83,37 @@ struct SatStep {
 
 struct SatAnswer {
   SatSolver::Result result = SatSolver::Result::Unsat;
-  std::vector<SatStep> order;  // Sat: the nodes that run, up to the first goal node
-  uint64_t vars = 0, clauses = 0;
-  uint32_t refinements = 0;   // cycles forbidden before the order was acyclic
-  uint64_t goals = 0;         // read nodes that could read something new (goal variables)
-  double encode_seconds = 0;  // building the formula (the rest of a round is the solver's)
+  std::vector<SatStep> order;      // Sat: the nodes that run, up to the first goal node
+  uint64_t vars = 0, clauses = 0;  // the whole formula in the solver
+  uint64_t added = 0;              // clauses this round added (the graph's growth, the round's part)
+  uint32_t refinements = 0;        // cycles forbidden before the order was acyclic
+  uint64_t goals = 0;              // nodes that could read something new (or run for the first time)
+  double encode_seconds = 0;       // extending the formula (the rest of a round is the solver's)
 };
-
-// A cycle a0 < a1 < ... < a0 that no execution has: its pairs.
-using SatCycle = std::vector<std::pair<uint32_t, uint32_t>>;
 
 class SatEncoder {
  public:
-  // `cycles`: forbidden cycles from earlier encodings; new ones are added.
-  SatEncoder(const SatEventGraph& graph, SatSolver& solver, std::vector<SatCycle>& cycles);
+  SatEncoder(const SatEventGraph& graph, SatSolver& solver);
+  // One round on the graph as it is now.
   SatAnswer solve(const std::function<bool()>& stop);
 
  private:
   static constexpr int kTrue = INT32_MAX;
   static constexpr int kFalse = -INT32_MAX;
-  int x(uint32_t n) const;
+  int x(uint32_t n);
+  int val(uint32_t n, uint64_t v);
+  int src(uint32_t n, uint32_t s);    // s == kSatNone: the initial value
   int order(uint32_t a, uint32_t b);  // kTrue/kFalse within a thread; 0: never both run
+  // Adds the clause unless it was added before (or is true).
   void clause(std::vector<int> lits);
+  // The disjunction named `key` (kind, node) is now `lits`, a superset of
+  // what it was: extends its chain; the round forces its open end false.
+  void grow(std::pair<int, uint32_t> key, const std::vector<int>& lits);
   // False when `stop` said so before the formula was complete.
   bool encode(const std::function<bool()>& stop);
   void encode_read(uint32_t n);
+  // No writer c of n's location between n's source s (literal r) and n.
+  void between(uint32_t n, uint32_t s, uint32_t c, int r);
   // The agent's spin rule (agent/ExecutionModel.h): a thread about to repeat
   // a read it made since its last write in the same register and stack
   // state, when nothing it read since has been written, is not enabled. A
@@ -82,19 +122,41 @@ class SatEncoder {
   void encode_spin(uint32_t n);
   // The literal "writer s writes (some value)", and each value it may write
   // with its literal.
-  int writes_lit(uint32_t s) const;
-  std::vector<std::pair<uint64_t, int>> written_values(uint32_t s) const;
+  int writes_lit(uint32_t s);
+  std::vector<std::pair<uint64_t, int>> written_values(uint32_t s);
+  // The round's goal literals, per node.
+  void collect_goals();
+  // A read reads at most one value, and only when it runs: over every value
+  // variable made so far (by the clauses and the goals).
+  void encode_values();
+
+  struct ClauseHash {
+    size_t operator()(const std::vector<int>& c) const {
+      size_t h = c.size();
+      for (int l : c) h = h * 0x9e3779b97f4a7c15ULL + size_t(uint32_t(l));
+      return h;
+    }
+  };
+  struct Chain {
+    std::unordered_set<int> has;
+    int end = 0;  // the open end, false this round
+  };
 
   const SatEventGraph& g_;
   SatSolver& solver_;
-  std::vector<SatCycle>& cycles_;
-  std::vector<int> x_, new_;
-  // Per node, the literal of its goal (0: none): reading a new value, or
-  // running at all for a node only seen parked (no edge yet).
-  std::vector<int> goal_;
-  std::vector<std::vector<int>> c_;  // per node, per edge
-  std::map<std::pair<uint32_t, uint32_t>, int> o_;
-  std::vector<int> goals_;
+  std::vector<int> x_;                                      // per node; 0: no variable yet
+  std::vector<std::vector<std::pair<uint64_t, int>>> val_;  // per node, per value it could read
+  // Keyed by the pair (n, s), (a, b) with a < b, as (first << 32 | second).
+  std::unordered_map<uint64_t, int> src_, o_;
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint64_t>, int> woke_;  // spin: (n, read, writer, edge key)
+  std::map<std::pair<int, uint32_t>, Chain> chains_;
+  std::unordered_set<std::vector<int>, ClauseHash> added_;
+  std::unordered_map<uint32_t, std::unordered_set<uint32_t>> covered_;  // per read: writers its clauses cover
+  std::vector<char> encoded_;           // per node: known when the last round was encoded
+  std::vector<size_t> amo_done_;        // per node: values whose "at most one" clauses were made
+  std::vector<std::vector<int>> goal_;  // per node, this round's goal literals
+  uint64_t added_this_round_ = 0;
+  int act_ = 0;  // this round's activation literal
 };
 
 }  // namespace ctrl

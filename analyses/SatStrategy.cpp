@@ -156,10 +156,8 @@ std::optional<ExecutionPlan> SatStrategy::next() {
     started_ = true;
     return plan;
   }
-  auto solver = make_cadical_solver();
-  SatEncoder encoder(graph_, *solver, cycles_);
   auto t0 = std::chrono::steady_clock::now();
-  SatAnswer answer = encoder.solve([this] { return stop_requested_now(); });
+  SatAnswer answer = encoder_.solve([this] { return stop_requested_now(); });
   SolverRound round;
   round.vars = answer.vars;
   round.clauses = answer.clauses;

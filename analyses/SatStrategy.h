@@ -59,7 +59,10 @@ class SatStrategy final : public Strategy {
   void count_goals();
 
   SatEventGraph graph_;
-  std::vector<SatCycle> cycles_;
+  // One solver for the whole search: each round adds what the graph gained
+  // (SatEncoder.h), so what the solver learnt survives.
+  std::unique_ptr<SatSolver> solver_ = make_cadical_solver();
+  SatEncoder encoder_{graph_, *solver_};
   SolverStats stats_;
   bool started_ = false, complete_ = false, stopped_ = false;
   uint64_t size_before_ = 0;

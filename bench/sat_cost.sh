@@ -11,6 +11,7 @@
 #   bash bench/sat_cost.sh CTRL BINDIR [LIMIT] [SIZES] [PROGRAMS] [MODEL]
 #
 # BINDIR holds bench_sat_PROGRAM (the build's bin/). MODEL: sc (default).
+# STRATEGIES (environment): the strategies to run, default "dpor sat".
 set -u
 CTRL=$(realpath "$1"); BIN=$(realpath "$2"); LIMIT=${3:-120}; SIZES=${4:-"1 2 3 4 5 6 8 10 15 20 25 30 40 50"}
 PROGRAMS=${5:-"spinlock dekker seqlock rwlock msqueue"}; MODEL=${6:-sc}
@@ -20,7 +21,7 @@ printf '%-9s %-5s %-5s %10s %10s %9s %7s %9s %14s %s\n' program size mode execut
   largest_clauses goals
 SUMMARY=""
 for program in $PROGRAMS; do
-  for strategy in dpor sat; do
+  for strategy in ${STRATEGIES:-dpor sat}; do
     best="-"
     for n in $SIZES; do
       s=$(date +%s.%N)
