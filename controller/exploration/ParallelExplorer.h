@@ -41,18 +41,12 @@
 #include <thread>
 #include <vector>
 
+#include "exploration/ParallelStats.h"
 #include "session/ExecutionResult.h"
 #include "session/Session.h"
 #include "Strategy.h"
 
 namespace ctrl {
-
-struct SpeculationStats {
-  unsigned jobs = 1;         // sessions, the explorer's included
-  uint64_t speculative = 0;  // executions run ahead of their plan (any session)
-  uint64_t taken = 0;        // of those, results the explorer used
-  std::string off;           // why speculation stopped early, or empty
-};
 
 class ParallelExplorer {
  public:
