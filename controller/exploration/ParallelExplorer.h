@@ -5,7 +5,8 @@
 // When the explorer's real next plan equals one a helper ran or is running,
 // the explorer takes that result instead of running the plan; while it
 // waits for one still running, it runs another predicted plan itself. A
-// result nobody asks for is dropped.
+// result nobody asks for is dropped. Used for the systematic strategies;
+// random, pos and pct are partitioned by seed instead (PartitionedSampling.h).
 //
 // Invariants (what keeps -j N identical to -j 1):
 //  - A result is handed over only for a plan equal field by field
