@@ -95,7 +95,10 @@ std::optional<PartitionedSampling::Range> PartitionedSampling::claim(bool by_exp
   }
   uint64_t from = next_;
   if (from >= limits_.limit || from > cutoff_) return std::nullopt;
-  if (!by_explorer && from >= turn_ + window_) return std::nullopt;
+  // The explorer, which also takes the results, may run further ahead, but
+  // not without bound: a stalled helper would leave every later result
+  // waiting in memory.
+  if (from >= turn_ + (by_explorer ? 2 * window_ : window_)) return std::nullopt;
   next_ = std::min(from + limits_.chunk, limits_.limit);
   ++stats_.ranges;
   return Range{from, next_};

@@ -27,9 +27,10 @@
 //    helper (running or waiting in its range), claimed by the explorer
 //    (own_), done (results_) or taken. A helper that stops gives the rest
 //    of its range back, so the explorer never waits for a plan nobody runs.
-//  - Helpers claim no plan more than `window` ahead of the explorer's turn
-//    (bounded memory), none past the first bug a helper found without
-//    --keep-going, and none once stopped.
+//  - Helpers claim no plan more than `window` ahead of the explorer's turn,
+//    the explorer none more than twice that (bounded memory); none is
+//    claimed past the first bug a helper found without --keep-going
+//    (except by the explorer for its own turn), and none once stopped.
 //  - An execution that touches the outside (HelperSession.h) turns the
 //    partition off: results not yet taken are dropped, the explorer runs
 //    every later plan itself.
@@ -100,7 +101,7 @@ class PartitionedSampling {
   };
   void helper(size_t k);
   // A range to run, or nullopt when none may be claimed now (lock held).
-  // `by_explorer`: the window does not hold the explorer back.
+  // `by_explorer`: for the explorer to run ahead (a wider window).
   std::optional<Range> claim(bool by_explorer);
   void give_back(Range r);                // lock held
   void turn_off(const std::string& why);  // lock held
