@@ -52,6 +52,7 @@ class PctStrategy final : public Strategy {
   // The next indices' plans under the current estimates: exact unless an
   // execution still to finish is longer than every one before.
   std::vector<ExecutionPlan> predict(size_t n) const override;
+  std::optional<ExecutionPlan> plan_at(uint64_t n) const override { return plan(n); }
 
   uint32_t depth() const { return depth_; }
   // What execution `index`'s change points count.

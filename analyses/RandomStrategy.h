@@ -18,6 +18,7 @@ class RandomStrategy final : public Strategy {
   std::optional<ExecutionPlan> next() override;
   // The next seeds: exact, since a random plan depends on nothing learnt.
   std::vector<ExecutionPlan> predict(size_t n) const override;
+  std::optional<ExecutionPlan> plan_at(uint64_t n) const override { return plan(n); }
 
  private:
   uint64_t seed_;

@@ -94,6 +94,15 @@ class Strategy {
   // are those of plans equal to the real ones), so an approximation is
   // fine. Default: none (every execution runs when planned).
   virtual std::vector<ExecutionPlan> predict(size_t /*n*/) const { return {}; }
+  // Seeded strategies (random, pos, pct), whose every plan is drawn from
+  // (--seed, its number) and at most an estimate learnt from the executions
+  // shown to completed(): the plan next() would return as its n-th (0: the
+  // first next()) if no further execution taught it anything. Changes
+  // nothing. Partitioned exploration (PartitionedSampling.h) runs ranges of
+  // them on several sessions and keeps a result only for a plan equal to
+  // the one next() gives in its turn. nullopt: the plans depend on the
+  // executions before them (the systematic strategies).
+  virtual std::optional<ExecutionPlan> plan_at(uint64_t /*n*/) const { return std::nullopt; }
   // Memory models with a consistency check (--model c11/rc11): false when the
   // execution last shown to completed() is not a consistent execution of the
   // model (a promise nobody kept, a cycle): its outcome, a bug included, is

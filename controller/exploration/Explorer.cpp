@@ -169,6 +169,7 @@ ExecutionResult Explorer::run_own(const ExecutionPlan& plan, uint64_t index) {
   ExecutionResult r = checkpointed_ ? checkpointed_->run(plan, index, options_.prefix_signatures)
                                     : session_.run(plan, index, options_.prefix_signatures);
   if (parallel_) parallel_->check_own(r, session_.region().header().files_changed.load() != 0);
+  if (partition_) partition_->check_own(r, session_.region().header().files_changed.load() != 0);
   return r;
 }
 
@@ -332,12 +333,23 @@ ExplorationReport Explorer::run() {
   const size_t lookahead = 2 * size_t(options_.jobs);
   std::optional<std::pair<ExecutionPlan, ExecutionResult>> first;
   bool may_speculate = options_.jobs > 1;
+  // A seeded strategy's plans are partitioned instead (PartitionedSampling.h):
+  // ranges of plan numbers, each run by one session; the strategy is then
+  // asked and taught under the partition's lock.
+  const bool seeded = may_speculate && strategy->plan_at(0).has_value();
+  auto strategy_lock = [&] {
+    return partition_ ? std::unique_lock<std::mutex>(partition_->strategy_mutex()) : std::unique_lock<std::mutex>();
+  };
 
   // Executions are numbered on from the session's earlier ones.
   uint64_t ran = 0, index = options_.first_execution;
   double last_progress = 0;
   while (ran < options_.max_executions) {
-    auto plan = strategy->next();
+    std::optional<ExecutionPlan> plan;
+    {
+      auto guard = strategy_lock();
+      plan = strategy->next();
+    }
     if (!plan) {
       // An execution cut by --max-steps left the rest of its schedules
       // unexplored (a livelock, or a bound too small for the program).
@@ -351,7 +363,25 @@ ExplorationReport Explorer::run() {
     // (Header::checked_steps), the rest of the plan's prefix is new.
     uint64_t saved_before = checkpointed_ ? checkpointed_->stats().steps_saved : 0;
     std::optional<ExecutionResult> taken;
-    if (may_speculate && (parallel_ || first)) {
+    if (seeded && first && !partition_) {
+      auto deadline = options_.time_limit > 0 ? started + std::chrono::duration_cast<clock::duration>(
+                                                              std::chrono::duration<double>(options_.time_limit))
+                                              : clock::time_point::max();
+      SessionConfig helpers = session_.config();
+      helpers.runner_cpu = session_.runner_cpu();  // the helpers take the CPUs after it
+      PartitionedSampling::Limits limits;
+      limits.limit = options_.max_executions;
+      // Small enough that a bug or the limit wastes little, large enough
+      // that claiming costs nothing beside the executions.
+      limits.chunk = std::clamp<uint64_t>(options_.max_executions / (16 * uint64_t(options_.jobs)), 1, 32);
+      limits.index_base = options_.first_execution;
+      limits.keep_going = options_.keep_going;
+      partition_ = std::make_unique<PartitionedSampling>(
+          helpers, options_.jobs - 1, deadline, options_.prefix_signatures, std::move(first->first),
+          std::move(first->second), [s = strategy.get()](uint64_t m) { return s->plan_at(m); }, limits);
+      first.reset();
+    }
+    if (!seeded && may_speculate && (parallel_ || first)) {
       // The plans worth running ahead: this one (a helper may run it
       // already), then the predicted ones.
       std::vector<ExecutionPlan> wanted = strategy->predict(lookahead);
@@ -369,6 +399,8 @@ ExplorationReport Explorer::run() {
       if (parallel_) parallel_->want(std::move(wanted));
     }
     if (parallel_) taken = parallel_->take(*plan, [&](const ExecutionPlan& p) { return run_own(p, index); });
+    if (partition_)
+      taken = partition_->take(ran, *plan, [&](const ExecutionPlan& p, uint64_t i) { return run_own(p, i); });
     ExecutionResult r = taken ? std::move(*taken) : run_own(*plan, index);
     r.execution = index;
     r.choices = plan->choices;
@@ -382,6 +414,9 @@ ExplorationReport Explorer::run() {
       may_speculate = first.has_value();
     }
     if (parallel_ && r.end == ExecutionResult::End::Bug) parallel_->want({});  // idle while it is shrunk
+    // The first bug in plan order ends the exploration: no session runs on
+    // while it is shrunk.
+    if (partition_ && r.end == ExecutionResult::End::Bug && !options_.keep_going) partition_->stop();
     check_prefix(r);
     if (r.end == ExecutionResult::End::Interrupted) {
       // An execution stopped half-way teaches the strategy nothing, and its
@@ -403,7 +438,10 @@ ExplorationReport Explorer::run() {
     summary.pending = r.pending.data();
     summary.npending = r.pending.size();
     // The strategy learns from the execution as it ran, before any shrinking.
-    strategy->completed(summary);
+    {
+      auto guard = strategy_lock();
+      strategy->completed(summary);
+    }
     ++index;
     ++ran;
     if (session_.should_stop()) {
@@ -466,7 +504,7 @@ ExplorationReport Explorer::run() {
   // Would the strategy have gone on? (Asked once more: a search that
   // finished with the last execution allowed is not stopped.)
   if (ran >= options_.max_executions && !report.interrupted && (options_.keep_going || report.bugs.empty())) {
-    if (strategy->next())
+    if (auto guard = strategy_lock(); strategy->next())
       report.stopped_at_max_executions = true;
     else
       report.exhaustive = strategy->exhaustive() && report.bounded == 0;
@@ -486,6 +524,10 @@ ExplorationReport Explorer::run() {
     report.speculation = parallel_->stats();
     // The helpers and their targets go with the exploration.
     parallel_.reset();
+  }
+  if (partition_) {
+    report.speculation = partition_->stats();
+    partition_.reset();
   }
   if (checkpointed_) {
     report.restored = checkpointed_->stats().restored;

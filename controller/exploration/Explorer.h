@@ -14,6 +14,7 @@
 #include "exploration/CheckpointedSearch.h"
 #include "exploration/DataRaceCheck.h"
 #include "exploration/ParallelExplorer.h"
+#include "exploration/PartitionedSampling.h"
 #include "session/ExecutionResult.h"
 #include "session/Session.h"
 #include "trace.pb.h"
@@ -42,7 +43,8 @@ struct ExploreOptions {
   // Steps a restore must skip to be used (tests lower it to use checkpoints
   // on short programs).
   uint64_t checkpoint_min_steps = CheckpointedSearch::kMinStepsSaved;
-  // -j: sessions that run executions at once (ParallelExplorer.h); 1: this
+  // -j: sessions that run executions at once (PartitionedSampling.h for
+  // random, pos and pct, ParallelExplorer.h for the others); 1: this
   // session alone. Counts, verdicts and bugs are the same for any value.
   unsigned jobs = 1;
   // --races: under sc, tso and pso, each finished execution's first data
@@ -220,6 +222,7 @@ class Explorer {
   std::unique_ptr<CheckpointedSearch> checkpointed_;  // with options_.checkpoints
   std::unique_ptr<DataRaceCheck> races_;                // with options_.races, under sc/tso/pso
   std::unique_ptr<ParallelExplorer> parallel_;        // with options_.jobs > 1, once started
+  std::unique_ptr<PartitionedSampling> partition_;    // the same for a seeded strategy
   TraceDir trace_dir_;
   proto::Trace template_;
 };

@@ -5,48 +5,15 @@
 #include <signal.h>
 
 #include <algorithm>
-#include <cstring>
 #include <exception>
 
-#include "Operation.h"
+#include "exploration/HelperSession.h"
 #include "session/Tracer.h"
 
 namespace ctrl {
 
-namespace {
-
-// The same schedule of the same operations. Values are left out: what a
-// program reads of its threads' stack addresses (a pthread_t) can differ
-// between processes forked from one fork server at different times (its own
-// mappings change them), so they differ between the executions of one
-// session too; what the strategies decide on is in the rest (the flags say
-// whether a write changed memory, a compare-exchange failed).
-bool same_events(const std::vector<shm::Event>& a, const std::vector<shm::Event>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t k = 0; k < a.size(); ++k) {
-    shm::Event x = a[k], y = b[k];
-    x.value_read = y.value_read = 0;
-    x.value_written = y.value_written = 0;
-    if (std::memcmp(&x, &y, sizeof x) != 0) return false;
-  }
-  return true;
-}
-
-// What the explorer may take from another run of the same plan: the rest
-// (bugs above all) it runs again itself.
-bool handed_over(ExecutionResult::End end) {
-  return end == ExecutionResult::End::Complete || end == ExecutionResult::End::Blocked ||
-         end == ExecutionResult::End::StepBound;
-}
-
-}  // namespace
-
 bool ParallelExplorer::touches_outside(const ExecutionResult& r, bool files_changed) {
-  if (files_changed) return true;
-  return std::any_of(r.events.begin(), r.events.end(), [](const shm::Event& e) {
-    auto kind = OpKind(e.kind);
-    return kind == OpKind::FdWait || kind == OpKind::ChildWait;
-  });
+  return ctrl::touches_outside(r, files_changed);
 }
 
 ParallelExplorer::ParallelExplorer(const SessionConfig& config, unsigned helpers,
@@ -58,6 +25,7 @@ ParallelExplorer::ParallelExplorer(const SessionConfig& config, unsigned helpers
       first_(std::move(first)),
       first_result_(std::move(first_result)) {
   stats_.jobs = helpers + 1;
+  stats_.mode = "run-ahead";
   // The helpers start with the stop signal blocked (a thread inherits its
   // creator's mask): one sent before a helper's Tracer takes it over must
   // wait for it, not kill ctrl.
@@ -198,34 +166,14 @@ void ParallelExplorer::helper(size_t k) {
   ExecutionPlan plan;  // the plan this helper runs, while `running`
   bool running = false;
   try {
-    // Each helper session and its runner on a CPU of their own, after the
-    // explorer's (config_.runner_cpu: the explorer session's CPU).
-    SessionConfig config = config_;
-    config.files_back_after_half_way = false;  // speculative: the explorer's session decides
-    const std::vector<int>& cpus = Session::usable_cpus();
-    if (config.runner_cpu >= 0 && !cpus.empty()) {
-      size_t at = 0;
-      while (at < cpus.size() && cpus[at] != config.runner_cpu) ++at;
-      config.runner_cpu = cpus[(at + k + 1) % cpus.size()];
-    }
-    Session session(config);
-    if (deadline_ != std::chrono::steady_clock::time_point::max()) session.set_deadline(deadline_);
     if (quitting()) return;
-    if (session.start()) {
+    HelperStart start = start_helper_session(config_, k, deadline_, expected_, first_, first_result_);
+    if (!start.session) {
       std::lock_guard lock(mutex_);
-      if (!quit_) turn_off(fmt::format("helper {} ended before its first thread", k + 1));
+      if (!quit_ && !start.interrupted) turn_off(start.failed);
       return;
     }
-    // The same plan must give the same execution here as in the explorer's
-    // session, or no result of this one may stand for it.
-    ExecutionResult check = session.run(first_, 0, expected_);
-    bool outside = touches_outside(check, session.region().header().files_changed.load() != 0);
-    if (check.end == ExecutionResult::End::Interrupted) return;
-    if (outside || check.end != first_result_.end || !same_events(check.events, first_result_.events)) {
-      std::lock_guard lock(mutex_);
-      if (!quit_) turn_off(fmt::format("helper {} did not repeat the first execution", k + 1));
-      return;
-    }
+    Session& session = *start.session;
     for (uint64_t index = 1;; ++index) {
       {
         std::unique_lock lock(mutex_);

@@ -5,7 +5,8 @@
 // When the explorer's real next plan equals one a helper ran or is running,
 // the explorer takes that result instead of running the plan; while it
 // waits for one still running, it runs another predicted plan itself. A
-// result nobody asks for is dropped.
+// result nobody asks for is dropped. Used for the systematic strategies;
+// random, pos and pct are partitioned by seed instead (PartitionedSampling.h).
 //
 // Invariants (what keeps -j N identical to -j 1):
 //  - A result is handed over only for a plan equal field by field
@@ -41,18 +42,12 @@
 #include <thread>
 #include <vector>
 
+#include "exploration/ParallelStats.h"
 #include "session/ExecutionResult.h"
 #include "session/Session.h"
 #include "Strategy.h"
 
 namespace ctrl {
-
-struct SpeculationStats {
-  unsigned jobs = 1;         // sessions, the explorer's included
-  uint64_t speculative = 0;  // executions run ahead of their plan (any session)
-  uint64_t taken = 0;        // of those, results the explorer used
-  std::string off;           // why speculation stopped early, or empty
-};
 
 class ParallelExplorer {
  public:

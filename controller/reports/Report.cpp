@@ -314,12 +314,32 @@ void print_summary(std::FILE* out, const ExplorationReport& report) {
                solver->unsupported.empty() ? "" : fmt::format("; stopped: {}", solver->unsupported));
   }
   const SpeculationStats& sp = report.speculation;
-  if (sp.jobs > 1)
+  if (sp.jobs > 1 && sp.mode == "seed-ranges") {
+    // Partitioned (PartitionedSampling.h): what each session ran and how
+    // much of its time it waited for work.
+    std::string sessions;
+    for (size_t k = 0; k < sp.workers.size(); ++k)
+      sessions += fmt::format("{}{} ({:.0f}% idle)", k ? ", " : "", sp.workers[k].executions,
+                              100 * sp.workers[k].idle_fraction);
+    fmt::print(stderr,
+               "ctrl: -j {}: seed ranges: {} of {} executions taken from other turns, {} ranges, {} run again{}; "
+               "per session: {}\n",
+               sp.jobs, sp.taken, report.total, sp.ranges, sp.replanned,
+               sp.off.empty() ? "" : fmt::format(" (partition stopped: {})", sp.off), sessions);
+  } else if (sp.jobs > 1) {
     fmt::print(stderr, "ctrl: -j {}: {} of {} executions taken from {} run ahead{}\n", sp.jobs, sp.taken, report.total,
                sp.speculative, sp.off.empty() ? "" : fmt::format(" (speculation stopped: {})", sp.off));
+  }
 }
 
 namespace {
+
+// Per session of a partitioned run: executions run, fraction of time idle.
+nlohmann::json parallel_workers_json(const SpeculationStats& sp) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& w : sp.workers) out.push_back({{"executions", w.executions}, {"idle_fraction", w.idle_fraction}});
+  return out;
+}
 
 nlohmann::json solver_json(const std::optional<Strategy::SolverStats>& solver) {
   if (!solver) return nullptr;
@@ -393,7 +413,11 @@ nlohmann::json report_json(const ExplorationReport& report, const std::string& p
            {{"jobs", report.speculation.jobs},
             {"run_ahead", report.speculation.speculative},
             {"taken", report.speculation.taken},
-            {"stopped", report.speculation.off.empty() ? nlohmann::json(nullptr) : nlohmann::json(report.speculation.off)}}},
+            {"stopped", report.speculation.off.empty() ? nlohmann::json(nullptr) : nlohmann::json(report.speculation.off)},
+            {"mode", report.speculation.mode.empty() ? nlohmann::json(nullptr) : nlohmann::json(report.speculation.mode)},
+            {"ranges", report.speculation.ranges},
+            {"replanned", report.speculation.replanned},
+            {"workers", parallel_workers_json(report.speculation)}}},
           // Summed over the executions: steps run and thread hand-offs
           // (ExplorationReport::handoffs).
           {"steps", report.steps},

@@ -7,10 +7,13 @@
 #
 #   cmake -DCTRL=<ctrl> -DWORKDIR=<fresh directory> -DPROGRAM=<program>
 #         [-DPROGRAM_ARGS="a b"] [-DCTRL_ARGS="--strategy random"] [-DJOBS=2]
-#         [-DEXPECT_TAKEN=ON] -P check_parallel.cmake
+#         [-DEXPECT_TAKEN=ON] [-DEXPECT_MODE=seed-ranges] -P check_parallel.cmake
 #
 # EXPECT_TAKEN: the -j JOBS run took at least one result run ahead (the
 # comparison alone would also pass if speculation never happened).
+# EXPECT_MODE: the -j JOBS run shared the work that way (parallel.mode); for
+# seed-ranges, the report gives each of the JOBS sessions' executions and
+# idle fraction (from 0 to 1).
 
 cmake_minimum_required(VERSION 3.20)
 include("${CMAKE_CURRENT_LIST_DIR}/e2e_common.cmake")
@@ -90,5 +93,28 @@ if(NOT jobs EQUAL JOBS)
 endif()
 if(EXPECT_TAKEN AND taken LESS 1)
   e2e_fail("-j ${JOBS} took no result run ahead (speculation stopped: ${stopped})")
+endif()
+if(DEFINED EXPECT_MODE)
+  string(JSON mode ERROR_VARIABLE no_mode GET "${full}" parallel mode)
+  if(NOT mode STREQUAL EXPECT_MODE)
+    e2e_fail("parallel.mode is '${mode}', expected ${EXPECT_MODE}")
+  endif()
+  if(EXPECT_MODE STREQUAL "seed-ranges")
+    string(JSON nworkers LENGTH "${full}" parallel workers)
+    if(NOT nworkers EQUAL JOBS)
+      e2e_fail("parallel.workers has ${nworkers} sessions, expected ${JOBS}")
+    endif()
+    set(idle "")
+    math(EXPR last "${JOBS} - 1")
+    foreach(w RANGE ${last})
+      string(JSON f GET "${full}" parallel workers ${w} idle_fraction)
+      string(JSON n GET "${full}" parallel workers ${w} executions)
+      if(f LESS 0 OR f GREATER 1)
+        e2e_fail("session ${w}'s idle fraction is ${f}")
+      endif()
+      string(APPEND idle " ${n} executions (idle ${f})")
+    endforeach()
+    message(STATUS "sessions:${idle}")
+  endif()
 endif()
 message(STATUS "same report with -j 1 and -j ${JOBS}; ${taken} results taken from executions run ahead")

@@ -1,0 +1,48 @@
+// A helper session of -j N: a second launched target of the explorer's
+// program, on a CPU of its own, that must repeat the explorer's first
+// execution event for event before any of its executions may stand for one
+// of the explorer's (ParallelExplorer.h, PartitionedSampling.h).
+//
+// Invariants: started and used on one thread from launch to end (the
+// parent-death signal of its target is tied to the thread that forked it;
+// Tracer::set_helper_thread must have been called on it); the sessions share
+// the file system, so an execution that touches the outside (a file
+// changed, a wait on a descriptor or a child) ends every helper's use.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "Strategy.h"
+#include "session/ExecutionResult.h"
+#include "session/Session.h"
+
+namespace ctrl {
+
+// Executions that could make sessions see each other: a file changed, a
+// wait on a descriptor or on a child.
+bool touches_outside(const ExecutionResult& r, bool files_changed);
+
+// What another session may hand to the explorer: complete, blocked and cut
+// executions. A bug (and anything else) the explorer runs again on its own
+// session, which then holds the execution for the report, the trace and the
+// shrinker.
+bool handed_over(ExecutionResult::End end);
+
+struct HelperStart {
+  std::unique_ptr<Session> session;  // null: not usable
+  bool interrupted = false;          // stopped from outside (not a failure)
+  std::string failed;                // why it is not usable, when it is not
+};
+
+// Starts helper number `k` (0-based) of `config` (the explorer's session's,
+// runner_cpu its CPU) and runs `first`, which must give `first_result`'s
+// end and events.
+HelperStart start_helper_session(const SessionConfig& config, size_t k, std::chrono::steady_clock::time_point deadline,
+                                 const std::vector<shm::Signature>& expected, const ExecutionPlan& first,
+                                 const ExecutionResult& first_result);
+
+}  // namespace ctrl

@@ -1,0 +1,34 @@
+// What -j N did (ExplorationReport::speculation, the report's "parallel"
+// section): never part of what an exploration found, which is the same for
+// any N.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ctrl {
+
+struct SpeculationStats {
+  unsigned jobs = 1;  // sessions, the explorer's included
+  // How the sessions shared the work: "run-ahead" (ParallelExplorer.h:
+  // helpers run the plans a strategy predicts) or "seed-ranges"
+  // (PartitionedSampling.h: each session runs ranges of execution seeds).
+  std::string mode;
+  uint64_t speculative = 0;  // executions run ahead of their turn (any session)
+  uint64_t taken = 0;        // of those, results the explorer used
+  std::string off;           // why parallel running stopped early, or empty
+  // seed-ranges: work items handed out, results run again because the
+  // strategy's plan for their index changed before their turn (pct's
+  // length estimate grew), and per session (the explorer's first) the
+  // executions it ran and the fraction of its time it waited for work.
+  uint64_t ranges = 0;
+  uint64_t replanned = 0;
+  struct Worker {
+    uint64_t executions = 0;
+    double idle_fraction = 0;
+  };
+  std::vector<Worker> workers;
+};
+
+}  // namespace ctrl
