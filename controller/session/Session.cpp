@@ -144,7 +144,8 @@ std::optional<proto::ControlMessage> Session::read_message() {
 }
 
 std::string Session::process_name(pid_t pid) const {
-  if (pid == current_pid_ || (current_pid_ == 0 && pid == runner_pid_)) return fmt::format("execution {}", execution_ + 1);
+  if (pid == current_pid_ || (current_pid_ == 0 && pid == runner_pid_))
+    return fmt::format("execution {}", execution_ + 1);
   if (pid == runner_pid_) return fmt::format("the program's runner (pid {}, between executions)", pid);
   const shm::Header& h = *region_.view().header;
   for (uint32_t slot = 0; slot < shm::kMaxCheckpoints; ++slot)

@@ -13,7 +13,7 @@
 #               (the launch, the exec, the binaries' analysis).
 #   execution   one long execution (400,000 visible operations, then 4 s of
 #               computation).
-#   analysis    just after a 300,000-step execution ended (its output says
+#   analysis    just after a 100,000-step execution ended (its output says
 #               so): ctrl analyses it while the program waits.
 #   bug         a bug after a long start (long_prefix_bug): executions from
 #               live checkpoints, the bug, shrinking, backtraces, the trace.
@@ -81,27 +81,28 @@ program_left() {
 }
 
 # Kills one thread (so its process) of the program, drawn with $1 (a
-# random number): waits up to 3 s for a process below ctrl to exist.
-# Sets target_what.
+# random number): waits up to 3 s for a process below ctrl to exist, and
+# draws again when the thread was gone before the kill. Sets target_what.
 kill_one() {
-  local r=$1 tasks=() p t
+  local r=$1 tasks p t
   for _ in $(seq 300); do
+    tasks=()
     for p in $(descendants "$pid"); do
       for t in /proc/"$p"/task/*; do
         [ -d "$t" ] && tasks+=("$p:${t##*/}")
       done
     done
-    [ ${#tasks[@]} -gt 0 ] && break
+    if [ ${#tasks[@]} -gt 0 ]; then
+      t=${tasks[r % ${#tasks[@]}]}
+      target_what="thread ${t#*:} of process ${t%%:*} (1 of ${#tasks[@]} threads)"
+      kill -KILL "${t#*:}" 2>/dev/null && return 0
+      r=$((r + 1))
+    fi
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.01
   done
-  if [ ${#tasks[@]} = 0 ]; then
-    target_what="nothing (no process of the program)"
-    return 1
-  fi
-  t=${tasks[r % ${#tasks[@]}]}
-  target_what="thread ${t#*:} of process ${t%%:*} (1 of ${#tasks[@]} threads)"
-  kill -KILL "${t#*:}" 2>/dev/null
+  target_what="nothing (no process of the program)"
+  return 1
 }
 
 # Waits up to $2 s for ctrl's output $1 (while ctrl runs).
@@ -143,9 +144,9 @@ for i in $(seq "$count"); do
       args=(attach --trace-dir t --max-steps 3000000 --hang-timeout 60 "./${tag}le" 400000 4)
       ;;
     analysis)
-      delay=$(uniform 0 0.5)
+      delay=$(uniform 0 0.3)
       after=computed
-      args=(attach --trace-dir t --max-steps 3000000 --hang-timeout 60 --show-output "./${tag}le" 300000 0)
+      args=(attach --trace-dir t --max-steps 3000000 --hang-timeout 60 --show-output "./${tag}le" 100000 0)
       ;;
     bug)
       delay=$(uniform 0.2 2.0)
@@ -184,7 +185,7 @@ for i in $(seq "$count"); do
   kill_one "$r"
   killed=$(now)
   ended=
-  for _ in $(seq 500); do
+  while [ $((($(now) - killed) / 1000000)) -lt 5000 ]; do
     kill -0 "$pid" 2>/dev/null || { ended=1; break; }
     sleep 0.01
   done
