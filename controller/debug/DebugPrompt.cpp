@@ -1,30 +1,32 @@
 #include "debug/DebugPrompt.h"
 
-#include <editline/readline.h>
-#include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
+#include <editline/readline.h>
+
 #include <charconv>
 #include <chrono>
+#include <cerrno>
 #include <cstdlib>
-#include <iostream>
 #include <optional>
+#include <iostream>
 #include <sstream>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "binary/Backtracer.h"
-#include "binary/Symbolizer.h"
-#include "cli/ExitStatus.h"
 #include "debug/DebugSession.h"
+#include "cli/ExitStatus.h"
+#include "exploration/Explorer.h"
 #include "debug/MemoryExaminer.h"
 #include "debug/NumberText.h"
-#include "debug/VariablePrinter.h"
-#include "exploration/Explorer.h"
 #include "reports/Report.h"
+#include "binary/Symbolizer.h"
+#include "debug/VariablePrinter.h"
 
 namespace ctrl {
 
@@ -202,8 +204,8 @@ bool DebugPrompt::execute(const std::string& line) {
       }
       auto next = session_.recorded_next();
       for (const ThreadView& v : threads)
-        fmt::print(out_, "{} T{} (tid {}): {}{}\n", next && *next == v.index ? "*" : " ", v.index, v.tid, v.description,
-                   v.where.empty() ? "" : "   at " + v.where);
+        fmt::print(out_, "{} T{} (tid {}): {}{}\n", next && *next == v.index ? "*" : " ", v.index, v.tid,
+                   v.description, v.where.empty() ? "" : "   at " + v.where);
       uint64_t flushes = session_.enabled() >> shm::kFlushActorBase;
       if (flushes) {
         std::string list;
@@ -328,9 +330,9 @@ bool DebugPrompt::execute(const std::string& line) {
       }
       auto r = session_.registers(t);
       if (!r) throw UsageError(fmt::format("T{}'s registers cannot be read", t));
-      const char* names[] = {"r15",    "r14", "r13", "r12",     "rbp",     "rbx", "r11",      "r10", "r9",
-                             "r8",     "rax", "rcx", "rdx",     "rsi",     "rdi", "orig_rax", "rip", "cs",
-                             "eflags", "rsp", "ss",  "fs_base", "gs_base", "ds",  "es",       "fs",  "gs"};
+      const char* names[] = {"r15", "r14", "r13", "r12", "rbp",     "rbx",     "r11", "r10", "r9",
+                             "r8",  "rax", "rcx", "rdx", "rsi",     "rdi",     "orig_rax", "rip", "cs",
+                             "eflags", "rsp", "ss", "fs_base", "gs_base", "ds", "es", "fs", "gs"};
       const auto* fields = reinterpret_cast<const unsigned long long*>(&r->regs);
       // gdb's order, the general registers first.
       const int order[] = {10, 5, 11, 12, 13, 14, 4, 19, 9, 8, 7, 6, 3, 2, 1, 0, 16, 18, 21, 22};
@@ -417,10 +419,9 @@ bool DebugPrompt::execute(const std::string& line) {
         } else if (w[i] == "--keep-going") {
           options.keep_going = true;
         } else {
-          throw UsageError(
-              fmt::format("explore: unknown option {} (--strategy, --seed, --max-executions, "
-                          "--time-limit, --trace-dir, --keep-going)",
-                          w[i]));
+          throw UsageError(fmt::format("explore: unknown option {} (--strategy, --seed, --max-executions, "
+                                       "--time-limit, --trace-dir, --keep-going)",
+                                       w[i]));
         }
       }
       fmt::print(out_, "exploring from step {} with strategy {}\n", session_.position(), options.strategy);
@@ -491,10 +492,8 @@ class LineReader {
       if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
         char chunk[4096];
         ssize_t n = read(0, chunk, sizeof chunk);
-        if (n <= 0)
-          eof_ = true;
-        else
-          buffer_.append(chunk, size_t(n));
+        if (n <= 0) eof_ = true;
+        else buffer_.append(chunk, size_t(n));
       }
     }
   }

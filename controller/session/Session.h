@@ -18,12 +18,12 @@
 #include <string>
 #include <vector>
 
-#include "Strategy.h"
-#include "cli/FailOnExit.h"
-#include "control.pb.h"
 #include "session/ExecutionResult.h"
+#include "cli/FailOnExit.h"
 #include "session/SharedMemory.h"
+#include "Strategy.h"
 #include "session/Tracer.h"
+#include "control.pb.h"
 
 namespace ctrl {
 
@@ -31,15 +31,15 @@ class Backtracer;
 class Symbolizer;
 
 struct SessionConfig {
-  std::string program;            // absolute path
-  std::vector<std::string> args;  // argv[1..]
-  std::vector<std::string> env;   // the target's environment, without ctrl's additions
-  std::string cwd;                // empty: ctrl's
-  std::string agent;              // path of libctrl-agent.so
+  std::string program;              // absolute path
+  std::vector<std::string> args;    // argv[1..]
+  std::vector<std::string> env;     // the target's environment, without ctrl's additions
+  std::string cwd;                  // empty: ctrl's
+  std::string agent;                // path of libctrl-agent.so
   uint64_t max_steps = 100000;
-  double hang_timeout = 5.0;  // seconds without a visible operation
+  double hang_timeout = 5.0;        // seconds without a visible operation
   bool show_output = false;
-  int sites_fd = -1;  // instruction site table (Instrumentation), -1: none
+  int sites_fd = -1;                // instruction site table (Instrumentation), -1: none
   shm::MemoryModel model = shm::MemoryModel::SC;
   // Exit statuses that make an execution a bug of kind exit-status
   // (--fail-on-exit, FailOnExit.h); none by default.
@@ -74,8 +74,8 @@ struct SessionConfig {
 
 // How executions got their process (in place: agent/Rollback.h).
 struct RunnerStats {
-  uint64_t rolled_back = 0;                  // executions that left their runner at the checkpoint again
-  uint64_t runners = 0;                      // processes forked for executions
+  uint64_t rolled_back = 0;    // executions that left their runner at the checkpoint again
+  uint64_t runners = 0;        // processes forked for executions
   std::map<std::string, uint64_t> refusals;  // why a runner could not roll back, and how often
 };
 
@@ -279,7 +279,7 @@ class Session {
   std::set<pid_t> killed_here_;
   bool hello_ = false;
   bool adopted_fork_server_ = false;  // the fork server is a child of the launched process
-  bool found_bug_ = false;            // the fork server puts the checkpoint's files back at the end
+  bool found_bug_ = false;  // the fork server puts the checkpoint's files back at the end
   // How the last execution ended, when not at its end (files_left); empty
   // when it ran to its end or none ran.
   std::string half_way_;
@@ -289,8 +289,8 @@ class Session {
   bool paused_ = false;            // current_pid_ waits at a decision (stepping)
   bool copy_paused_events_ = true;
   bool defer_interrupts_ = false;
-  std::vector<pid_t> inspected_;  // threads inspect() stopped
-  bool ended_ = false;            // current_pid_ is gone
+  std::vector<pid_t> inspected_;   // threads inspect() stopped
+  bool ended_ = false;             // current_pid_ is gone
   int end_status_ = 0;
   uint64_t execution_ = 0;
   // Executions forked in advance (ticket, pid), oldest first; ticket_ is the
@@ -300,7 +300,7 @@ class Session {
   // In place: the runner that rolled back after the last execution and
   // waits for the next ticket (0: the next execution needs a new one).
   pid_t runner_pid_ = 0;
-  bool reused_runner_ = false;          // the current execution runs in runner_pid_
+  bool reused_runner_ = false;  // the current execution runs in runner_pid_
   bool attention_rolled_back_ = false;  // the last Attention: the runner rolls back
   // The CPU the runner and this thread share (-1: not pinned).
   int runner_cpu_ = -1;

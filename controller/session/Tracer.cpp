@@ -171,8 +171,8 @@ pid_t Tracer::launch(const LaunchSpec& spec) {
     bool said = read(error_pipe[0], &e, sizeof e) == ssize_t(sizeof e);
     close(error_pipe[0]);
     if (said && e < 0)
-      throw UsageError("cannot start '" + spec.path + "' in its working directory '" + spec.cwd + "': " + strerror(-e) +
-                       " (a trace replays in the directory it was recorded in)");
+      throw UsageError("cannot start '" + spec.path + "' in its working directory '" + spec.cwd + "': " +
+                       strerror(-e) + " (a trace replays in the directory it was recorded in)");
     throw TargetLost("the program ended before its exec (killed from outside ctrl?)");
   }
   if (got != pid) give_up("it did not stop before its exec within 10 s");
