@@ -43,6 +43,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+trap 'exit 1' INT TERM
 cd "$work" || exit 1
 for h in 1 2; do
   yes >/dev/null &
@@ -63,7 +64,7 @@ wait_output() {
   return 1
 }
 
-# Waits for ctrl's end (at most 60 s); prints ms since $1.
+# Waits for ctrl's end (at most 60 s); sets latency to the ms since $1.
 wait_end() {
   for _ in $(seq 6000); do
     kill -0 "$pid" 2>/dev/null || break
@@ -72,10 +73,10 @@ wait_end() {
   if kill -0 "$pid" 2>/dev/null; then
     kill -9 -- "-$pid" 2>/dev/null
     wait "$pid" 2>/dev/null
-    echo 60000
+    latency=60000
     return
   fi
-  ms_since "$1"
+  latency=$(ms_since "$1")
   wait "$pid" 2>/dev/null
 }
 
@@ -98,7 +99,9 @@ trace=$(ls rec/*.ctrltrace 2>/dev/null | head -1)
 printf 'goto 299990\nquit\n' >steps.batch
 long=(--max-steps 3000000 --hang-timeout 60 --show-output)
 
-# One stop; prints its latency in ms (or "-" when the phase was missed).
+# One stop; sets latency to ms (or "-": no such stop in this phase). Not
+# run in a subshell: ctrl must be a job of this shell (its own process
+# group, SIGINT not ignored).
 one() {
   local phase=$1 stop=$2 start limit=()
   case $phase in
@@ -106,7 +109,7 @@ one() {
     execution) [ "$stop" = limit ] && limit=(--time-limit 3) ;;
     analysis) [ "$stop" = limit ] && limit=(--time-limit "$analysis_limit") ;;
     shrinking) [ "$stop" = limit ] && limit=(--time-limit "$shrink_limit") ;;
-    replay | stepping) [ "$stop" = limit ] && { echo "-"; return; } ;;
+    replay | stepping) [ "$stop" = limit ] && { latency=-; return; } ;;
   esac
   start=$(now)
   case $phase in
@@ -123,7 +126,7 @@ one() {
     case $phase in
       startup) at=0.03 ;; execution) at=3 ;; analysis) at=$analysis_limit ;; shrinking) at=$shrink_limit ;;
     esac
-    wait_end "$(awk -v s="$start" -v a="$at" 'BEGIN { printf "%d", s + a * 1e9 }')"
+    wait_end $((start + $(awk -v a="$at" 'BEGIN { printf "%d", a * 1000 }') * 1000000))
     return
   fi
   case $phase in
@@ -158,7 +161,10 @@ for phase in startup execution analysis shrinking replay stepping; do
   for stop in INT TERM limit; do
     [[ $stop =~ ${STOP_SIGNALS:-.} ]] || continue
     results=()
-    for _ in $(seq "$runs"); do results+=("$(one "$phase" "$stop")"); done
+    for _ in $(seq "$runs"); do
+      one "$phase" "$stop"
+      results+=("$latency")
+    done
     [ "${results[0]}" = "-" ] && { printf '%-10s %-6s %10s %8s\n' "$phase" "$stop" n/a n/a; continue; }
     med=$(printf '%s\n' "${results[@]}" | median)
     max=$(printf '%s\n' "${results[@]}" | sort -n | tail -1)
