@@ -436,6 +436,10 @@ bool DebugPrompt::execute(const std::string& line) {
     } else {
       throw UsageError(fmt::format("unknown command \"{}\" (help lists them)", cmd));
     }
+  } catch (const TargetLost&) {
+    // The program's processes are gone: no command can go on (the next
+    // found no paused execution, an internal error). Ends the session.
+    throw;
   } catch (const UsageError& e) {
     fmt::print(out_, "error: {}\n", e.what());
     failed_ = true;

@@ -103,7 +103,7 @@ ExecutionResult Session::supervise_execution() {
                  h.started.load(std::memory_order_acquire) == 0) {
         // The runner could not put itself back after the previous execution
         // (agent/Rollback.h, RollbackFailed said why): this one gets a new
-        // runner.
+        // runner. (One killed from outside meanwhile: read_message threw.)
         reused_runner_ = false;
         current_pid_ = 0;
         send_run(execution_);
@@ -191,6 +191,7 @@ void Session::seize_execution() {
 void Session::kill_execution() {
   pid_t pid = current_pid_;
   if (pid <= 0 || ended_) return;
+  killed_here_.insert(pid);
   kill(pid, SIGKILL);
   if (pid == template_pid_) {
     // The template is our child and traced: reap it here.

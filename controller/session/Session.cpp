@@ -49,7 +49,10 @@ void Session::take_discovered(ExecutionResult& r) const {
 Session::~Session() {
   if (template_pid_ > 0) {
     release_inspection();
-    if (current_pid_ > 0 && current_pid_ != template_pid_) kill(current_pid_, SIGKILL);
+    if (current_pid_ > 0 && current_pid_ != template_pid_) {
+      killed_here_.insert(current_pid_);
+      kill(current_pid_, SIGKILL);
+    }
     stop_fork_server();
     kill(template_pid_, SIGKILL);
     // Reap what is left so nothing outlives the session (bounded: EXITKILL
@@ -130,7 +133,26 @@ std::optional<proto::ControlMessage> Session::read_message() {
     fmt::print(stderr, "ctrl: warning: {}\n", m.notice().text());
     return read_message();
   }
+  if (m.has_ended()) {
+    pid_t pid = m.ended().pid();
+    int status = m.ended().status();
+    bool ours = killed_here_.erase(pid) > 0;
+    if (!ours && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+      throw TargetLost(killed_from_outside(process_name(pid)));
+  }
   return m;
+}
+
+std::string Session::process_name(pid_t pid) const {
+  if (pid == current_pid_ || (current_pid_ == 0 && pid == runner_pid_))
+    return fmt::format("execution {}", execution_ + 1);
+  if (pid == runner_pid_) return fmt::format("the program's runner (pid {}, between executions)", pid);
+  const shm::Header& h = *region_.view().header;
+  for (uint32_t slot = 0; slot < shm::kMaxCheckpoints; ++slot)
+    if (h.checkpoints[slot].pid == pid) return fmt::format("the live checkpoint in slot {}", slot);
+  for (const auto& [ticket, spare] : spares_)
+    if (spare == pid) return fmt::format("a process of the program forked for a next execution (pid {})", pid);
+  return fmt::format("a process of the program (pid {})", pid);
 }
 
 bool Session::should_stop() {

@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -257,8 +258,14 @@ class Session {
   void take_discovered(ExecutionResult& r) const;
 
   // ---- the control channel (Session.cpp) ----
-  // Reads one message; returns it when there was one.
+  // Reads one message; returns it when there was one. The fork server's
+  // ExecutionEnded for any of its children (an execution, a spare, a runner
+  // between executions, a live checkpoint) killed by a SIGKILL ctrl did not
+  // send throws TargetLost, whoever reads it: a spare or idle runner lost
+  // unseen was later waited on for ever.
   std::optional<proto::ControlMessage> read_message();
+  // The name of the fork server's child `pid` in TargetLost's line.
+  std::string process_name(pid_t pid) const;
 
   SessionConfig config_;
   Tracer tracer_;
@@ -268,6 +275,8 @@ class Session {
   int control_fd_ = -1;
   pid_t template_pid_ = 0;  // the launched process, later the fork server
   pid_t current_pid_ = 0;   // the process of the running execution
+  // Processes ctrl sent SIGKILL, until the fork server says they ended.
+  std::set<pid_t> killed_here_;
   bool hello_ = false;
   bool adopted_fork_server_ = false;  // the fork server is a child of the launched process
   bool found_bug_ = false;  // the fork server puts the checkpoint's files back at the end

@@ -205,7 +205,10 @@ pid_t Tracer::launch(const LaunchSpec& spec) {
                          "': " + strerror(-e) + " (a trace replays in the directory it was recorded in)");
       if (got) throw UsageError("cannot execute '" + spec.path + "': " + strerror(e));
       // Killed past exec's point of no return: the kernel could not map the
-      // program (a truncated or corrupt file).
+      // program (a truncated or corrupt file): the kernel sends SIGSEGV
+      // then, never SIGKILL, which came from another process.
+      if (WIFSIGNALED(stop->status) && WTERMSIG(stop->status) == SIGKILL)
+        throw TargetLost(killed_from_outside("the program (in its exec)"));
       if (WIFSIGNALED(stop->status))
         throw UsageError("cannot execute '" + spec.path + "': the kernel could not load it (killed by " +
                          sigabbrev_np(WTERMSIG(stop->status)) + " in execve)");
