@@ -5,7 +5,7 @@
 # (fixed seeds): the same count, nothing redundant, and for the random
 # load/store programs nothing infeasible (--strict). No compiler needed.
 # Run with: ctest -L ra
-add_executable(ra_crosscheck ra_crosscheck.cpp ra_enumerate.cpp)
+add_executable(ra_crosscheck ra_crosscheck.cpp ra_enumerate.cpp ra_flow_enumerate.cpp)
 target_link_libraries(ra_crosscheck PRIVATE ctrl_analyses)
 add_test(NAME ra.crosscheck.fixed COMMAND ra_crosscheck fixed)
 # Loads and stores: 2-4 threads, up to 3 operations each, 8 in all (1500
@@ -50,3 +50,16 @@ if(RA_CROSSCHECK_CC)
       -P ${CMAKE_CURRENT_SOURCE_DIR}/ra_programs.cmake)
   set_tests_properties(ra.crosscheck.ctrl_rmw_1_100 PROPERTIES LABELS "ra;crosscheck" TIMEOUT 600)
 endif()
+
+# TRACER's Exponential_bug (samples/ra/exponential_bug.c: branches on the
+# values read, a mutex): ctrl's count against ra_flow_enumerate.h's brute
+# force of the same program, computed in the same run (879 at N = 1, 1934 at
+# N = 2; the paper's Table 5 is 3 below ctrl at every size it lists:
+# docs/PERFORMANCE.md, "Exponential_bug").
+foreach(n 1 2)
+  add_test(NAME ra.crosscheck.exponential_bug_${n}
+    COMMAND ${CMAKE_COMMAND} -DTOOL=$<TARGET_FILE:ra_crosscheck> -DCTRL=$<TARGET_FILE:ctrl>
+      -DPROGRAM=$<TARGET_FILE:exponential_bug> -DN=${n} -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/ra_work/flow_${n}
+      -P ${CMAKE_CURRENT_SOURCE_DIR}/ra_flow.cmake)
+  set_tests_properties(ra.crosscheck.exponential_bug_${n} PROPERTIES LABELS "ra;crosscheck" TIMEOUT 600)
+endforeach()
