@@ -207,9 +207,22 @@ class WeakTraceExplorer {
       n.pos = i;
       n.steps = shared;
       n.read = steps[i];
+      // A spin loop's iteration that reads what the previous one read
+      // changes nothing (GenMC's spin assumption, as GraphStrategy): it is
+      // not offered that write again. Without this every execution of a
+      // spin loop offered one more stale iteration, the next execution ran
+      // one step longer, and the search never ended (c11_mcs_lock).
+      uint32_t again = kNone;
+      if (e.same_state)
+        for (uint32_t k = i; k-- > 0;)
+          if (g.at(k).thread == e.thread && g.at(k).is_read() && g.at(k).loc == e.loc) {
+            again = g.at(k).rf;
+            break;
+          }
       if (!e.fixed)
         for (uint32_t w : readable[i])
-          if (i == valid || w != e.rf) n.sources.emplace_back(w == kInit ? kInitId : ids[w], g.value_of(w, e.loc));
+          if ((i == valid || w != e.rf) && w != again)
+            n.sources.emplace_back(w == kInit ? kInitId : ids[w], g.value_of(w, e.loc));
       stack_.push_back(std::move(n));
     }
     if (stopping()) return;
