@@ -9,7 +9,7 @@ add_executable(ra_crosscheck ra_crosscheck.cpp ra_enumerate.cpp ra_flow_enumerat
 target_link_libraries(ra_crosscheck PRIVATE ctrl_analyses)
 add_test(NAME ra.crosscheck.fixed COMMAND ra_crosscheck fixed)
 # Loads and stores: 2-4 threads, up to 3 operations each, 8 in all (1500
-# programs, about 10 s); then up to 4 each, 10 in all (600 programs, 40 s).
+# programs, about 2 s); then up to 4 each, 10 in all (600 programs, 5 s).
 add_test(NAME ra.crosscheck.seeds_1_1500 COMMAND ra_crosscheck --strict seeds 1 1500 3 8 0)
 add_test(NAME ra.crosscheck.seeds_2001_2600 COMMAND ra_crosscheck --strict seeds 2001 2600 4 10 0)
 # Random programs with fetch-adds: exactly the oracle's weak traces, each
@@ -17,7 +17,7 @@ add_test(NAME ra.crosscheck.seeds_2001_2600 COMMAND ra_crosscheck --strict seeds
 # its original node also makes, 28 of the 3000, 50 of the 2000 and 16 of the
 # 300 ran one twice); infeasible runs are allowed here (not --strict).
 # 2 operations per thread, 4 in all (3000 programs); up to 3, 8 in all (2000
-# programs, about 5 s); up to 4, 9 in all (300 programs, about 45 s; before
+# programs, about 8 s); up to 4, 9 in all (300 programs, about 18 s; before
 # RaSaturation kept read-modify-write chains contiguous in co, 33 of these
 # 300 and 150 of the 2000 got weak traces the oracle rejects).
 add_test(NAME ra.crosscheck.rmw_seeds_1_3000 COMMAND ra_crosscheck seeds 1 3000 2 4 1)
