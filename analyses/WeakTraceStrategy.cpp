@@ -4,6 +4,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <unordered_set>
 
@@ -40,8 +41,13 @@ struct Step {
 // schedules that make it read a write that came later.
 struct Node {
   uint32_t pos = 0;
-  std::vector<Step> prefix;  // steps 0..pos-1
-  Step read;                 // the read's step (source set per alternative)
+  // Steps 0..pos-1: the first pos steps of `steps`, the execution the node
+  // was made in (its nodes share it: copying every read's prefix made the
+  // analysis of an execution quadratic in its length).
+  std::shared_ptr<const std::vector<Step>> steps;
+  std::vector<Step>::const_iterator prefix_begin() const { return steps->begin(); }
+  std::vector<Step>::const_iterator prefix_end() const { return steps->begin() + pos; }
+  Step read;  // the read's step (source set per alternative)
   std::vector<std::pair<EventId, uint64_t>> sources;
   std::vector<std::vector<Step>> schedules;
   std::set<std::vector<EventId>> scheduled;  // each schedule's observations, sorted
@@ -81,20 +87,22 @@ class WeakTraceExplorer {
       if (!n.sources.empty()) {
         auto [src, value] = n.sources.front();
         n.sources.erase(n.sources.begin());
-        current_ = n.prefix;
+        current_.assign(n.prefix_begin(), n.prefix_end());
         Step r = n.read;
         r.source = src;
         r.value = value;
         r.swappable = true;
         current_.push_back(r);
         issuer_ = n.origin != kNone ? n.origin : n.pos;
+        shared_ = n.pos;
         return plan_of(current_);
       }
       if (!n.schedules.empty()) {
-        current_ = n.prefix;
+        current_.assign(n.prefix_begin(), n.prefix_end());
         for (const Step& s : n.schedules.front()) current_.push_back(s);
         n.schedules.erase(n.schedules.begin());
         issuer_ = n.origin != kNone ? n.origin : n.pos;
+        shared_ = n.pos;
         return plan_of(current_);
       }
       stack_.pop_back();
@@ -176,7 +184,8 @@ class WeakTraceExplorer {
       }
     }
     // Nodes for the reads the tail made (and the one it could not make).
-    std::vector<Step> steps = steps_of(g, ids, std::min(valid + 1, g.size()));
+    auto shared = std::make_shared<const std::vector<Step>>(steps_of(g, ids, std::min(valid + 1, g.size())));
+    const std::vector<Step>& steps = *shared;
     // A read-modify-write a swap made read the one that went first stays
     // swappable (a later one may go before it in turn): it gets a node, with
     // nothing else to read but schedules to come.
@@ -184,7 +193,7 @@ class WeakTraceExplorer {
         g.at(planned - 1).kind == GraphKind::Rmw && !node_at(uint32_t(planned - 1))) {
       Node n;
       n.pos = uint32_t(planned - 1);
-      n.prefix.assign(steps.begin(), steps.begin() + n.pos);
+      n.steps = shared;
       n.read = steps[n.pos];
       n.origin = issuer_;
       n.behind = current_.back().source;
@@ -196,16 +205,32 @@ class WeakTraceExplorer {
       if (i == valid && e.fixed) break;  // nothing else it can read
       Node n;
       n.pos = i;
-      n.prefix.assign(steps.begin(), steps.begin() + i);
+      n.steps = shared;
       n.read = steps[i];
+      // A spin loop's iteration that reads what the previous one read
+      // changes nothing (GenMC's spin assumption, as GraphStrategy): it is
+      // not offered that write again. Without this every execution of a
+      // spin loop offered one more stale iteration, the next execution ran
+      // one step longer, and the search never ended (c11_mcs_lock).
+      uint32_t again = kNone;
+      if (e.same_state)
+        for (uint32_t k = i; k-- > 0;)
+          if (g.at(k).thread == e.thread && g.at(k).is_read() && g.at(k).loc == e.loc) {
+            again = g.at(k).rf;
+            break;
+          }
       if (!e.fixed)
         for (uint32_t w : readable[i])
-          if (i == valid || w != e.rf) n.sources.emplace_back(w == kInit ? kInitId : ids[w], g.value_of(w, e.loc));
+          if ((i == valid || w != e.rf) && w != again)
+            n.sources.emplace_back(w == kInit ? kInitId : ids[w], g.value_of(w, e.loc));
       stack_.push_back(std::move(n));
     }
     if (stopping()) return;
-    // Postponed writes (DECLAREPOSTPONED, for every write of the valid part).
-    for (uint32_t j = 0; j < valid; j++) {
+    // Postponed writes (DECLAREPOSTPONED, for every write of the valid part
+    // but those of the node's prefix: the execution that made the node ran
+    // the same steps there and declared them, to the same nodes, below it
+    // in the stack, so they would only be dropped as duplicates).
+    for (uint32_t j = shared_; j < valid; j++) {
       const GraphEvent& w = g.at(j);
       if (!w.is_write()) continue;
       for (uint32_t i = 0; i < j; i++) {
@@ -325,7 +350,7 @@ class WeakTraceExplorer {
     Node* o = n.origin != kNone ? node_at(n.origin) : nullptr;
     if (o && o->pos < n.pos) {
       // Keyed as the plan from the origin it is.
-      std::vector<Step> whole(n.prefix.begin() + o->pos, n.prefix.end());
+      std::vector<Step> whole(n.prefix_begin() + o->pos, n.prefix_end());
       whole.insert(whole.end(), sched.begin(), sched.end());
       if (!o->scheduled.insert(key_of(*o, whole)).second) return;
       n.schedules.push_back(std::move(sched));
@@ -342,7 +367,8 @@ class WeakTraceExplorer {
     std::vector<uint32_t> count;
     auto next_id = [&](uint32_t t) {
       if (count.empty()) {
-        for (const Step& s : n.prefix) {
+        for (auto it = n.prefix_begin(); it != n.prefix_end(); ++it) {
+          const Step& s = *it;
           if (count.size() <= s.thread) count.resize(s.thread + 1, 0);
           count[s.thread]++;
         }
@@ -460,6 +486,7 @@ class WeakTraceExplorer {
   std::vector<Node> stack_;  // by step, the deepest last
   std::vector<Step> current_;
   uint32_t issuer_ = kNone;         // the node (its origin) whose alternative current_ is
+  uint32_t shared_ = 0;             // that node's position: current_ repeats its prefix
   std::vector<uint32_t> below_;     // memory_below(current_)
   std::vector<uint64_t> operands_;  // per step of the last execution: a RMW's operand
   std::unordered_set<uint64_t> seen_;

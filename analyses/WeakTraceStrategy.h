@@ -34,6 +34,12 @@
 //    tests/crosscheck/ra_crosscheck.cmake).
 // Nodes are a stack ordered by step: a node's alternatives run after every
 // node below it in the tree is done, as in the recursive algorithm.
+// A read the agent flags as a spin loop's iteration in the same state as the
+// previous one (kSameState) is not offered the write that one read (GenMC's
+// spin assumption, as GraphStrategy): rereading it changes nothing, and
+// offering it made every execution of a spin one iteration longer, without
+// end. So under a spin loop one execution per weak trace of the loop's
+// effective iterations, not per count of idle ones.
 //
 // The tail's reads read memory, so a plan keeps out of memory (kNotMoLast)
 // the writes that would leave there one some thread may not read

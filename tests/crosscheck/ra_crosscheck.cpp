@@ -20,6 +20,9 @@
 //                 libatomic loads and stores, and fetch-adds with RMW 1) and
 //                 prints the oracle's count,
 //                 for the cross-check of ctrl itself (ra_programs.cmake)
+//   ra_crosscheck flow exponential_bug N
+//                 prints the count of ra_flow_enumerate.h's oracle for
+//                 samples/ra/exponential_bug.c with argument N (ra_flow.cmake)
 // Exit 0 when every program agrees, 1 otherwise (each disagreement printed).
 #include <cstdio>
 #include <cstdlib>
@@ -30,6 +33,7 @@
 #include "SharedRegion.h"
 #include "WeakTraceStrategy.h"
 #include "ra_enumerate.h"
+#include "ra_flow_enumerate.h"
 
 namespace {
 
@@ -175,6 +179,29 @@ bool check(const Program& p, const std::string& name, long long known = -1) {
   return ok;
 }
 
+// The two oracles agree: a load/store program as ra_flow_enumerate.h's
+// (each load into a register nothing reads), counted both ways.
+bool oracles_agree(const Program& p, const std::string& name) {
+  ra_oracle::FlowProgram f;
+  f.vars = p.vars;
+  for (const auto& ops : p.threads) {
+    f.threads.emplace_back();
+    for (const ra_oracle::Op& o : ops) {
+      ra_oracle::Instr in;
+      in.op = o.kind == Kind::Load ? ra_oracle::Instr::Load : ra_oracle::Instr::Store;
+      in.var = o.var;
+      in.value = o.value;
+      f.threads.back().push_back(in);
+    }
+    f.threads.back().push_back(ra_oracle::Instr{});
+  }
+  uint64_t straight = ra_oracle::count_weak_traces(p), flow = ra_oracle::count_flow_weak_traces(f).traces;
+  if (straight != flow)
+    std::printf("ORACLES DISAGREE %s: %s: ra_enumerate %llu, ra_flow_enumerate %llu\n", name.c_str(),
+                ra_oracle::describe(p).c_str(), (unsigned long long)straight, (unsigned long long)flow);
+  return straight == flow;
+}
+
 struct Fixed {
   const char* name;
   const char* text;
@@ -220,12 +247,32 @@ int main(int argc, char** argv) {
       total++;
       if (!check(ra_oracle::parse(f.text), f.name, f.known)) bad++;
     }
+    // The branching oracle on the load/store cases, and on the first 300
+    // random load/store programs.
+    for (const Fixed& f : kFixed) {
+      Program p = ra_oracle::parse(f.text);
+      bool rmw = false;
+      for (const auto& ops : p.threads)
+        for (const ra_oracle::Op& o : ops) rmw = rmw || o.kind == Kind::FetchAdd;
+      if (rmw) continue;
+      total++;
+      if (!oracles_agree(p, f.name)) bad++;
+    }
+    for (uint64_t seed = 1; seed <= 300; seed++) {
+      total++;
+      if (!oracles_agree(ra_oracle::random_program(seed, 3, 8, false), "seed " + std::to_string(seed))) bad++;
+    }
   } else if (mode == "program" && argc > 2) {
     Program p = ra_oracle::parse(argv[2]);
     Result r = explore(p);
     std::printf("oracle %llu; ctrl %llu consistent, %llu redundant, %llu infeasible, %llu executions\n",
                 (unsigned long long)ra_oracle::count_weak_traces(p), (unsigned long long)r.consistent,
                 (unsigned long long)r.redundant, (unsigned long long)r.infeasible, (unsigned long long)r.executions);
+    return 0;
+  } else if (mode == "flow" && argc > 3 && std::string(argv[2]) == "exponential_bug") {
+    ra_oracle::FlowCount c = ra_oracle::count_flow_weak_traces(ra_oracle::exponential_bug(std::atoi(argv[3])));
+    std::printf("%llu\n", (unsigned long long)c.traces);
+    std::fprintf(stderr, "%llu consistent graphs visited\n", (unsigned long long)c.graphs);
     return 0;
   } else if (mode == "emit" && argc > 5) {
     bool rmw = argc > 6 && std::atoi(argv[6]) != 0;
@@ -264,7 +311,9 @@ int main(int argc, char** argv) {
       if (!check(ra_oracle::random_program(seed, max_ops, max_events, rmw), "seed " + std::to_string(seed))) bad++;
     }
   } else {
-    std::fprintf(stderr, "usage: ra_crosscheck fixed | seeds FIRST LAST [MAX_OPS MAX_EVENTS RMW] | program TEXT\n");
+    std::fprintf(stderr,
+                 "usage: ra_crosscheck fixed | seeds FIRST LAST [MAX_OPS MAX_EVENTS RMW] | program TEXT | flow "
+                 "exponential_bug N\n");
     return 2;
   }
   std::printf("%d of %d programs agree with the oracle (%llu infeasible executions, in %llu programs)\n", total - bad,

@@ -20,23 +20,24 @@ struct Ev {
 
 constexpr int kInit = -1;
 
-// Whether the relation (adjacency matrix, n nodes) has a cycle.
-bool cyclic(const std::vector<std::vector<uint8_t>>& m) {
+// Whether the relation (a row of successor bits per node, at most 64 nodes)
+// has a cycle: peel nodes without a predecessor among those left.
+bool cyclic(const std::vector<uint64_t>& m) {
   size_t n = m.size();
-  std::vector<int> state(n, 0);
-  std::function<bool(size_t)> dfs = [&](size_t u) {
-    state[u] = 1;
-    for (size_t v = 0; v < n; v++)
-      if (m[u][v]) {
-        if (state[v] == 1) return true;
-        if (state[v] == 0 && dfs(v)) return true;
-      }
-    state[u] = 2;
-    return false;
-  };
+  std::vector<uint64_t> pred(n, 0);
   for (size_t u = 0; u < n; u++)
-    if (state[u] == 0 && dfs(u)) return true;
-  return false;
+    for (size_t v = 0; v < n; v++)
+      if (m[u] >> v & 1) pred[v] |= uint64_t(1) << u;
+  uint64_t left = n == 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1;
+  for (bool progress = true; progress && left;) {
+    progress = false;
+    for (size_t u = 0; u < n; u++)
+      if ((left >> u & 1) && !(pred[u] & left)) {
+        left &= ~(uint64_t(1) << u);
+        progress = true;
+      }
+  }
+  return left != 0;
 }
 
 }  // namespace
@@ -71,34 +72,42 @@ bool consistent_layout(const Program& p, const Layout& l, const std::vector<int>
     for (size_t b = a + 1; b < n; b++)
       if (ev[a].kind == Kind::FetchAdd && ev[b].kind == Kind::FetchAdd && ev[a].var == ev[b].var && rf[a] == rf[b])
         return false;
-  std::vector<std::vector<uint8_t>> base(nodes, std::vector<uint8_t>(nodes, 0));
+  if (nodes > 64) throw std::invalid_argument("program too large for the oracle");
+  std::vector<uint64_t> base(nodes, 0);
+  std::vector<uint64_t> m(nodes, 0);
   for (size_t a = 0; a < n; a++)
     for (size_t b = 0; b < n; b++)
-      if (ev[a].thread == ev[b].thread && ev[a].index < ev[b].index) base[a][b] = 1;
-  for (size_t r : l.reads) base[node(rf[r], ev[r].var)][r] = 1;
+      if (ev[a].thread == ev[b].thread && ev[a].index < ev[b].index) base[a] |= uint64_t(1) << b;
+  for (size_t r : l.reads) base[node(rf[r], ev[r].var)] |= uint64_t(1) << r;
   for (int x = 0; x < p.vars; x++) {
     std::vector<size_t> ws;
     for (size_t w = 0; w < n; w++)
       if (ev[w].writes() && ev[w].var == x) ws.push_back(w);
     std::sort(ws.begin(), ws.end());
     bool some = false;
+    std::vector<size_t> order, pos(nodes, 0);
     do {
+      // co_x against po between writes: the cycle is plain, skip the work.
+      bool against_po = false;
+      for (size_t a = 0; a < ws.size() && !against_po; a++)
+        for (size_t b = a + 1; b < ws.size(); b++)
+          if (base[ws[b]] >> ws[a] & 1) against_po = true;
+      if (against_po) continue;
       // co_x: init, then ws in this order.
-      std::vector<size_t> order{n + size_t(x)};
+      order.assign(1, n + size_t(x));
       order.insert(order.end(), ws.begin(), ws.end());
-      std::vector<size_t> pos(nodes, 0);
       for (size_t k = 0; k < order.size(); k++) pos[order[k]] = k;
       bool atomic = true;
       for (size_t u : ws)
         if (ev[u].kind == Kind::FetchAdd && pos[node(rf[u], x)] + 1 != pos[u]) atomic = false;
       if (!atomic) continue;
-      auto m = base;
+      m = base;
       for (size_t a = 0; a < order.size(); a++)
-        for (size_t b = a + 1; b < order.size(); b++) m[order[a]][order[b]] = 1;
+        for (size_t b = a + 1; b < order.size(); b++) m[order[a]] |= uint64_t(1) << order[b];
       for (size_t r : l.reads)
         if (ev[r].var == x)
           for (size_t b = pos[node(rf[r], x)] + 1; b < order.size(); b++)
-            if (order[b] != r) m[r][order[b]] = 1;
+            if (order[b] != r) m[r] |= uint64_t(1) << order[b];
       if (!cyclic(m)) some = true;
     } while (!some && std::next_permutation(ws.begin(), ws.end()));
     if (!some) return false;
