@@ -120,6 +120,7 @@ void SatEncoder::encode_spin(uint32_t n) {
   const SatNode& node = nodes[n];
   if (!node.spins) return;       // the agent never saw it repeat a read in the same state
   std::vector<uint32_t> window;  // the thread's reads since the one n repeats
+  std::vector<uint32_t> stores;  // its stores since then: no progress if each stored what memory held
   bool repeats = false;
   for (uint32_t child = n, a = node.parent; a != kSatNone && !repeats; child = a, a = nodes[a].parent) {
     const SatNode& an = nodes[a];
@@ -130,13 +131,16 @@ void SatEncoder::encode_spin(uint32_t n) {
     bool reads_only = an.role == SatRole::Read || (an.role == SatRole::Rmw && via && via->written == via->key);
     if (!reads_only) {
       if (an.role == SatRole::Other) continue;  // start, yield, fence
-      return;
+      if (an.role != SatRole::Write) return;
+      stores.push_back(a);
+      continue;
     }
     window.push_back(a);
     repeats = an.op.kind == node.op.kind && an.op.site == node.op.site && an.op.addr == node.op.addr;
   }
   if (!repeats) return;
   std::vector<int> written_since{-x(n)};
+  for (uint32_t w : stores) written_since.push_back(-unchanged(w));
   for (uint32_t k : window)
     for (uint32_t w : g_.locations()[nodes[k].loc].writers) {
       if (w == k || w == n) continue;
@@ -156,6 +160,44 @@ void SatEncoder::encode_spin(uint32_t n) {
       written_since.push_back(z);
     }
   clause(written_since);
+}
+
+int SatEncoder::unchanged(uint32_t w) {
+  auto [it, fresh] = unchanged_.try_emplace(w, 0);
+  if (!fresh) return it->second;
+  const auto& nodes = g_.nodes();
+  const SatNode& node = nodes[w];
+  const SatLocation& loc = g_.locations()[node.loc];
+  uint64_t value = SatEventGraph::written_value(node.op);
+  int u = it->second = solver_.new_var();
+  // p: the value w overwrites comes from that source (the initial value or a
+  // writer before it with no writer between); when it is w's own value, u.
+  std::vector<int> some{-x(w)};
+  auto source = [&](uint32_t s, const std::vector<std::pair<uint64_t, int>>& values) {
+    int p = solver_.new_var();
+    some.push_back(p);
+    clause({-p, x(w)});
+    if (s != kSatNone) clause({-p, writes_lit(s)}), clause({-p, order(s, w)});
+    for (uint32_t c : loc.writers) {
+      if (c == w || c == s || !nodes[c].known) continue;
+      if (nodes[c].instance == node.instance && order(c, w) == 0) continue;
+      if (s != kSatNone && nodes[c].instance == nodes[s].instance && order(s, c) == 0) continue;
+      clause({-p, -writes_lit(c), s == kSatNone ? kFalse : -order(s, c), -order(c, w)});
+    }
+    for (auto [v, lit] : values)
+      if (v == value) clause({-p, -lit, u});
+  };
+  // An initial value never read is unknown: the store is taken to change it.
+  std::vector<std::pair<uint64_t, int>> init;
+  if (loc.init) init.emplace_back(*loc.init, kTrue);
+  source(kSatNone, init);
+  for (uint32_t s : loc.writers) {
+    if (s == w || !nodes[s].known) continue;
+    if (nodes[s].instance == node.instance && !g_.before_in_thread(s, w)) continue;
+    source(s, written_values(s));
+  }
+  clause(some);
+  return u;
 }
 
 bool SatEncoder::encode(const std::function<bool()>& stop) {

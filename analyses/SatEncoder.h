@@ -79,7 +79,11 @@ class SatEncoder {
   // state, when nothing it read since has been written, is not enabled. A
   // node the agent showed to be such a repeat (SatNode::spins) runs only
   // after some write to a location its thread read since that read.
+  // A store the thread made in such a window is no progress (the agent's
+  // kUnchanged) when it wrote what memory held: the literal "store w runs and
+  // overwrites its own value" (forced true when it does; memoised).
   void encode_spin(uint32_t n);
+  int unchanged(uint32_t w);
   // The literal "writer s writes (some value)", and each value it may write
   // with its literal.
   int writes_lit(uint32_t s) const;
@@ -94,6 +98,7 @@ class SatEncoder {
   std::vector<int> goal_;
   std::vector<std::vector<int>> c_;  // per node, per edge
   std::map<std::pair<uint32_t, uint32_t>, int> o_;
+  std::map<uint32_t, int> unchanged_;
   std::vector<int> goals_;
 };
 
