@@ -93,6 +93,11 @@ void SatEncoder::encode_read(uint32_t n) {
       if (c != n) clause({-r, -writes_lit(c), -order(c, n)});
   }
   for (uint32_t s : loc.writers) {
+    // A read among thousands of writers emits millions of clauses: polled.
+    if (stopped_ || (stop_ && (*stop_)())) {
+      stopped_ = true;
+      return;
+    }
     if (s == n || !nodes[s].known) continue;
     if (nodes[s].instance == node.instance && !g_.before_in_thread(s, n)) continue;
     auto values = written_values(s);
@@ -201,6 +206,7 @@ int SatEncoder::unchanged(uint32_t w) {
 }
 
 bool SatEncoder::encode(const std::function<bool()>& stop) {
+  stop_ = stop ? &stop : nullptr;
   const auto& nodes = g_.nodes();
   x_.assign(nodes.size(), 0);
   new_.assign(nodes.size(), kFalse);
@@ -245,6 +251,7 @@ bool SatEncoder::encode(const std::function<bool()>& stop) {
       clause(one);
     }
     if (node.reads()) encode_read(n);
+    if (stopped_) return false;
     if (node.role == SatRole::Read || node.role == SatRole::Rmw) encode_spin(n);
     if (node.role == SatRole::Create && node.target != kSatNone)
       for (uint32_t m : g_.instances()[node.target].nodes) clause({order(n, m)});

@@ -99,6 +99,8 @@ class SatEncoder {
   std::vector<std::vector<int>> c_;  // per node, per edge
   std::map<std::pair<uint32_t, uint32_t>, int> o_;
   std::map<uint32_t, int> unchanged_;
+  const std::function<bool()>* stop_ = nullptr;  // encode()'s, polled inside long loops
+  bool stopped_ = false;
   std::vector<int> goals_;
 };
 
