@@ -104,7 +104,7 @@ std::vector<std::pair<uint64_t, int>> SatEncoder::written_values(uint32_t s) {
   }
 }
 
-void SatEncoder::encode_read(uint32_t n) {
+bool SatEncoder::encode_read(uint32_t n, const std::function<bool()>& stop) {
   const auto& nodes = g_.nodes();
   const SatNode& node = nodes[n];
   const SatLocation& loc = g_.locations()[node.loc];
@@ -124,6 +124,7 @@ void SatEncoder::encode_read(uint32_t n) {
       if (c != n && fresh(c)) clause({-r, -writes_lit(c), -order(c, n)});
   }
   for (uint32_t s : loc.writers) {
+    if (stop && stop()) return false;
     if (s == n || !nodes[s].known) continue;
     if (nodes[s].instance == node.instance && !g_.before_in_thread(s, n)) continue;
     // A lock waits for a free mutex: it never reads a held one.
@@ -146,6 +147,7 @@ void SatEncoder::encode_read(uint32_t n) {
   }
   for (uint32_t w : loc.writers) covered.insert(w);
   grow({0, n}, any);
+  return true;
 }
 
 void SatEncoder::between(uint32_t n, uint32_t s, uint32_t c, int r) {
@@ -160,6 +162,7 @@ void SatEncoder::encode_spin(uint32_t n) {
   const SatNode& node = nodes[n];
   if (!node.spins) return;       // the agent never saw it repeat a read in the same state
   std::vector<uint32_t> window;  // the thread's reads since the one n repeats
+  std::vector<uint32_t> stores;  // its stores since then: no progress if each stored what memory held
   bool repeats = false;
   for (uint32_t child = n, a = node.parent; a != kSatNone && !repeats; child = a, a = nodes[a].parent) {
     const SatNode& an = nodes[a];
@@ -170,13 +173,16 @@ void SatEncoder::encode_spin(uint32_t n) {
     bool reads_only = an.role == SatRole::Read || (an.role == SatRole::Rmw && via && via->written == via->key);
     if (!reads_only) {
       if (an.role == SatRole::Other) continue;  // start, yield, fence
-      return;
+      if (an.role != SatRole::Write) return;
+      stores.push_back(a);
+      continue;
     }
     window.push_back(a);
     repeats = an.op.kind == node.op.kind && an.op.site == node.op.site && an.op.addr == node.op.addr;
   }
   if (!repeats) return;
   std::vector<int> woken{-x(n)};
+  for (uint32_t w : stores) woken.push_back(-unchanged(w));
   auto wake = [&](uint32_t k, uint32_t w, uint64_t key, int writes) {
     int after = order(k, w), before = order(w, n);
     if (after == 0 || before == 0) return;
@@ -202,6 +208,60 @@ void SatEncoder::encode_spin(uint32_t n) {
   grow({2, n}, woken);
 }
 
+int SatEncoder::over(uint32_t w, uint32_t s) {
+  auto [it, fresh] = over_.try_emplace(uint64_t(w) << 32 | s, 0);
+  if (fresh) it->second = solver_.new_var();
+  return it->second;
+}
+
+int SatEncoder::unchanged(uint32_t w) {
+  auto [it, fresh] = unchanged_.try_emplace(w, 0);
+  if (fresh) it->second = solver_.new_var();
+  int u = it->second;
+  if (!unchanged_this_round_.insert(w).second) return u;
+  const auto& nodes = g_.nodes();
+  const SatNode& node = nodes[w];
+  const SatLocation& loc = g_.locations()[node.loc];
+  uint64_t value = SatEventGraph::written_value(node.op);
+  // As encode_read, with "w overwrites the value from s" for "n reads from
+  // s", and u for the value read being w's own.
+  auto& covered = over_covered_[w];
+  auto fresh_c = [&](uint32_t c) { return !covered.count(c); };
+  std::vector<int> some{-x(w)};
+  {
+    // An initial value never read is unknown: the store is taken to change it.
+    int p = over(w, kSatNone);
+    some.push_back(p);
+    clause({-p, x(w)});
+    if (loc.init && *loc.init == value) clause({-p, u});
+    for (uint32_t c : loc.writers)
+      if (c != w && fresh_c(c)) clause({-p, -writes_lit(c), -order(c, w)});
+  }
+  for (uint32_t s : loc.writers) {
+    if (s == w || !nodes[s].known) continue;
+    if (nodes[s].instance == node.instance && !g_.before_in_thread(s, w)) continue;
+    int p = over(w, s);
+    some.push_back(p);
+    // What a read-modify-write writes grows with the values it read.
+    if (fresh_c(s) || nodes[s].role == SatRole::Rmw)
+      for (auto [v, lit] : written_values(s))
+        if (v == value) clause({-p, -lit, u});
+    if (!fresh_c(s)) {
+      for (uint32_t c : loc.writers)
+        if (c != w && c != s && fresh_c(c)) between(w, s, c, p);
+      continue;
+    }
+    clause({-p, x(w)});
+    clause({-p, writes_lit(s)});
+    clause({-p, order(s, w)});
+    for (uint32_t c : loc.writers)
+      if (c != w && c != s) between(w, s, c, p);
+  }
+  for (uint32_t c : loc.writers) covered.insert(c);
+  grow({3, w}, some);
+  return u;
+}
+
 bool SatEncoder::encode(const std::function<bool()>& stop) {
   const auto& nodes = g_.nodes();
   for (uint32_t n = 0; n < nodes.size(); ++n) {
@@ -225,7 +285,7 @@ bool SatEncoder::encode(const std::function<bool()>& stop) {
     }
     if (node.reads()) {
       for (uint64_t k : node.spin_keys) clause({-val(n, k)});
-      encode_read(n);
+      if (!encode_read(n, stop)) return false;
     }
     if (node.role == SatRole::Read || node.role == SatRole::Rmw) encode_spin(n);
     if (node.role == SatRole::Create && node.target != kSatNone)
@@ -321,6 +381,7 @@ SatAnswer SatEncoder::solve(const std::function<bool()>& stop) {
   SatAnswer answer;
   auto t0 = std::chrono::steady_clock::now();
   added_this_round_ = 0;
+  unchanged_this_round_.clear();
   // The last round's part no longer holds.
   if (act_) solver_.add_clause(std::vector<int>{-act_}), ++added_this_round_;
   if (!encode(stop)) {

@@ -32,7 +32,8 @@
 // so clauses are only ever added (each at most once). What does change as
 // the graph grows is (1) which goals are open and (2) disjunctions that
 // list what the graph knows: a read's possible writers, a join's exits, a
-// spinner's possible wakers. A growing disjunction is a chain "head or
+// spinner's possible wakers, the sources of the value a store overwrites
+// (unchanged()). A growing disjunction is a chain "head or
 // t1", "not t1, or what was added since, or t2", ... whose open end t_k a
 // round forces false; (1) and (2) are the round's part, under one
 // activation literal that is assumed for that round only and then retired.
@@ -111,7 +112,10 @@ class SatEncoder {
   void grow(std::pair<int, uint32_t> key, const std::vector<int>& lits);
   // False when `stop` said so before the formula was complete.
   bool encode(const std::function<bool()>& stop);
-  void encode_read(uint32_t n);
+  // False when `stop` said so (polled per writer: a read among thousands of
+  // writers makes millions of clauses); the read is then not marked covered,
+  // so a later round makes what is missing.
+  bool encode_read(uint32_t n, const std::function<bool()>& stop);
   // No writer c of n's location between n's source s (literal r) and n.
   void between(uint32_t n, uint32_t s, uint32_t c, int r);
   // The agent's spin rule (agent/ExecutionModel.h): a thread about to repeat
@@ -119,7 +123,15 @@ class SatEncoder {
   // state, when nothing it read since has been written, is not enabled. A
   // node the agent showed to be such a repeat (SatNode::spins) runs only
   // after some write to a location its thread read since that read.
+  // A store the thread made in such a window is no progress (the agent's
+  // kUnchanged) when it wrote what memory held.
   void encode_spin(uint32_t n);
+  // The literal "store w runs and overwrites its own value": forced true
+  // when it does, through over(w, s), "the value w overwrites comes from
+  // writer s (kSatNone: the initial value)", one of which holds when w runs
+  // (a chain: writers appear as the graph grows). Extended once a round.
+  int unchanged(uint32_t w);
+  int over(uint32_t w, uint32_t s);
   // The literal "writer s writes (some value)", and each value it may write
   // with its literal.
   int writes_lit(uint32_t s);
@@ -152,6 +164,12 @@ class SatEncoder {
   std::map<std::pair<int, uint32_t>, Chain> chains_;
   std::unordered_set<std::vector<int>, ClauseHash> added_;
   std::unordered_map<uint32_t, std::unordered_set<uint32_t>> covered_;  // per read: writers its clauses cover
+  // unchanged(w): its literal, the writers its clauses cover, the source
+  // literals over(w, s), and the stores extended this round.
+  std::unordered_map<uint32_t, int> unchanged_;
+  std::unordered_map<uint32_t, std::unordered_set<uint32_t>> over_covered_;
+  std::unordered_map<uint64_t, int> over_;
+  std::unordered_set<uint32_t> unchanged_this_round_;
   std::vector<char> encoded_;           // per node: known when the last round was encoded
   std::vector<size_t> amo_done_;        // per node: values whose "at most one" clauses were made
   std::vector<std::vector<int>> goal_;  // per node, this round's goal literals

@@ -177,6 +177,45 @@ std::vector<sim::Outcome> explore(SatStrategy& s, const sim::Program& p, uint64_
   return runs;
 }
 
+// The agent's spin rule across a store of the value memory held (the
+// relaxed Burns loop: "flag[me] = 0; if (flag[other]) goto again"): such a
+// store is no progress, so the thread's re-read of kX in the same state
+// waits for a write to kX. T0: load kY; load kX; if it read 1: store kY = 0
+// (kY held 0: unchanged), load kX again. T1: store kX = 1, store kX = 0.
+// The re-read can only follow T1's second store: it never reads 1, and once
+// both executions below ran nothing is new (a model with the re-read right
+// after the store would be a schedule the agent refuses to follow).
+TEST(SatEncoder, StoreOfTheHeldValueKeepsTheSpinWindow) {
+  auto ev = [](uint32_t thread, OpKind kind, uint64_t addr, uint64_t site, uint64_t read, uint64_t written,
+               uint8_t flags = 0) {
+    shm::Event e{};
+    e.thread = thread;
+    e.kind = uint16_t(kind);
+    e.addr = addr;
+    e.site = site;
+    e.size = 8;
+    e.value_read = read;
+    e.value_written = written;
+    e.flags = flags;
+    return e;
+  };
+  auto load_y = ev(0, OpKind::AtomicLoad, kY, 0x400100, 0, 0);
+  auto load_x = [&](uint64_t v, uint8_t flags = 0) { return ev(0, OpKind::AtomicLoad, kX, 0x400200, v, 0, flags); };
+  auto store_y = ev(0, OpKind::AtomicStore, kY, 0x400300, 0, 0, shm::kUnchanged);
+  auto store_x = [&](uint64_t v, uint64_t site) { return ev(1, OpKind::AtomicStore, kX, site, 0, v); };
+  std::vector<shm::Event> first = {load_y, load_x(0), store_x(1, 0x400400), store_x(0, 0x400500)};
+  std::vector<shm::Event> second = {store_x(1, 0x400400),      load_y, load_x(1), store_y, store_x(0, 0x400500),
+                                    load_x(0, shm::kSameState)};
+  SatEventGraph g;
+  ASSERT_TRUE(g.merge(first.data(), first.size())) << g.why();
+  ASSERT_TRUE(g.merge(second.data(), second.size())) << g.why();
+  auto solver = make_cadical_solver();
+  SatEncoder encoder(g, *solver);
+  SatAnswer answer = encoder.solve({});
+  EXPECT_GT(answer.goals, 0u);
+  EXPECT_EQ(answer.result, SatSolver::Result::Unsat);
+}
+
 TEST(SatStrategy, MessagePassingEveryScOutcomeOnceAndComplete) {
   SatStrategy s;
   auto p = message_passing();
