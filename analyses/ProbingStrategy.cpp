@@ -56,7 +56,9 @@ std::optional<ExecutionPlan> ProbingStrategy::next() {
 
 void ProbingStrategy::completed(const ExecutionSummary& s) {
   // PCT's change points are drawn over the longest execution seen, the
-  // search's included.
+  // search's included. Each sampler reads every event: on a stop (no plan
+  // is asked for again) those passes over a long execution only delay it.
+  if (stop_requested_now()) return;
   for (auto& sampler : samplers_) sampler->completed(s);
   if (last_probe_) return;
   systematic_->completed(s);

@@ -285,7 +285,10 @@ ExplorationReport Explorer::run() {
     ModelBugMonitor([&](const ExecutionResult&) { return strategy->last_model_bugs(); }, session_.symbolizer(),
                     [&](uint64_t a) { return session_.initialised_unseen(a); })
         .check(r);
-    if (races_) {
+    // Stopped (Ctrl-C, SIGTERM, the time limit): a long execution's race
+    // check would take seconds; the search is reported as interrupted, so
+    // the execution counts as not race-checked.
+    if (races_ && !session_.should_stop()) {
       races_->check(r);
       report.races = races_->summary();
     }

@@ -35,6 +35,9 @@ ShrinkStats shrink(Session& session, ExecutionResult& bug, uint32_t budget, uint
     for (size_t k = std::max<uint64_t>(1, fixed); k < bug.events.size() && stats.runs < budget; ++k) {
       if (!preempts(bug.events, k)) continue;
       if (stats.runs > 0 && std::chrono::steady_clock::now() >= until) return stats;
+      // Ctrl-C, SIGTERM or the time limit: the bug as found so far is reported
+      // at once (a run would only notice the stop after it started).
+      if (session.should_stop()) return stats;
       // Same decisions up to k, then stay with the preempted thread and let
       // the sticky policy go on from there.
       ExecutionPlan plan;
