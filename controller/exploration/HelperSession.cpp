@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <signal.h>
+
 #include <algorithm>
 #include <cstring>
 
 #include "Operation.h"
+#include "session/Tracer.h"
 
 namespace ctrl {
 
@@ -78,6 +81,15 @@ HelperStart start_helper_session(const SessionConfig& explorer, size_t k,
   }
   out.session = std::move(session);
   return out;
+}
+
+void start_helper_threads(std::vector<std::thread>& threads, size_t n, const std::function<void(size_t)>& body) {
+  sigset_t stop, old;
+  sigemptyset(&stop);
+  sigaddset(&stop, Tracer::kStopSignal);
+  pthread_sigmask(SIG_BLOCK, &stop, &old);
+  for (size_t k = 0; k < n; ++k) threads.emplace_back([body, k] { body(k); });
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 
 }  // namespace ctrl

@@ -12,8 +12,10 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "Strategy.h"
@@ -44,5 +46,11 @@ struct HelperStart {
 HelperStart start_helper_session(const SessionConfig& config, size_t k, std::chrono::steady_clock::time_point deadline,
                                  const std::vector<shm::Signature>& expected, const ExecutionPlan& first,
                                  const ExecutionResult& first_result);
+
+// Starts `n` threads running body(k), k = 0..n-1, appended to `threads`. They
+// start with the stop signal blocked (a thread inherits its creator's mask):
+// one sent before a helper's Tracer takes it over must wait for it, not kill
+// ctrl.
+void start_helper_threads(std::vector<std::thread>& threads, size_t n, const std::function<void(size_t)>& body);
 
 }  // namespace ctrl

@@ -26,15 +26,7 @@ ParallelExplorer::ParallelExplorer(const SessionConfig& config, unsigned helpers
       first_result_(std::move(first_result)) {
   stats_.jobs = helpers + 1;
   stats_.mode = "run-ahead";
-  // The helpers start with the stop signal blocked (a thread inherits its
-  // creator's mask): one sent before a helper's Tracer takes it over must
-  // wait for it, not kill ctrl.
-  sigset_t stop, old;
-  sigemptyset(&stop);
-  sigaddset(&stop, Tracer::kStopSignal);
-  pthread_sigmask(SIG_BLOCK, &stop, &old);
-  for (size_t k = 0; k < helpers; ++k) helpers_.emplace_back([this, k] { helper(k); });
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  start_helper_threads(helpers_, helpers, [this](size_t k) { helper(k); });
 }
 
 ParallelExplorer::~ParallelExplorer() {

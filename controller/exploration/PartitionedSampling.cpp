@@ -40,15 +40,7 @@ PartitionedSampling::PartitionedSampling(const SessionConfig& config, unsigned h
   idle_.assign(helpers + 1, 0);
   began_.assign(helpers + 1, clock::now());
   ended_.assign(helpers + 1, clock::time_point::max());
-  // The helpers start with the stop signal blocked (a thread inherits its
-  // creator's mask): one sent before a helper's Tracer takes it over must
-  // wait for it, not kill ctrl.
-  sigset_t stop, old;
-  sigemptyset(&stop);
-  sigaddset(&stop, Tracer::kStopSignal);
-  pthread_sigmask(SIG_BLOCK, &stop, &old);
-  for (size_t k = 0; k < helpers; ++k) helpers_.emplace_back([this, k] { helper(k); });
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  start_helper_threads(helpers_, helpers, [this](size_t k) { helper(k); });
 }
 
 PartitionedSampling::~PartitionedSampling() {
