@@ -27,10 +27,13 @@ import re
 import shutil
 import socket
 import stat
-import struct
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import ctrl_trace  # noqa: E402
+from ctrl_trace import pack, packed, parse, serialise, write_trace  # noqa: E402
 
 MODE, CTRL, WORK, PROGRAM = sys.argv[1:5]
 shutil.rmtree(WORK, ignore_errors=True)
@@ -59,99 +62,11 @@ def record(trace_dir="traces", extra=(), env=None):
     return traces[0], out
 
 
-# ---- the trace file format (controller/reports/TraceFile.h) ----
-MAGIC = b"CTRLTRC1"
-
-
-def fnv1a64(data):
-    h = 0xCBF29CE484222325
-    for c in data:
-        h ^= c
-        h = (h * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return h
-
-
 def read_trace(path):
-    data = open(path, "rb").read()
-    expect(data[:8] == MAGIC, f"{path}: no trace magic")
-    length, checksum = struct.unpack("<QQ", data[8:24])
-    payload = data[24:]
-    expect(len(payload) == length and fnv1a64(payload) == checksum, f"{path}: bad length or checksum")
-    return parse(payload)
-
-
-def write_trace(path, fields):
-    payload = serialise(fields)
-    open(path, "wb").write(MAGIC + struct.pack("<QQ", len(payload), fnv1a64(payload)) + payload)
-
-
-# ---- protobuf's wire format, enough to edit any field ----
-def varint(data, i):
-    v, shift = 0, 0
-    while True:
-        b = data[i]
-        i += 1
-        v |= (b & 0x7F) << shift
-        shift += 7
-        if b < 0x80:
-            return v, i
-
-
-def put_varint(v):
-    v &= 0xFFFFFFFFFFFFFFFF
-    out = bytearray()
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        out.append(b | (0x80 if v else 0))
-        if not v:
-            return bytes(out)
-
-
-def parse(data):
-    """[field number, wire type, value] in order; value: int or bytes."""
-    fields, i = [], 0
-    while i < len(data):
-        key, i = varint(data, i)
-        number, wire = key >> 3, key & 7
-        if wire == 0:
-            v, i = varint(data, i)
-        elif wire == 2:
-            n, i = varint(data, i)
-            v, i = data[i:i + n], i + n
-        elif wire == 1:
-            v, i = data[i:i + 8], i + 8
-        elif wire == 5:
-            v, i = data[i:i + 4], i + 4
-        else:
-            sys.exit(f"FAILED: wire type {wire} in a trace")
-        fields.append([number, wire, v])
-    return fields
-
-
-def serialise(fields):
-    out = bytearray()
-    for number, wire, v in fields:
-        out += put_varint(number << 3 | wire)
-        if wire == 0:
-            out += put_varint(v)
-        elif wire == 2:
-            out += put_varint(len(v)) + v
-        else:
-            out += v
-    return bytes(out)
-
-
-def packed(v):
-    values, i = [], 0
-    while i < len(v):
-        x, i = varint(v, i)
-        values.append(x)
-    return values
-
-
-def pack(values):
-    return b"".join(put_varint(x) for x in values)
+    try:
+        return ctrl_trace.read_trace(path)
+    except ValueError as e:
+        expect(False, f"{path}: {e}")
 
 
 # Trace (protocol/trace.proto): the messages inside it, by field number.

@@ -42,6 +42,9 @@ import sys
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from ctrl_trace import pack, packed, parse, seal, serialise  # noqa: E402
+
 CASE_TIMEOUT = 30.0
 
 
@@ -320,97 +323,34 @@ def kind_cmdline(f, cases, jobs):
     f.parallel(jobs, [lambda n=n, a=a: case(n, a) for n, a in made])
 
 
-def fnv1a64(b):
-    h = 0xcbf29ce484222325
-    for c in b:
-        h ^= c
-        h = (h * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
-    return h
-
-
-def seal(payload):
-    return b"CTRLTRC1" + struct.pack("<QQ", len(payload), fnv1a64(payload)) + payload
-
-
-def pb_varint(data, i):
-    v, shift = 0, 0
-    while True:
-        b = data[i]
-        i += 1
-        v |= (b & 0x7F) << shift
-        shift += 7
-        if b < 0x80:
-            return v, i
-
-
-def pb_put_varint(v):
-    v &= 0xFFFFFFFFFFFFFFFF
-    out = bytearray()
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        out.append(b | (0x80 if v else 0))
-        if not v:
-            return bytes(out)
-
-
-def pb_parse(data):
-    """[field number, wire type, value] of a protobuf message, in order."""
-    fields, i = [], 0
-    while i < len(data):
-        key, i = pb_varint(data, i)
-        number, wire = key >> 3, key & 7
-        if wire == 0:
-            v, i = pb_varint(data, i)
-        elif wire == 2:
-            n, i = pb_varint(data, i)
-            v, i = bytes(data[i:i + n]), i + n
-        else:
-            size = 8 if wire == 1 else 4
-            v, i = bytes(data[i:i + size]), i + size
-        fields.append([number, wire, v])
-    return fields
-
-
-def pb_serialise(fields):
-    out = bytearray()
-    for number, wire, v in fields:
-        out += pb_put_varint(number << 3 | wire)
-        out += pb_put_varint(v) if wire == 0 else (pb_put_varint(len(v)) + v if wire == 2 else v)
-    return bytes(out)
-
-
 def edit_steps(rng, payload):
     """A checksum-valid edit of what only the replay can check (protocol/
     trace.proto): a step's site, address or size (Trace.signatures = 8), or
     two decisions swapped (Trace.decisions = 7, packed). The program then
     does not do what the trace says: the replay diverges (exit 2)."""
-    top = pb_parse(payload)
+    top = parse(payload)
     sigs = [f for f in top if f[0] == 8 and f[1] == 2]
     decisions = next((f for f in top if f[0] == 7 and f[1] == 2), None)
     if decisions is not None and rng.random() < 0.3:
-        values, i = [], 0
-        while i < len(decisions[2]):
-            x, i = pb_varint(decisions[2], i)
-            values.append(x)
+        values = packed(decisions[2])
         pairs = [k for k in range(len(values) - 1) if values[k] != values[k + 1]]
         if pairs:
             k = rng.choice(pairs)
             values[k], values[k + 1] = values[k + 1], values[k]
-            decisions[2] = b"".join(pb_put_varint(x) for x in values)
-            return pb_serialise(top)
+            decisions[2] = pack(values)
+            return serialise(top)
     if not sigs:
         return payload
     sig = rng.choice(sigs)
-    sub = pb_parse(sig[2])
+    sub = parse(sig[2])
     number = rng.choice([3, 4, 6])
     field = next((x for x in sub if x[0] == number), None)
     if field is None:
         sub.append([number, 0, rng.randrange(1, 1 << 20)])
     else:
         field[2] = rng.choice([field[2] + rng.choice([-8, -1, 1, 4, 8, 64]), rng.randrange(1 << 48), 0]) & ((1 << 64) - 1)
-    sig[2] = pb_serialise(sub)
-    return pb_serialise(top)
+    sig[2] = serialise(sub)
+    return serialise(top)
 
 
 def kind_trace(f, cases, jobs):
