@@ -253,6 +253,10 @@ int step_through(Session& session, std::optional<proto::Trace> recording, const 
   debug.set_checkpoints(checkpoints);
   DebugPrompt prompt(debug, stdout);
   StopInfo start = debug.start();
+  if (start.reason == StopReason::Interrupted) {
+    fmt::print("{}\n", start.message);
+    return kExitBadInput;
+  }
   if (start.reason != StopReason::Step) fmt::print("the program ended before its first thread: {}\n", start.message);
   std::fflush(stdout);
   if (port) {
