@@ -535,7 +535,7 @@ int DebugPrompt::run(std::istream* script) {
       std::fflush(out_);
     }
   };
-  batch_ = !terminal;
+  batch_ = script != nullptr;
   // A signal that came while a command that does not run the program
   // worked (bt, print, save) ends a script before its next command.
   auto signalled = [&] {

@@ -87,7 +87,7 @@ struct StopInfo {
   int breakpoint = -1;           // its number
   std::string message;           // one line for the user
   // A Ctrl-C (SIGINT) stopped the move between two steps: the session goes
-  // on from there at a prompt; a --batch session ends (DebugPrompt).
+  // on from there at a prompt; a --batch script ends (DebugPrompt).
   bool ctrl_c = false;
 };
 
