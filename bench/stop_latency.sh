@@ -21,13 +21,19 @@
 #   analysis   long_execution 2000000 0: 0.2 s after it printed "computed",
 #              while ctrl analyses its 2,000,000 events; --time-limit at the
 #              first run's "computed" + 0.3 s.
-#   shrinking  long_prefix_bug 20000 with --strategy random: the stop 0.2 s
-#              after the time the same run with --no-shrink took to report
-#              the bug; --time-limit at that moment.
+#   shrinking  long_prefix_bug 20000 with --strategy random: 0.1 s after
+#              ctrl said it shrinks the bug's interleaving (stderr);
+#              --time-limit at that line's moment (median of three runs)
+#              + 0.1 s.
 #   replay     `ctrl replay` of a 300,000-step hang trace of long_execution,
 #              0.3 s after "events done".
-#   stepping   `ctrl replay --batch` of that trace, in a `goto` to its last
-#              steps, 1 s after its start.
+#   stepping   `ctrl replay --batch` of that trace, 0.2 s into a `goto` to
+#              its last steps (after the script's echo of it).
+# A stop that did not land in its phase (ctrl had ended before it; the
+# goto was not cut short) is a miss: counted in the "missed" column and
+# left out of the median; with BOUND_MS, more than a third missed fails too
+# (the phase was not measured: a stepping session that ignored Ctrl-C in
+# a goto did just that).
 set -u
 set -m # ctrl in a process group of its own, as a shell's foreground job
 
@@ -36,6 +42,9 @@ if [ $# -lt 2 ] || [ $# -gt 4 ]; then
   exit 2
 fi
 ctrl=$1 samples=$2 runs=${3:-10} bound=${4:-}
+# Absolute: the runs happen in a directory of their own.
+[[ $ctrl == */* ]] && ctrl=$(realpath "$ctrl")
+samples=$(realpath "$samples")
 work=$(mktemp -d)
 hogs=()
 cleanup() {
@@ -53,11 +62,11 @@ done
 now() { date +%s%N; }
 ms_since() { echo $((($(now) - $1) / 1000000)); }
 
-# Waits up to $2 s for $1 in ctrl's stdout while ctrl runs.
+# Waits up to $2 s for $1 in ctrl's stdout (in file $3: err) while ctrl runs.
 wait_output() {
   local steps=$(($2 * 100))
   for _ in $(seq "$steps"); do
-    grep -q -- "$1" out 2>/dev/null && return 0
+    grep -q -- "$1" "${3:-out}" 2>/dev/null && return 0
     kill -0 "$pid" 2>/dev/null || return 1
     sleep 0.01
   done
@@ -99,11 +108,13 @@ trace=$(ls rec/*.ctrltrace 2>/dev/null | head -1)
 printf 'goto 299990\nquit\n' >steps.batch
 long=(--max-steps 3000000 --hang-timeout 60 --show-output)
 
-# One stop; sets latency to ms (or "-": no such stop in this phase). Not
-# run in a subshell: ctrl must be a job of this shell (its own process
-# group, SIGINT not ignored).
+# One stop; sets latency to ms (or "-": no such stop in this phase, "miss":
+# the stop did not land in the phase). Not run in a subshell: ctrl must be
+# a job of this shell (its own process group, SIGINT not ignored).
 one() {
   local phase=$1 stop=$2 start limit=()
+  # The previous run's files out: a wait for a line must see this run's.
+  rm -f out err
   case $phase in
     startup) [ "$stop" = limit ] && limit=(--time-limit 0.03) ;;
     execution) [ "$stop" = limit ] && limit=(--time-limit 3) ;;
@@ -126,20 +137,28 @@ one() {
     case $phase in
       startup) at=0.03 ;; execution) at=3 ;; analysis) at=$analysis_limit ;; shrinking) at=$shrink_limit ;;
     esac
-    wait_end $((start + $(awk -v a="$at" 'BEGIN { printf "%d", a * 1000 }') * 1000000))
+    local fall=$((start + $(awk -v a="$at" 'BEGIN { printf "%d", a * 1000 }') * 1000000))
+    wait_end "$fall"
+    # Ended before the limit fell, or (shrinking) fell before the bug was
+    # found: not a stop by the limit in this phase.
+    [ "$latency" -lt 0 ] && latency=miss
+    [ "$phase" = shrinking ] && ! grep -q "== bug" out && latency=miss
     return
   fi
   case $phase in
     startup) sleep 0.03 ;;
     execution | replay) wait_output "events done" 60 && sleep 0.3 ;;
     analysis) wait_output computed 120 && sleep 0.2 ;;
-    shrinking) sleep "$shrink_limit" ;;
-    stepping) sleep 1 ;;
+    shrinking) wait_output "shrinking its interleaving" 60 err && sleep 0.1 ;;
+    stepping) wait_output "(ctrl) goto" 60 && sleep 0.2 ;;
   esac
   local sent
   sent=$(now)
+  kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; latency=miss; return; }
   send "$stop"
   wait_end "$sent"
+  # The goto ran to its end: the stop was not in it.
+  [ "$phase" = stepping ] && ! grep -q "interrupted" out && latency=miss
 }
 
 # Calibration: when the analysis starts, when the bug is found.
@@ -150,26 +169,46 @@ wait_output computed 120
 analysis_limit=$(awk -v ms="$(ms_since "$s")" 'BEGIN { printf "%.2f", ms / 1000 + 0.3 }')
 kill -INT -- "-$pid"
 wait "$pid"
-s=$(now)
-"$ctrl" attach --trace-dir t --strategy random --no-shrink "$pb" 20000 >out 2>err
-shrink_limit=$(awk -v ms="$(ms_since "$s")" 'BEGIN { printf "%.2f", ms / 1000 + 0.2 }')
-echo "machine: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg) with 2 hogs; analysis from ${analysis_limit}s, bug at ${shrink_limit}s"
-printf '%-10s %-6s %10s %8s\n' phase stop median_ms max_ms
+# Shrinking lasts about 0.3 s: the median of three runs' moments, so that
+# one slow first run does not put the limit after the end.
+moments=()
+for _ in 1 2 3; do
+  rm -f out err
+  s=$(now)
+  "$ctrl" attach --trace-dir t --strategy random "$pb" 20000 >out 2>err &
+  pid=$!
+  wait_output "shrinking its interleaving" 60 err || { echo "ctrl never said it shrinks the bug" >&2; exit 1; }
+  moments+=("$(ms_since "$s")")
+  wait "$pid"
+done
+shrink_limit=$(awk -v ms="$(printf '%s\n' "${moments[@]}" | median)" 'BEGIN { printf "%.2f", ms / 1000 + 0.1 }')
+echo "machine: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg) with 2 hogs; analysis from ${analysis_limit}s, shrinking from ${shrink_limit}s"
+printf '%-10s %-6s %10s %8s %6s\n' phase stop median_ms max_ms missed
 over=0
 for phase in startup execution analysis shrinking replay stepping; do
   [[ $phase =~ ${STOP_PHASES:-.} ]] || continue
   for stop in INT TERM limit; do
     [[ $stop =~ ${STOP_SIGNALS:-.} ]] || continue
     results=()
+    missed=0
     for _ in $(seq "$runs"); do
       one "$phase" "$stop"
-      results+=("$latency")
+      [ "$latency" = "-" ] && break
+      if [ "$latency" = miss ]; then missed=$((missed + 1)); else results+=("$latency"); fi
     done
-    [ "${results[0]}" = "-" ] && { printf '%-10s %-6s %10s %8s\n' "$phase" "$stop" n/a n/a; continue; }
-    med=$(printf '%s\n' "${results[@]}" | median)
-    max=$(printf '%s\n' "${results[@]}" | sort -n | tail -1)
-    printf '%-10s %-6s %10s %8s\n' "$phase" "$stop" "$med" "$max"
-    if [ -n "$bound" ] && [ "$med" -gt "$bound" ]; then
+    [ "$latency" = "-" ] && { printf '%-10s %-6s %10s %8s %6s\n' "$phase" "$stop" n/a n/a n/a; continue; }
+    if [ ${#results[@]} = 0 ]; then
+      med=- max=-
+    else
+      med=$(printf '%s\n' "${results[@]}" | median)
+      max=$(printf '%s\n' "${results[@]}" | sort -n | tail -1)
+    fi
+    printf '%-10s %-6s %10s %8s %6s\n' "$phase" "$stop" "$med" "$max" "$missed"
+    [ -n "$bound" ] || continue
+    if [ $((missed * 3)) -gt "$runs" ]; then
+      echo "FAIL: $phase, $stop: $missed of $runs stops did not land in the phase (runs: ${results[*]})"
+      over=1
+    elif [ "$med" -gt "$bound" ]; then
       echo "FAIL: $phase, $stop: median $med ms > $bound ms (runs: ${results[*]})"
       over=1
     fi

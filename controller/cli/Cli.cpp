@@ -253,6 +253,10 @@ int step_through(Session& session, std::optional<proto::Trace> recording, const 
   debug.set_checkpoints(checkpoints);
   DebugPrompt prompt(debug, stdout);
   StopInfo start = debug.start();
+  if (start.reason == StopReason::Interrupted) {
+    fmt::print("{}\n", start.message);
+    return kExitBadInput;
+  }
   if (start.reason != StopReason::Step) fmt::print("the program ended before its first thread: {}\n", start.message);
   std::fflush(stdout);
   if (port) {
@@ -582,7 +586,7 @@ int attach(AttachArgs a) {
     j["visible"]["executions_under_all"] = executions_under_all;
     j["visible"]["not_checked"] = "lost updates and data races made of plain (non-atomic) memory accesses";
   }
-  add_report_fields(j, report, session->symbolizer());
+  if (json.wanted()) add_report_fields(j, report, session->symbolizer());
   // A report file that cannot be written (--json /dev/full) is said in one
   // line, but a found bug keeps exit status 1: the status must not hide the
   // verdict. Without a bug, exit 2: the run did not deliver what was asked.
@@ -700,7 +704,7 @@ int replay_command(const std::string& trace_path, const std::string& json_path, 
                trace.decisions_size(), out.result.events.size(), out.result.exit_status);
   }
   nlohmann::json j = report_json(report, config.program, trace.options().model());
-  add_report_fields(j, report, session.symbolizer());
+  if (json.wanted()) add_report_fields(j, report, session.symbolizer());
   bool report_lost = !write_report_file([&] { json.write(j); });  // as attach: the verdict's status wins
   if (!out.reproduced && session.interrupted())                   // the user's stop, not a divergence
     throw UsageError(fmt::format("replay interrupted by {} before the end of the trace: nothing was checked",

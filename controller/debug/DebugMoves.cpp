@@ -7,13 +7,13 @@
 #include <csignal>
 #include <utility>
 
+#include "binary/Symbolizer.h"
+#include "cli/ExitStatus.h"
 #include "debug/DebugSession.h"
 #include "debug/DebugSessionImpl.h"
-#include "cli/ExitStatus.h"
-#include "sites/OperationSite.h"
 #include "reports/Report.h"
 #include "session/SharedMemory.h"
-#include "binary/Symbolizer.h"
+#include "sites/OperationSite.h"
 
 namespace ctrl {
 
@@ -34,16 +34,26 @@ void DebugSession::Impl::take_automatic() {
 StopInfo DebugSession::Impl::advance_to(uint64_t target) {
   StopInfo stop;
   uint64_t from = position;
+  // A signal ends the move where the execution paused for it (Session
+  // lowers pause_at): no further leg, no checkpoint to take on the way out.
   if (checkpoints.enabled())
     for (uint64_t p : StepCheckpoints::stops_between(position, target)) {
       stop = forward_to(p);
-      if (stop.reason != StopReason::Step || !live) return stop;
+      if (stop.reason != StopReason::Step || !live || pending_signal) return stop;
       take_automatic();
     }
   stop = forward_to(target);
-  if (checkpoints.enabled() && stop.reason == StopReason::Step && live &&
+  if (checkpoints.enabled() && stop.reason == StopReason::Step && live && !pending_signal &&
       target - from >= StepCheckpoints::kAutomaticFrom)
     take_automatic();
+  return stop;
+}
+
+StopInfo DebugSession::Impl::cut_short(StopInfo stop) {
+  if (stop.reason != StopReason::Step || pending_signal != SIGINT) return stop;
+  pending_signal = 0;
+  stop.message = fmt::format("interrupted by Ctrl-C at step {}", position);
+  stop.ctrl_c = true;
   return stop;
 }
 
@@ -57,7 +67,7 @@ StopInfo DebugSession::Impl::reach(uint64_t target) {
     stop = run_to(0);  // then forward, leaving checkpoints
   else
     return run_to(target);
-  if (stop.reason != StopReason::Step || !live || ended || position == target) return stop;
+  if (stop.reason != StopReason::Step || !live || ended || position == target || pending_signal) return stop;
   return advance_to(target);
 }
 
@@ -189,6 +199,7 @@ StopInfo DebugSession::step(std::optional<uint32_t> thread, uint64_t n,
   StopInfo stop;
   auto interrupted = [&] {
     stop.message = fmt::format("interrupted by Ctrl-C at step {}", s.position);
+    stop.ctrl_c = true;
     return stop;
   };
   for (uint64_t i = 0; i < n; ++i) {
@@ -262,6 +273,7 @@ StopInfo DebugSession::cont(const std::function<void(const std::string&)>& on_st
     if (auto watched = s.watch_stop()) return *watched;
     if (s.interrupt_requested()) {
       stop.message = fmt::format("interrupted by Ctrl-C at step {}", s.position);
+      stop.ctrl_c = true;
       return stop;
     }
     if (s.pending_signal == SIGTERM) return s.settle(stop);
@@ -277,9 +289,10 @@ StopInfo DebugSession::go_to(uint64_t target) {
     // Forward: on from here, unless a checkpoint of the path is much closer.
     const LiveCheckpoints::Checkpoint* c =
         s.checkpoints.any() ? s.checkpoints.nearest(s.decisions_to(target), target) : nullptr;
-    if (!c || c->step < s.position + StepCheckpoints::kAutomaticFrom) return s.settle(s.advance_to(target));
+    if (!c || c->step < s.position + StepCheckpoints::kAutomaticFrom)
+      return s.settle(s.cut_short(s.advance_to(target)));
   }
-  return s.settle(s.reach(target));
+  return s.settle(s.cut_short(s.reach(target)));
 }
 
 StopInfo DebugSession::back(uint64_t n) {
@@ -299,7 +312,7 @@ StopInfo DebugSession::restart(int number) {
   s.on_recording = s.recording.has_value();
   for (uint64_t k = 0; k < s.path.size() && s.on_recording; ++k)
     if (s.recording->decisions_size() <= int(k) || s.recording->decisions(int(k)) != s.path[k]) s.on_recording = false;
-  return s.restore_to(*c, c->step);
+  return s.settle(s.cut_short(s.restore_to(*c, c->step)));
 }
 
 }  // namespace ctrl

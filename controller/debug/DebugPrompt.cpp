@@ -1,32 +1,30 @@
 #include "debug/DebugPrompt.h"
 
+#include <editline/readline.h>
+#include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <editline/readline.h>
-
+#include <cerrno>
 #include <charconv>
 #include <chrono>
-#include <cerrno>
 #include <cstdlib>
-#include <optional>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "binary/Backtracer.h"
-#include "debug/DebugSession.h"
+#include "binary/Symbolizer.h"
 #include "cli/ExitStatus.h"
-#include "exploration/Explorer.h"
+#include "debug/DebugSession.h"
 #include "debug/MemoryExaminer.h"
 #include "debug/NumberText.h"
-#include "reports/Report.h"
-#include "binary/Symbolizer.h"
 #include "debug/VariablePrinter.h"
+#include "exploration/Explorer.h"
+#include "reports/Report.h"
 
 namespace ctrl {
 
@@ -144,6 +142,11 @@ void DebugPrompt::where() {
 }
 
 void DebugPrompt::show_stop(const StopInfo& stop) {
+  if (stop.ctrl_c && batch_) {
+    fmt::print(out_, "{}: the stepping session ends\n", stop.message);
+    interrupted_ = true;
+    return;
+  }
   switch (stop.reason) {
     case StopReason::Step:
       if (!stop.message.empty()) fmt::print(out_, "{}\n", stop.message);
@@ -204,8 +207,8 @@ bool DebugPrompt::execute(const std::string& line) {
       }
       auto next = session_.recorded_next();
       for (const ThreadView& v : threads)
-        fmt::print(out_, "{} T{} (tid {}): {}{}\n", next && *next == v.index ? "*" : " ", v.index, v.tid,
-                   v.description, v.where.empty() ? "" : "   at " + v.where);
+        fmt::print(out_, "{} T{} (tid {}): {}{}\n", next && *next == v.index ? "*" : " ", v.index, v.tid, v.description,
+                   v.where.empty() ? "" : "   at " + v.where);
       uint64_t flushes = session_.enabled() >> shm::kFlushActorBase;
       if (flushes) {
         std::string list;
@@ -330,9 +333,9 @@ bool DebugPrompt::execute(const std::string& line) {
       }
       auto r = session_.registers(t);
       if (!r) throw UsageError(fmt::format("T{}'s registers cannot be read", t));
-      const char* names[] = {"r15", "r14", "r13", "r12", "rbp",     "rbx",     "r11", "r10", "r9",
-                             "r8",  "rax", "rcx", "rdx", "rsi",     "rdi",     "orig_rax", "rip", "cs",
-                             "eflags", "rsp", "ss", "fs_base", "gs_base", "ds", "es", "fs", "gs"};
+      const char* names[] = {"r15",    "r14", "r13", "r12",     "rbp",     "rbx", "r11",      "r10", "r9",
+                             "r8",     "rax", "rcx", "rdx",     "rsi",     "rdi", "orig_rax", "rip", "cs",
+                             "eflags", "rsp", "ss",  "fs_base", "gs_base", "ds",  "es",       "fs",  "gs"};
       const auto* fields = reinterpret_cast<const unsigned long long*>(&r->regs);
       // gdb's order, the general registers first.
       const int order[] = {10, 5, 11, 12, 13, 14, 4, 19, 9, 8, 7, 6, 3, 2, 1, 0, 16, 18, 21, 22};
@@ -419,9 +422,10 @@ bool DebugPrompt::execute(const std::string& line) {
         } else if (w[i] == "--keep-going") {
           options.keep_going = true;
         } else {
-          throw UsageError(fmt::format("explore: unknown option {} (--strategy, --seed, --max-executions, "
-                                       "--time-limit, --trace-dir, --keep-going)",
-                                       w[i]));
+          throw UsageError(
+              fmt::format("explore: unknown option {} (--strategy, --seed, --max-executions, "
+                          "--time-limit, --trace-dir, --keep-going)",
+                          w[i]));
         }
       }
       fmt::print(out_, "exploring from step {} with strategy {}\n", session_.position(), options.strategy);
@@ -492,8 +496,10 @@ class LineReader {
       if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
         char chunk[4096];
         ssize_t n = read(0, chunk, sizeof chunk);
-        if (n <= 0) eof_ = true;
-        else buffer_.append(chunk, size_t(n));
+        if (n <= 0)
+          eof_ = true;
+        else
+          buffer_.append(chunk, size_t(n));
       }
     }
   }
@@ -523,10 +529,23 @@ int DebugPrompt::run(std::istream* script) {
   bool terminal = !script && isatty(0);
   auto echo = [&](const std::string& line) {
     // Batch output echoes each command, as gdb's does with `set trace-commands`.
-    if (!words(line).empty() && !line.starts_with("#")) fmt::print(out_, "(ctrl) {}\n", line);
+    // Out at once: what runs now shows while it runs (a long goto).
+    if (!words(line).empty() && !line.starts_with("#")) {
+      fmt::print(out_, "(ctrl) {}\n", line);
+      std::fflush(out_);
+    }
+  };
+  batch_ = script != nullptr;
+  // A signal that came while a command that does not run the program
+  // worked (bt, print, save) ends a script before its next command.
+  auto signalled = [&] {
+    int sig = session_.take_signal();
+    if (sig) fmt::print(out_, "interrupted by {}: the stepping session ends\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    return sig != 0;
   };
   if (script) {
     for (std::string line; std::getline(*script, line);) {
+      if (signalled()) return kExitBadInput;
       echo(line);
       if (!execute(line)) break;
     }
@@ -537,6 +556,7 @@ int DebugPrompt::run(std::istream* script) {
     std::string line;
     int signal = 0;
     while (reader.next(line, session_, signal)) {
+      if (signalled()) return kExitBadInput;
       echo(line);
       if (!execute(line)) break;
     }

@@ -49,6 +49,10 @@ class DebugPrompt {
   std::FILE* out_;
   bool failed_ = false;
   bool interrupted_ = false;  // Ctrl-C or SIGTERM: the session ends
+  // Commands from a --batch script: no one is at a prompt for the session to
+  // go on for after a Ctrl-C, so it ends (as gdb -batch's script does).
+  // Commands on a pipe are a prompt's (a front end types them).
+  bool batch_ = true;
   // One printer serves every execution: all are forked from one image.
   std::unique_ptr<VariablePrinter> printer_;
   std::unique_ptr<MemoryExaminer> examiner_;

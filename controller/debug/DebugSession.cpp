@@ -12,14 +12,15 @@
 #include <csignal>
 #include <utility>
 
-#include "debug/DebugSessionImpl.h"
+#include "binary/Symbolizer.h"
 #include "cli/ExitStatus.h"
+#include "debug/DebugSessionImpl.h"
 #include "exploration/Explorer.h"
 #include "reports/Report.h"
+#include "reports/SignalDescription.h"
+#include "reports/TraceFile.h"
 #include "session/Session.h"
 #include "session/SharedMemory.h"
-#include "binary/Symbolizer.h"
-#include "reports/TraceFile.h"
 
 namespace ctrl {
 
@@ -88,7 +89,9 @@ StopInfo DebugSession::Impl::absorb(ExecutionResult r, uint64_t from) {
     ended = false;
     StopInfo stop;
     stop.reason = StopReason::Interrupted;
-    stop.message = fmt::format("interrupted by {}: the stepping session ends", session.stop_reason());
+    // take_signal above took the signal from the session: its name is ours.
+    stop.message = fmt::format("interrupted by {}: the stepping session ends",
+                               pending_signal ? signal_name(pending_signal) : session.stop_reason());
     return stop;
   }
   // Following a trace, a divergence is the trace's (bad input, as in `ctrl
@@ -195,11 +198,21 @@ DebugSession::~DebugSession() {
 StopInfo DebugSession::start() {
   Impl& s = *impl_;
   if (auto early = s.session.start()) {
+    // Stopped during start-up (SIGINT, SIGTERM): the session ends at once.
+    if (early->end == ExecutionResult::End::Interrupted) return s.absorb(std::move(*early), 0);
     // The program ended before its first thread: nothing to step.
     early->end = early->end == ExecutionResult::End::Bug ? early->end : ExecutionResult::End::Complete;
     return s.absorb(std::move(*early), 0);
   }
-  return s.run_to(0);
+  StopInfo stop = s.run_to(0);
+  // A Ctrl-C while the first execution came up ends the session too, as in
+  // the rest of start-up (StopSignals.h).
+  if (stop.reason == StopReason::Step && s.pending_signal) {
+    stop.reason = StopReason::Interrupted;
+    stop.message = fmt::format("interrupted by {}: the stepping session ends", signal_name(s.pending_signal));
+    s.pending_signal = 0;
+  }
+  return stop;
 }
 
 uint64_t DebugSession::position() const { return impl_->position; }

@@ -37,10 +37,10 @@
 #include <string>
 #include <vector>
 
-#include "debug/BreakpointSet.h"
-#include "session/ExecutionResult.h"
-#include "exploration/Explorer.h"
 #include "SharedRegion.h"
+#include "debug/BreakpointSet.h"
+#include "exploration/Explorer.h"
+#include "session/ExecutionResult.h"
 #include "session/StepCheckpoints.h"
 #include "trace.pb.h"
 
@@ -72,11 +72,11 @@ struct ThreadRegisters {
 };
 
 enum class StopReason {
-  Step,        // the asked steps were done
-  Breakpoint,  // a thread is about to perform an operation at a breakpoint
-  Watchpoint,  // a thread is about to touch a watched location
-  Bug,         // the execution ended in a bug (bug() says which)
-  Exited,      // the program ended normally
+  Step,            // the asked steps were done
+  Breakpoint,      // a thread is about to perform an operation at a breakpoint
+  Watchpoint,      // a thread is about to touch a watched location
+  Bug,             // the execution ended in a bug (bug() says which)
+  Exited,          // the program ended normally
   EndOfRecording,  // `continue` along a recording reached its last decision
   Interrupted,     // Ctrl-C
 };
@@ -86,6 +86,9 @@ struct StopInfo {
   uint32_t thread = UINT32_MAX;  // the thread at the breakpoint/watchpoint, or at the bug
   int breakpoint = -1;           // its number
   std::string message;           // one line for the user
+  // A Ctrl-C (SIGINT) stopped the move between two steps: the session goes
+  // on from there at a prompt; a --batch script ends (DebugPrompt).
+  bool ctrl_c = false;
 };
 
 class DebugSession {
@@ -98,7 +101,8 @@ class DebugSession {
 
   // Launches the program and pauses at step 0. Throws UsageError when the
   // program cannot be controlled; a program that ends before its first
-  // thread ends the session (returns Exited/Bug).
+  // thread ends the session (returns Exited/Bug), and so does a stop
+  // during start-up (Interrupted).
   StopInfo start();
 
   // ---- where we are ----

@@ -105,6 +105,9 @@ struct DebugSession::Impl {
   // After a step of a move: a SIGINT that came, or the client's interrupt
   // check (taken, so that it stops one move).
   bool interrupt_requested();
+  // A move (goto, back, restart) that a SIGINT paused before its target:
+  // says so (StopInfo::ctrl_c), the signal taken.
+  StopInfo cut_short(StopInfo stop);
   // The stop of a step that triggered a watchpoint (the last event), if any.
   std::optional<StopInfo> watch_stop();
 };

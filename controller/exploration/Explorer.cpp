@@ -126,6 +126,12 @@ bool Explorer::record_bug(ExplorationReport& report, ExecutionResult result) {
   // A data race is the race check's verdict, which the shrinker's runs do not get.
   if (options_.shrink && !result.before_checkpoint && !bug_is_verdict(result.kind) &&
       !model_analysis(session_.config().model).plans_choices()) {
+    // Said first: shrinking runs up to 64 more executions before the report.
+    if (found.preemptions > 0) {
+      fmt::print(stderr, "{}ctrl: bug found in execution {}; shrinking its interleaving ({} preemptions)\n",
+                 options_.progress ? "\r\033[K" : "", result.execution + 1, found.preemptions);
+      std::fflush(stderr);
+    }
     ShrinkStats st = shrink(session_, result, 64, options_.prefix.size());
     found.preemptions = st.after;
     // The shrinker's executions ran from the start.
@@ -314,7 +320,7 @@ ExplorationReport Explorer::run() {
   // --monitor sober: each execution is checked while the next one runs.
   std::optional<BackgroundMonitor> monitor;
   if (options_.sober) monitor.emplace();
-  ExecutionResult monitored;  // the execution being checked (already counted)
+  ExecutionResult monitored;           // the execution being checked (already counted)
   auto take_verdict = [&]() -> bool {  // true: stop exploring
     if (!monitor || !monitor->busy()) return false;
     std::optional<Borderline> b;

@@ -38,6 +38,9 @@ class JsonReport {
   JsonReport& operator=(const JsonReport&) = delete;
   // No file asked for: does nothing.
   void write(const nlohmann::json& j);
+  // Whether a file was asked for: the per-bug details (every step
+  // described) are built only then (seconds for a long bug, after a stop).
+  bool wanted() const { return fd_ >= 0; }
 
  private:
   std::string path_;

@@ -14,8 +14,11 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <fstream>
+#include <optional>
 #include <string>
 
 #include "binary/Backtracer.h"
@@ -51,9 +54,12 @@ pid_t ppid_of(pid_t pid) {
 ExecutionResult Session::supervise_execution() {
   const shm::Header& h = region_.header();
   HangWatch watch(config_.hang_timeout);
+  // Stepping: when a SIGINT asked the execution to pause early.
+  std::optional<std::chrono::steady_clock::time_point> pause_asked;
+  constexpr auto kPauseGrace = std::chrono::milliseconds(300);
 
   for (;;) {
-    auto stop = tracer_.wait(100, control_fd_);
+    auto stop = tracer_.wait(pause_asked ? 20 : 100, control_fd_);
     if (stop) {
       handle_ptrace_stop(*stop);
       continue;
@@ -130,12 +136,25 @@ ExecutionResult Session::supervise_execution() {
         return r;
       }
     }
-    // Stepping lets a step finish (it pauses again soon) and looks at the
-    // signal itself; a hang still ends it below.
-    if (defer_interrupts_)
-      tracer_.poll_signals();  // kept for take_signal()
-    else if (should_stop())
-      return interrupted_result();
+    // Stepping: a SIGINT makes the execution pause at its next decision
+    // (pause_at lowered: a goto of 300,000 steps went on to its end), the
+    // session looks at the signal itself (take_signal) and goes on from
+    // there. A SIGTERM ends the session anyway, and an execution that does
+    // not get to a decision soon (a long computation) is not waited for:
+    // both end as interrupted at once. A hang still ends it below.
+    if (!defer_interrupts_) {
+      if (should_stop()) return interrupted_result();
+    } else if (tracer_.poll_signals()) {
+      auto now = std::chrono::steady_clock::now();
+      if (!pause_asked) {
+        pause_asked = now;
+        std::atomic_ref<uint64_t>(region_.header().pause_at).store(0, std::memory_order_relaxed);
+      }
+      // A checkpoint being taken pauses again right after its fork: waited for.
+      bool checkpointing = region_.header().command == shm::StepCommand::Checkpoint;
+      if (!checkpointing && (tracer_.interrupted_by() != SIGINT || now - *pause_asked >= kPauseGrace))
+        return interrupted_result();
+    }
     if (current_pid_ <= 0) continue;
     // The thread holding the token is the one that must make progress.
     uint32_t current = h.current;
