@@ -85,10 +85,13 @@ void Runtime::wait_turn(uint32_t me, bool pair) {
   } else if (pair && pair_yield_skip_ > 0) {
     --pair_yield_skip_;
   } else if (pair && pair_untimed_ > 0) {
-    // Untimed: the one yield that needs no clock (below), no decision on
-    // the back-off.
+    // Untimed, no decision on the back-off: as many yields as a timed wait
+    // makes while the latest ones all paid (no back-off left), else only
+    // the first (a timed wait's first needs no clock either). Sleeping
+    // early costs the other thread a wake-up and both a context switch.
     --pair_untimed_;
-    if (go.load(std::memory_order_acquire) != kGo) real.sched_yield();
+    int yields = pair_yield_backoff_ == 0 ? kPairYields : 1;
+    for (int i = 0; i < yields && go.load(std::memory_order_acquire) != kGo; ++i) real.sched_yield();
   } else if (pair) {
     pair_untimed_ = kPairTimedEvery - 1;
     // Quick: no slower than kQuickYieldNs per step the other thread made
