@@ -49,6 +49,7 @@ constexpr uint64_t kQuickYieldNs = 20000;
 constexpr uint32_t kPairYieldBackoff = 64;
 constexpr int kPairYields = 8;
 constexpr uint32_t kPairYieldBackoffMax = 1 << 16;
+constexpr uint32_t kPairTimedEvery = 4;
 
 void Runtime::hand_to(uint32_t next) {
   current_ = next;
@@ -83,7 +84,16 @@ void Runtime::wait_turn(uint32_t me, bool pair) {
     for (int i = 0; i < spin_yield && go.load(std::memory_order_acquire) != kGo; ++i) real.sched_yield();
   } else if (pair && pair_yield_skip_ > 0) {
     --pair_yield_skip_;
+  } else if (pair && pair_untimed_ > 0) {
+    // Untimed, no decision on the back-off: as many yields as a timed wait
+    // makes while the latest ones all paid (no back-off left), else only
+    // the first (a timed wait's first needs no clock either). Sleeping
+    // early costs the other thread a wake-up and both a context switch.
+    --pair_untimed_;
+    int yields = pair_yield_backoff_ == 0 ? kPairYields : 1;
+    for (int i = 0; i < yields && go.load(std::memory_order_acquire) != kGo; ++i) real.sched_yield();
   } else if (pair) {
+    pair_untimed_ = kPairTimedEvery - 1;
     // Quick: no slower than kQuickYieldNs per step the other thread made
     // meanwhile (it may run several before it hands back). (Not rdtsc: it
     // faults in a controlled process, VirtualTsc.h, and so the vDSO's clock

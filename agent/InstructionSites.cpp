@@ -1,6 +1,5 @@
 #include "InstructionSites.h"
 
-#include <cpuid.h>
 #include <link.h>
 #include <pthread.h>
 #include <sys/mman.h>
@@ -86,11 +85,11 @@ struct Emitter {
 
 // The part of a jump site's trampoline before the relocated instruction:
 // step over the red zone, save flags and every general register, save the
-// extended state with XSAVE (the hook's C++ and libc may use any vector
-// register), call ctrl_site_hook(entry, saved, xsave) on an aligned stack
-// (the thread's hook stack, HookStack.h, when it has one and is not on it
-// already), and restore it all.
-uint8_t* emit_hook_call(uint8_t* out, const InstructionSites::Entry* entry, uint32_t xsave_size) {
+// extended state (ExtendedState.h: the hook's C++ and libc may use any
+// vector register), call ctrl_site_hook(entry, saved, xsave) on an aligned
+// stack (the thread's hook stack, HookStack.h, when it has one and is not on
+// it already), and restore it all.
+uint8_t* emit_hook_call(uint8_t* out, const InstructionSites::Entry* entry, const ExtendedState& xs) {
   Emitter e{out};
   e.bytes({0x48, 0x8d, 0xa4, 0x24, 0x80, 0xff, 0xff, 0xff});  // lea rsp, [rsp-128]
   e.bytes({0x9c, 0xfc});                                      // pushfq; cld
@@ -112,23 +111,23 @@ uint8_t* emit_hook_call(uint8_t* out, const InstructionSites::Entry* entry, uint
   e.bytes({0x48, 0x89, 0xc4});                                // mov rsp, rax
   // keep:
   e.bytes({0x48, 0x83, 0xe4, 0xc0});                          // and rsp, -64
-  e.bytes({0x48, 0x81, 0xec});                                // sub rsp, xsave_size
-  e.u32(xsave_size);
+  e.bytes({0x48, 0x81, 0xec});                                // sub rsp, xs.size
+  e.u32(xs.size);
   for (uint32_t off = 512; off < 576; off += 8) {             // XSAVE header must start zeroed
     e.bytes({0x48, 0xc7, 0x84, 0x24});                        // mov qword [rsp+off], 0
     e.u32(off);
     e.u32(0);
   }
-  e.bytes({0xb8, 0xff, 0xff, 0xff, 0xff});                    // mov eax, -1
-  e.bytes({0xba, 0xff, 0xff, 0xff, 0xff});                    // mov edx, -1
-  e.bytes({0x48, 0x0f, 0xae, 0x24, 0x24});                    // xsave64 [rsp]
+  e.bytes({0xb8}), e.u32(uint32_t(xs.mask));                  // mov eax, mask (low half)
+  e.bytes({0xba}), e.u32(uint32_t(xs.mask >> 32));            // mov edx, mask (high half)
+  e.bytes({0x48, 0x0f, uint8_t(xs.compacted ? 0xc7 : 0xae), 0x24, 0x24});  // xsavec64 [rsp], or xsave64
   e.bytes({0x48, 0x89, 0xe2});                                // mov rdx, rsp
   e.bytes({0x48, 0xb8});                                      // movabs rax, ctrl_site_hook
   e.u64(reinterpret_cast<uint64_t>(&ctrl_site_hook));
   e.bytes({0xff, 0xd0});                                      // call rax
-  e.bytes({0xb8, 0xff, 0xff, 0xff, 0xff});                    // mov eax, -1
-  e.bytes({0xba, 0xff, 0xff, 0xff, 0xff});                    // mov edx, -1
-  e.bytes({0x48, 0x0f, 0xae, 0x2c, 0x24});                    // xrstor64 [rsp]
+  e.bytes({0xb8}), e.u32(uint32_t(xs.mask));                  // mov eax, mask (low half)
+  e.bytes({0xba}), e.u32(uint32_t(xs.mask >> 32));            // mov edx, mask (high half)
+  e.bytes({0x48, 0x0f, 0xae, 0x2c, 0x24});                    // xrstor64 [rsp] (either format)
   e.bytes({0x48, 0x89, 0xdc});                                // mov rsp, rbx
   for (int r = 7; r >= 0; --r) e.bytes({0x41, uint8_t(0x58 + r)});  // pop r15..r8
   e.bytes({0x5f, 0x5e, 0x5d, 0x5b, 0x5a, 0x59, 0x58});        // pop rdi rsi rbp rbx rdx rcx rax
@@ -195,11 +194,7 @@ const char* InstructionSites::resolve_modules() {
 }
 
 const char* InstructionSites::build_trampolines(uint32_t module, Entry* first, Entry* last) {
-  if (xsave_size_ == 0) {
-    unsigned eax, ebx, ecx, edx;
-    __cpuid_count(0xd, 0, eax, ebx, ecx, edx);
-    xsave_size_ = (ebx + 63) & ~63u;
-  }
+  if (xstate_.size == 0) xstate_ = ExtendedState::of_this_cpu();
   size_t bytes = 0;
   for (Entry* e = first; e != last; ++e) bytes += e->site->length + e->patch->extra_len + kJumpBack + kHookCode;
   bytes = page_up(bytes);
@@ -245,7 +240,7 @@ const char* InstructionSites::build_trampolines(uint32_t module, Entry* first, E
       out += pre;
     }
     e->pre_relocated = start;
-    if (e->jump) out = emit_hook_call(out, e, xsave_size_);
+    if (e->jump) out = emit_hook_call(out, e, xstate_);
     uint64_t tramp = reinterpret_cast<uint64_t>(out);
     // The site, then (jump sites shorter than 5 bytes) the instructions the
     // jmp covers after it, all moved by the same distance.

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 
+#include "ExtendedState.h"
 #include "SiteTable.h"
 
 namespace ctrl::agent {
@@ -63,7 +64,7 @@ class InstructionSites {
   uint64_t ends_[kMaxSiteModules] = {};
   Entry* entries_ = nullptr;  // sorted by address
   bool patched_ = false;
-  uint32_t xsave_size_ = 0;  // bytes of the XSAVE area for the enabled features
+  ExtendedState xstate_;  // what the trampolines save around a hook
 };
 
 extern InstructionSites sites;

@@ -206,18 +206,23 @@ void reserve_alternate_stacks() {
   if (p != MAP_FAILED) alt_stacks = static_cast<uint8_t*>(p);
 }
 
-void unblock_managed_signals() {
+uint64_t managed_signal_set() {
   // The kernel's 8-byte sigset: bit sig-1.
   uint64_t set = 0;
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGSYS, SIGTRAP, SIGABRT}) set |= uint64_t(1) << (sig - 1);
+  return set;
+}
+
+void unblock_managed_signals() {
+  uint64_t set = managed_signal_set();
   raw_syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, reinterpret_cast<long>(&set), 0, 8);
 }
 
-stack_t prepare_thread_signals(uint32_t index) {
+stack_t prepare_thread_signals(uint32_t index, bool unblocked) {
   // A thread may start with everything blocked: a sanitizer's runtime blocks
   // every signal around its pthread_create (before the checkpoint, while the
   // text is not patched yet), and its own sites then trap.
-  unblock_managed_signals();
+  if (!unblocked) unblock_managed_signals();
   take_hook_stack(index);
   stack_t now{};
   void* stack = nullptr;

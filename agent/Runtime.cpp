@@ -149,7 +149,7 @@ void Runtime::first_turn(uint32_t me) {
   bool slot = tid_offset_ >= 0 && thread_pool::my_slot() != thread_pool::kNoSlot;
   pid_t tid = slot ? pid_t(*own_tid_word(tid_offset_)) : gettid_raw();
   publish_tid(me, tid);
-  live_checkpoint::thread_started(me, prepare_thread_signals(me));
+  live_checkpoint::thread_started(me, prepare_thread_signals(me, thread_pool::started_unblocked()));
   wait_turn(me);
   // The offset found in the main thread must hold in every thread.
   if (tid_offset_ >= 0 && *own_tid_word(tid_offset_) != tid) tid_offset_ = -1;

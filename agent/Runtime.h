@@ -256,6 +256,12 @@ class Runtime {
   // value not after that thread's own start was written before its wait
   // began (the other thread did not time its hand-over): it reads the clock.
   std::atomic<int64_t> pair_clock_ns_{0};
+  // Pair hand-offs left before the next timed one. The clock is a system
+  // call here (VirtualVdso.h): only one pair wait in kPairTimedEvery
+  // (HandOff.cpp) is timed and decides the back-off; the others yield as
+  // many times as a timed one while no back-off is left, else once, then
+  // sleep. A slow yield is still found within that many waits.
+  uint32_t pair_untimed_ = 0;
   uint64_t sleep_ = 0;       // DPOR sleep set (see Header::sleep_mask)
   uint8_t flush_owner_ = 0;  // the owner logged with an extra actor's event
   // Threads whose latest step began a timed wait (a real one sleeps until

@@ -29,11 +29,14 @@ void reserve_alternate_stacks();
 // The calling thread, index `index`, takes its alternate signal stack;
 // returns it as sigaltstack reports it. (A thread that has it already, a
 // recycled one in a runner, makes no second system call.)
-// Also unblocks the managed signals in the calling thread.
-stack_t prepare_thread_signals(uint32_t index);
+// Also unblocks the managed signals in the calling thread, unless
+// `unblocked` says its start set a mask without them already.
+stack_t prepare_thread_signals(uint32_t index, bool unblocked = false);
 // The calling thread can receive the managed signals (its instruction and
 // system call sites trap), whatever mask it inherited.
 void unblock_managed_signals();
+// The managed signals as a kernel sigset (bit sig-1).
+uint64_t managed_signal_set();
 // Calls the program's own action for `sig` if it has one; false when the
 // program left it at the default (the signal is fatal) or ignores it.
 bool forward_to_program(int sig, siginfo_t* info, void* context);

@@ -19,6 +19,7 @@
 #include "Rollback.h"
 #include "Runtime.h"
 #include "SavedContext.h"
+#include "Signals.h"
 
 namespace ctrl::agent::thread_pool {
 
@@ -80,6 +81,10 @@ void (*key_dtors[kKeys])(void*);
 unsigned keys_used = 0;  // past the highest key with a destructor ever noted
 
 thread_local uint32_t t_slot __attribute__((tls_model("initial-exec"))) = kNoSlot;
+// started_unblocked(): set by slot_main for a start routine without a
+// sanitizer's runtime before it (which may block signals with raw system
+// calls before the first turn), read once.
+thread_local bool t_started_unblocked __attribute__((tls_model("initial-exec"))) = false;
 
 long futex(void* word, int op, uint32_t value) {
   return raw_syscall(SYS_futex, reinterpret_cast<long>(word), op, long(value), 0, 0, 0);
@@ -139,8 +144,11 @@ void* slot_main(void* arg) {
   idle_wait(k);
   Slot& s = slots[k];
   set_state(k, State::Running);
-  uint64_t mask = s.info.sigmask;
+  // The creator's mask, as a new thread inherits it, with the managed
+  // signals unblocked at once (prepare_thread_signals would at the first turn).
+  uint64_t mask = s.info.sigmask & ~managed_signal_set();
   raw_syscall(SYS_rt_sigprocmask, SIG_SETMASK, reinterpret_cast<long>(&mask), 0, 8);
+  t_started_unblocked = s.info.runtime_fn == nullptr;
   void* result = run_controlled(s.info);
   s.result = result;
   bool last = rt.thread_exit(s.info.index, reinterpret_cast<uint64_t>(s.info.fn), [] {
@@ -367,6 +375,12 @@ uint32_t slot_of(uint64_t handle) {
 void* result(uint32_t slot) { return slots[slot].result; }
 bool ended(uint32_t slot) { return slots[slot].ended; }
 uint32_t my_slot() { return t_slot; }
+
+bool started_unblocked() {
+  bool was = t_started_unblocked;
+  t_started_unblocked = false;
+  return was;
+}
 
 void note_key(unsigned key, void (*dtor)(void*)) {
   if (key >= kKeys) return;

@@ -46,6 +46,12 @@ namespace ctrl::agent::thread_pool {
 inline constexpr uint32_t kSlots = 8;
 inline constexpr uint32_t kNoSlot = UINT32_MAX;
 
+// The calling thread is a slot's, started in this execution with the
+// creator's mask less the managed signals (Signals.h) and nothing of the
+// program run since: its first turn need not unblock them (a system call
+// per thread and execution).
+bool started_unblocked();
+
 // What a slot's thread (or a real one) runs.
 struct StartInfo {
   void* (*fn)(void*);
