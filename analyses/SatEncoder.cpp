@@ -5,7 +5,9 @@
 
 namespace ctrl {
 
-SatEncoder::SatEncoder(const SatEventGraph& graph, SatSolver& solver) : g_(graph), solver_(solver) {}
+SatEncoder::SatEncoder(const SatEventGraph& graph, SatSolver& solver) : g_(graph), solver_(solver) {
+  if (g_.store_buffers()) tso_ = std::make_unique<SatTsoEncoding>(g_, *this);  // tso:
+}
 
 int SatEncoder::x(uint32_t n) {
   if (!g_.nodes()[n].known) return kFalse;
@@ -174,6 +176,7 @@ void SatEncoder::encode_spin(uint32_t n) {
     if (!reads_only) {
       if (an.role == SatRole::Other) continue;  // start, yield, fence
       if (an.role != SatRole::Write) return;
+      if (tso_) return;  // tso: unchanged() is sc's reads-from; no spin window over a store
       stores.push_back(a);
       continue;
     }
@@ -184,7 +187,8 @@ void SatEncoder::encode_spin(uint32_t n) {
   std::vector<int> woken{-x(n)};
   for (uint32_t w : stores) woken.push_back(-unchanged(w));
   auto wake = [&](uint32_t k, uint32_t w, uint64_t key, int writes) {
-    int after = order(k, w), before = order(w, n);
+    uint32_t seen = tso_ ? tso_->vis(w) : w;  // tso: a store wakes when it reaches memory
+    int after = order(k, seen), before = order(seen, n);
     if (after == 0 || before == 0) return;
     auto [it, fresh] = woke_.try_emplace({n, k, w, key}, 0);
     if (fresh) it->second = solver_.new_var();
@@ -285,8 +289,9 @@ bool SatEncoder::encode(const std::function<bool()>& stop) {
     }
     if (node.reads()) {
       for (uint64_t k : node.spin_keys) clause({-val(n, k)});
-      if (!encode_read(n, stop)) return false;
+      if (!(tso_ ? tso_->encode_read(n, stop) : encode_read(n, stop))) return false;  // tso:
     }
+    if (tso_) tso_->encode_node(n);  // tso: flushes and drains
     if (node.role == SatRole::Read || node.role == SatRole::Rmw) encode_spin(n);
     if (node.role == SatRole::Create && node.target != kSatNone)
       for (uint32_t m : g_.instances()[node.target].nodes) clause({order(n, m)});
@@ -349,7 +354,7 @@ void SatEncoder::collect_goals() {
   goal_.assign(nodes.size(), {});
   for (uint32_t n = 0; n < nodes.size(); ++n) {
     const SatNode& node = nodes[n];
-    if (!node.known) continue;
+    if (!node.known || node.role == SatRole::Flush) continue;  // tso: a flush is no goal
     // Only seen parked: running it at all is new.
     if (node.edges.empty()) {
       goal_[n].push_back(x(n));
