@@ -73,7 +73,11 @@ bool SatTsoEncoding::encode_read(uint32_t n, const std::function<bool()>& stop) 
     if (loc.init) e_.clause({-r, e_.val(n, *loc.init)});
     for (uint32_t c : loc.writers)
       if (candidate(c) && fresh(c)) e_.clause({-r, -e_.writes_lit(c), -e_.order(vis(c), n)});
-  } else if (readable(own)) {
+  } else {
+    // Never the initial value (a goal while that value is unknown).
+    e_.clause({-e_.src(n, kSatNone)});
+  }
+  if (own != kSatNone && readable(own)) {
     // Its own last store: forwarded while still buffered (its flush after
     // n), else from memory with nothing written there since its flush.
     int r = e_.src(n, own);
