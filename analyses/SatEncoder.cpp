@@ -153,6 +153,7 @@ bool SatEncoder::encode_read(uint32_t n, const std::function<bool()>& stop) {
 }
 
 void SatEncoder::between(uint32_t n, uint32_t s, uint32_t c, int r) {
+  if (tso_) s = tso_->vis(s), c = tso_->vis(c);  // tso: where stores reach memory (used by unchanged() only)
   const auto& nodes = g_.nodes();
   if (nodes[c].instance == nodes[n].instance && order(c, n) == 0) return;
   if (nodes[c].instance == nodes[s].instance && order(s, c) == 0) return;
@@ -176,7 +177,7 @@ void SatEncoder::encode_spin(uint32_t n) {
     if (!reads_only) {
       if (an.role == SatRole::Other) continue;  // start, yield, fence
       if (an.role != SatRole::Write) return;
-      if (tso_) return;  // tso: unchanged() is sc's reads-from; no spin window over a store
+      if (tso_ && an.buffered) return;  // tso: what a buffered store overwrites is not encoded
       stores.push_back(a);
       continue;
     }
@@ -239,7 +240,7 @@ int SatEncoder::unchanged(uint32_t w) {
     clause({-p, x(w)});
     if (loc.init && *loc.init == value) clause({-p, u});
     for (uint32_t c : loc.writers)
-      if (c != w && fresh_c(c)) clause({-p, -writes_lit(c), -order(c, w)});
+      if (c != w && fresh_c(c)) clause({-p, -writes_lit(c), -order(tso_ ? tso_->vis(c) : c, w)});  // tso: vis
   }
   for (uint32_t s : loc.writers) {
     if (s == w || !nodes[s].known) continue;
@@ -257,7 +258,7 @@ int SatEncoder::unchanged(uint32_t w) {
     }
     clause({-p, x(w)});
     clause({-p, writes_lit(s)});
-    clause({-p, order(s, w)});
+    clause({-p, order(tso_ ? tso_->vis(s) : s, w)});  // tso: vis
     for (uint32_t c : loc.writers)
       if (c != w && c != s) between(w, s, c, p);
   }
