@@ -2,7 +2,8 @@
 // encoding (Demsky, Lam, OOPSLA 2015, section 4) on the merged graph of
 // SatEventGraph.h: is there one sequentially consistent execution, made of
 // the histories seen so far, in which some thread reads at some node a
-// value it never read there (a goal)?
+// value it never read there (a goal)? (tso: under --model tso, one x86-TSO
+// execution: reads-from, flushes and drains as SatTsoEncoding.h says.)
 //
 // One encoder, and one incremental solver, for the whole search: each
 // round adds only what the graph gained since the last, so what the solver
