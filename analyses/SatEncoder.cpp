@@ -177,7 +177,6 @@ void SatEncoder::encode_spin(uint32_t n) {
     if (!reads_only) {
       if (an.role == SatRole::Other) continue;  // start, yield, fence
       if (an.role != SatRole::Write) return;
-      if (tso_ && an.buffered) return;  // tso: what a buffered store overwrites is not encoded
       stores.push_back(a);
       continue;
     }
@@ -186,7 +185,8 @@ void SatEncoder::encode_spin(uint32_t n) {
   }
   if (!repeats) return;
   std::vector<int> woken{-x(n)};
-  for (uint32_t w : stores) woken.push_back(-unchanged(w));
+  for (uint32_t w : stores)
+    woken.push_back(-(tso_ && nodes[w].buffered ? tso_->unchanged(w) : unchanged(w)));  // tso: the thread's view
   auto wake = [&](uint32_t k, uint32_t w, uint64_t key, int writes) {
     uint32_t seen = tso_ ? tso_->vis(w) : w;  // tso: a store wakes when it reaches memory
     int after = order(k, seen), before = order(seen, n);

@@ -115,4 +115,68 @@ bool SatTsoEncoding::encode_read(uint32_t n, const std::function<bool()>& stop) 
   return true;
 }
 
+int SatTsoEncoding::unchanged(uint32_t w) {
+  auto [it, fresh_u] = e_.unchanged_.try_emplace(w, 0);
+  if (fresh_u) it->second = e_.solver_.new_var();
+  const int u = it->second;
+  if (!e_.unchanged_this_round_.insert(w).second) return u;
+  const auto& nodes = g_.nodes();
+  const SatNode& node = nodes[w];
+  const SatLocation& loc = g_.locations()[node.loc];
+  const uint64_t value = SatEventGraph::written_value(node.op);
+  auto& covered = e_.over_covered_[w];
+  auto fresh = [&](uint32_t c) { return !covered.count(c); };
+  auto candidate = [&](uint32_t c) {
+    if (c == w || !nodes[c].known) return false;
+    return nodes[c].instance != node.instance || g_.before_in_thread(c, w);
+  };
+  // The view's value is w's own: u.
+  auto same = [&](uint32_t s, int p) {
+    if (fresh(s) || nodes[s].role == SatRole::Rmw)
+      for (auto [v, lit] : e_.written_values(s))
+        if (v == value) e_.clause({-p, -lit, u});
+  };
+  const uint32_t own = last_own_store(w);
+  std::vector<int> some{-e_.x(w)};
+  if (own == kSatNone) {
+    // An initial value never read is unknown: the store is taken to change it.
+    int p = e_.over(w, kSatNone);
+    some.push_back(p);
+    e_.clause({-p, e_.x(w)});
+    if (loc.init && *loc.init == value) e_.clause({-p, u});
+    for (uint32_t c : loc.writers)
+      if (candidate(c) && fresh(c)) e_.clause({-p, -e_.writes_lit(c), -e_.order(vis(c), w)});
+  } else {
+    e_.clause({-e_.over(w, kSatNone)});
+    int p = e_.over(w, own);
+    some.push_back(p);
+    e_.clause({-p, e_.x(w)});
+    same(own, p);
+    for (uint32_t c : loc.writers) {
+      if (c == own || !candidate(c) || (!fresh(own) && !fresh(c))) continue;
+      e_.clause({-p, -e_.order(vis(own), w), -e_.writes_lit(c), -e_.order(vis(own), vis(c)), -e_.order(vis(c), w)});
+    }
+  }
+  for (uint32_t s : loc.writers) {
+    if (s == own || !candidate(s) || nodes[s].instance == node.instance) continue;
+    int p = e_.over(w, s);
+    some.push_back(p);
+    same(s, p);
+    if (!fresh(s)) {
+      for (uint32_t c : loc.writers)
+        if (c != s && candidate(c) && fresh(c)) between(w, s, c, p);
+      continue;
+    }
+    e_.clause({-p, e_.x(w)});
+    e_.clause({-p, e_.writes_lit(s)});
+    e_.clause({-p, e_.order(vis(s), w)});
+    if (own != kSatNone) e_.clause({-p, e_.order(vis(own), w)});
+    for (uint32_t c : loc.writers)
+      if (c != s && candidate(c)) between(w, s, c, p);
+  }
+  for (uint32_t c : loc.writers) covered.insert(c);
+  e_.grow({3, w}, some);
+  return u;
+}
+
 }  // namespace ctrl

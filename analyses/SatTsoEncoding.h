@@ -51,6 +51,11 @@ class SatTsoEncoding {
   void encode_node(uint32_t n);
   // Read node n's reads-from; false when `stop` said so (as SatEncoder's).
   bool encode_read(uint32_t n, const std::function<bool()>& stop);
+  // SatEncoder::unchanged() for a buffered store w: "w runs and stores
+  // what its thread saw there" (the agent's kUnchanged compares with the
+  // thread's own view: its newest buffered store there, else memory), with
+  // the sources of that view as a read at w would have them.
+  int unchanged(uint32_t w);
 
  private:
   // The last store to n's location on n's path in its own thread, or
