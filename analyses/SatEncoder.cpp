@@ -5,7 +5,9 @@
 
 namespace ctrl {
 
-SatEncoder::SatEncoder(const SatEventGraph& graph, SatSolver& solver) : g_(graph), solver_(solver) {}
+SatEncoder::SatEncoder(const SatEventGraph& graph, SatSolver& solver) : g_(graph), solver_(solver) {
+  if (g_.store_buffers()) tso_ = std::make_unique<SatTsoEncoding>(g_, *this);  // tso:
+}
 
 int SatEncoder::x(uint32_t n) {
   if (!g_.nodes()[n].known) return kFalse;
@@ -151,6 +153,7 @@ bool SatEncoder::encode_read(uint32_t n, const std::function<bool()>& stop) {
 }
 
 void SatEncoder::between(uint32_t n, uint32_t s, uint32_t c, int r) {
+  if (tso_) s = tso_->vis(s), c = tso_->vis(c);  // tso: where stores reach memory (used by unchanged() only)
   const auto& nodes = g_.nodes();
   if (nodes[c].instance == nodes[n].instance && order(c, n) == 0) return;
   if (nodes[c].instance == nodes[s].instance && order(s, c) == 0) return;
@@ -182,9 +185,11 @@ void SatEncoder::encode_spin(uint32_t n) {
   }
   if (!repeats) return;
   std::vector<int> woken{-x(n)};
-  for (uint32_t w : stores) woken.push_back(-unchanged(w));
+  for (uint32_t w : stores)
+    woken.push_back(-(tso_ && nodes[w].buffered ? tso_->unchanged(w) : unchanged(w)));  // tso: the thread's view
   auto wake = [&](uint32_t k, uint32_t w, uint64_t key, int writes) {
-    int after = order(k, w), before = order(w, n);
+    uint32_t seen = tso_ ? tso_->vis(w) : w;  // tso: a store wakes when it reaches memory
+    int after = order(k, seen), before = order(seen, n);
     if (after == 0 || before == 0) return;
     auto [it, fresh] = woke_.try_emplace({n, k, w, key}, 0);
     if (fresh) it->second = solver_.new_var();
@@ -235,7 +240,7 @@ int SatEncoder::unchanged(uint32_t w) {
     clause({-p, x(w)});
     if (loc.init && *loc.init == value) clause({-p, u});
     for (uint32_t c : loc.writers)
-      if (c != w && fresh_c(c)) clause({-p, -writes_lit(c), -order(c, w)});
+      if (c != w && fresh_c(c)) clause({-p, -writes_lit(c), -order(tso_ ? tso_->vis(c) : c, w)});  // tso: vis
   }
   for (uint32_t s : loc.writers) {
     if (s == w || !nodes[s].known) continue;
@@ -253,7 +258,7 @@ int SatEncoder::unchanged(uint32_t w) {
     }
     clause({-p, x(w)});
     clause({-p, writes_lit(s)});
-    clause({-p, order(s, w)});
+    clause({-p, order(tso_ ? tso_->vis(s) : s, w)});  // tso: vis
     for (uint32_t c : loc.writers)
       if (c != w && c != s) between(w, s, c, p);
   }
@@ -285,8 +290,9 @@ bool SatEncoder::encode(const std::function<bool()>& stop) {
     }
     if (node.reads()) {
       for (uint64_t k : node.spin_keys) clause({-val(n, k)});
-      if (!encode_read(n, stop)) return false;
+      if (!(tso_ ? tso_->encode_read(n, stop) : encode_read(n, stop))) return false;  // tso:
     }
+    if (tso_) tso_->encode_node(n);  // tso: flushes and drains
     if (node.role == SatRole::Read || node.role == SatRole::Rmw) encode_spin(n);
     if (node.role == SatRole::Create && node.target != kSatNone)
       for (uint32_t m : g_.instances()[node.target].nodes) clause({order(n, m)});
@@ -349,7 +355,7 @@ void SatEncoder::collect_goals() {
   goal_.assign(nodes.size(), {});
   for (uint32_t n = 0; n < nodes.size(); ++n) {
     const SatNode& node = nodes[n];
-    if (!node.known) continue;
+    if (!node.known || node.role == SatRole::Flush) continue;  // tso: a flush is no goal
     // Only seen parked: running it at all is new.
     if (node.edges.empty()) {
       goal_[n].push_back(x(n));

@@ -2,7 +2,8 @@
 // encoding (Demsky, Lam, OOPSLA 2015, section 4) on the merged graph of
 // SatEventGraph.h: is there one sequentially consistent execution, made of
 // the histories seen so far, in which some thread reads at some node a
-// value it never read there (a goal)?
+// value it never read there (a goal)? (tso: under --model tso, one x86-TSO
+// execution: reads-from, flushes and drains as SatTsoEncoding.h says.)
 //
 // One encoder, and one incremental solver, for the whole search: each
 // round adds only what the graph gained since the last, so what the solver
@@ -65,6 +66,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
@@ -73,6 +75,7 @@
 
 #include "SatEventGraph.h"
 #include "SatSolver.h"
+#include "SatTsoEncoding.h"  // tso:
 
 namespace ctrl {
 
@@ -99,6 +102,7 @@ class SatEncoder {
   SatAnswer solve(const std::function<bool()>& stop);
 
  private:
+  friend class SatTsoEncoding;  // tso: the TSO reads-from and drain clauses use the helpers below
   static constexpr int kTrue = INT32_MAX;
   static constexpr int kFalse = -INT32_MAX;
   int x(uint32_t n);
@@ -174,7 +178,8 @@ class SatEncoder {
   std::vector<size_t> amo_done_;        // per node: values whose "at most one" clauses were made
   std::vector<std::vector<int>> goal_;  // per node, this round's goal literals
   uint64_t added_this_round_ = 0;
-  int act_ = 0;  // this round's activation literal
+  int act_ = 0;                          // this round's activation literal
+  std::unique_ptr<SatTsoEncoding> tso_;  // tso: set when the graph has store buffers
 };
 
 }  // namespace ctrl

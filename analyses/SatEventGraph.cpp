@@ -44,6 +44,21 @@ SatRole role_of(const shm::Event& e) {
 // Operations that neither read nor write what other threads see.
 bool inert(OpKind k) { return k == OpKind::ThreadStart || k == OpKind::Yield || k == OpKind::Fence; }
 
+// tso: whether the operation waits for its thread's buffer to drain (the
+// agent's PendingOp::drains, as the event shows it): everything that is not
+// a load, a buffered store, a start, a yield or a fence weaker than mfence.
+bool drains(const shm::Event& e, SatRole role) {
+  if (e.flags & shm::kBuffered) return false;
+  switch (role) {
+    case SatRole::Read:
+      return false;
+    case SatRole::Other:
+      return OpKind(e.kind) == OpKind::Fence && MemOrder(e.order) == MemOrder::SeqCst;
+    default:
+      return true;
+  }
+}
+
 bool same_op(const shm::Event& a, const shm::Event& b) {
   return a.kind == b.kind && a.site == b.site && a.addr == b.addr && a.size == b.size;
 }
@@ -55,7 +70,9 @@ uint64_t SatEventGraph::written_value(const shm::Event& e) {
   return mask((e.flags & shm::kFailed) ? e.value_read : e.value_written, e.size);
 }
 
-SatEventGraph::SatEventGraph() { initial_[0] = new_instance(kSatNone, 0); }
+SatEventGraph::SatEventGraph(bool store_buffers) : store_buffers_(store_buffers) {
+  initial_[0] = new_instance(kSatNone, 0);
+}
 
 uint32_t SatEventGraph::new_node(uint32_t instance, uint32_t parent) {
   SatNode n;
@@ -135,6 +152,7 @@ bool SatEventGraph::learn(uint32_t id, const shm::Event& e) {
   node.op = e;
   node.role = role;
   node.loc = loc;
+  node.drains = store_buffers_ && drains(e, role);
   instances_[node.instance].nodes.push_back(id);
   if (loc != kSatNone) {
     if (node.reads()) locations_[loc].readers.push_back(id);
@@ -172,17 +190,61 @@ bool SatEventGraph::make_spin(uint32_t a, uint64_t key, uint32_t to) {
   return true;
 }
 
+void SatEventGraph::add_flush(uint32_t w) {
+  if (nodes_[w].flush != kSatNone) return;
+  uint32_t owner = nodes_[w].instance;
+  if (instances_[owner].flushes == kSatNone) {
+    uint32_t fi = new_instance(instances_[owner].root);
+    instances_[fi].owner = owner;
+    instances_[owner].flushes = fi;
+    SatNode& root = nodes_[instances_[fi].root];
+    root.known = true;
+    root.role = SatRole::Flush;
+    root.op.kind = uint16_t(OpKind::Flush);
+    instances_[fi].nodes.push_back(instances_[fi].root);
+  }
+  uint32_t fi = instances_[owner].flushes;
+  // FIFO: after the flush of the previous buffered store on this path.
+  uint32_t after = instances_[fi].root;
+  for (uint32_t p = nodes_[w].parent; p != kSatNone; p = nodes_[p].parent)
+    if (nodes_[p].buffered) {
+      after = nodes_[p].flush;
+      break;
+    }
+  uint32_t f = new_node(fi, after);
+  SatNode& flush = nodes_[f];
+  flush.known = true;
+  flush.role = SatRole::Flush;
+  flush.op = nodes_[w].op;
+  flush.op.kind = uint16_t(OpKind::Flush);
+  flush.loc = nodes_[w].loc;
+  flush.store = w;
+  instances_[fi].nodes.push_back(f);
+  nodes_[after].edges.push_back(SatEdge{w, f, 0});
+  nodes_[w].flush = f;
+}
+
 bool SatEventGraph::merge(const shm::Event* events, uint64_t n, const shm::Event* pending, uint64_t npending) {
   if (!why_.empty()) return false;
   std::unordered_map<uint32_t, uint32_t> at;        // thread -> its next node
   std::unordered_map<uint32_t, uint32_t> instance;  // thread -> instance
   // thread -> the (node, value) of the reads it made since it last changed memory
   std::unordered_map<uint32_t, std::vector<std::pair<uint32_t, uint64_t>>> run;
-  std::set<uint32_t> written;  // locations stored to so far
+  std::set<uint32_t> written;                           // locations stored to (in memory) so far
+  std::unordered_map<uint32_t, uint32_t> buffered_loc;  // tso: a buffered store's step -> its location
   for (uint64_t i = 0; i < n; ++i) {
     const shm::Event& e = events[i];
-    if (e.thread >= shm::kFlushActorBase) return fail("store buffers (--strategy sat runs under --model sc)");
-    if (e.flags & (shm::kBuffered | shm::kForwarded)) return fail("store buffers");
+    if (!store_buffers_ && (e.thread >= shm::kFlushActorBase || (e.flags & (shm::kBuffered | shm::kForwarded))))
+      return fail("store buffers under a model without them");
+    if (e.thread >= shm::kFlushActorBase) {
+      // A flush: memory now holds the store (its node's flush node was made
+      // when the store ran).
+      if (OpKind(e.kind) != OpKind::Flush) return fail("a store-buffer actor's operation that is not a flush");
+      auto s = buffered_loc.find(uint32_t(e.aux));
+      if (s == buffered_loc.end()) return fail("a flush of a store the graph did not see buffered");
+      written.insert(s->second);
+      continue;
+    }
     auto cur = at.find(e.thread);
     if (cur == at.end()) {
       auto [it, fresh] = initial_.try_emplace(e.thread, 0);
@@ -233,15 +295,33 @@ bool SatEventGraph::merge(const shm::Event* events, uint64_t n, const shm::Event
       node = &nodes_[id];
     }
     if ((e.flags & shm::kSameState) && !repeat) node->spins = true;
-    // The initial value, read before any store of this execution.
+    if (store_buffers_ && node->writes()) {
+      bool buffered = e.flags & shm::kBuffered;
+      // A node first learnt parked did not show whether it buffers.
+      if (node->edges.empty() && !node->buffered && buffered) {
+        node->buffered = true;
+        node->drains = false;
+        add_flush(id);
+        node = &nodes_[id];
+      } else if (node->buffered != buffered) {
+        return fail("a store buffered in one execution and not in another");
+      }
+    }
+    // The initial value, read (from memory, not from the thread's own
+    // buffer) before any store of this execution reached memory.
     if (node->loc != kSatNone && !locations_[node->loc].mutex && (role == SatRole::Read || role == SatRole::Rmw) &&
-        !written.count(node->loc)) {
+        !(e.flags & shm::kForwarded) && !written.count(node->loc)) {
       auto& init = locations_[node->loc].init;
       if (init && *init != key) return fail("a location whose initial value changed between executions");
       if (!init) ++growth_;
       init = key;
     }
-    if (node->loc != kSatNone && node->writes()) written.insert(node->loc);
+    if (node->loc != kSatNone && node->writes()) {
+      if (node->buffered)
+        buffered_loc[e.step] = node->loc;
+      else
+        written.insert(node->loc);
+    }
 
     uint64_t wrote = role == SatRole::Rmw ? written_value(e) : 0;
     bool changes = !(role == SatRole::Read || (role == SatRole::Rmw && wrote == key));

@@ -21,9 +21,19 @@
 //
 // Locations are exact (address, size) pairs; a mutex is a location of its
 // own whose values are 0 (free) and 1 (held). What the graph cannot follow
-// (other synchronisation, overlapping accesses of different sizes, store
-// buffers, an event that differs in a history already seen) makes merge()
-// fail with why().
+// (other synchronisation, overlapping accesses of different sizes, an
+// event that differs in a history already seen) makes merge() fail with
+// why().
+//
+// Store buffers (--model tso, SatTsoEncoding.h): a buffered store (the
+// agent's kBuffered) is two events, its node in its thread's trie (the
+// local store, which its own loads see) and its flush, a node of the
+// thread instance's flush instance, whose trie mirrors the order of the
+// thread's buffered stores on each path (FIFO: a flush's parent is the
+// flush of the previous buffered store on the same path; its edge key is
+// the store's node id). The flush node exists as soon as the store ran,
+// whether or not an execution flushed it. The flush actors' events only
+// tell the graph when memory (not the thread's view) changed.
 //
 // Invariants: a node is known once an execution ran its operation; node
 // and instance ids never change; a known node's op matches every execution
@@ -44,7 +54,9 @@ namespace ctrl {
 
 inline constexpr uint32_t kSatNone = UINT32_MAX;
 
-enum class SatRole : uint8_t { Other, Read, Write, Rmw, Lock, TryLock, Unlock, Create, Join, Exit, ProcessExit };
+// Flush: a buffered store's flush (tso), or the root of a flush instance
+// (store == kSatNone).
+enum class SatRole : uint8_t { Other, Read, Write, Rmw, Lock, TryLock, Unlock, Create, Join, Exit, ProcessExit, Flush };
 
 struct SatEdge {
   uint64_t key = 0;  // the value read (a trylock: 0 success, 1 failure)
@@ -66,6 +78,13 @@ struct SatNode {
   std::vector<uint64_t> spin_keys;
   uint32_t spin_to = kSatNone;
   bool spins_on(uint64_t v) const { return std::find(spin_keys.begin(), spin_keys.end(), v) != spin_keys.end(); }
+  // tso: a store that went to its thread's buffer (a Write, or the store
+  // half of an unlocked Rmw) and its flush node; a Flush's store.
+  bool buffered = false;
+  uint32_t flush = kSatNone, store = kSatNone;
+  // tso: waits for its thread's buffer to drain before it runs (locked
+  // instructions, mfence, unbuffered stores, synchronisation, exits).
+  bool drains = false;
   // The agent took this read for a repeat of an earlier one of its thread in
   // the same register and stack state (kSameState), or held its thread back
   // there as a spinner: it runs only once something it read was written.
@@ -90,6 +109,10 @@ struct SatInstance {
   uint32_t thread = 0;          // with no creator: its thread index
   uint32_t root = kSatNone;
   std::vector<uint32_t> nodes;  // known nodes, in the order they became known
+  // tso: a thread instance's flush instance, and a flush instance's thread
+  // instance (a flush instance's creator is its owner's root, so it runs
+  // only with its owner).
+  uint32_t flushes = kSatNone, owner = kSatNone;
 };
 
 struct SatLocation {
@@ -102,7 +125,9 @@ struct SatLocation {
 
 class SatEventGraph {
  public:
-  SatEventGraph();
+  // store_buffers: the executions run under --model tso.
+  explicit SatEventGraph(bool store_buffers = false);
+  bool store_buffers() const { return store_buffers_; }
   // Merges an execution's events (in step order), and the operations its
   // unfinished threads were parked at (`pending`: known nodes with no edge
   // yet, so that running them is a goal). False when it cannot (why() says
@@ -136,6 +161,8 @@ class SatEventGraph {
   // ancestor, in the same state: a spin): the edge and what it led to are
   // dropped and `key` becomes a's spin key.
   bool make_spin(uint32_t a, uint64_t key, uint32_t to);
+  // tso: store node `w` ran buffered: its flush node (made once).
+  void add_flush(uint32_t w);
 
   std::vector<SatNode> nodes_;
   std::vector<SatInstance> instances_;
@@ -145,6 +172,7 @@ class SatEventGraph {
   // program whose creation ctrl does not see) -> their instance.
   std::map<uint32_t, uint32_t> initial_;
   uint64_t growth_ = 0;
+  bool store_buffers_ = false;
   std::string why_;
 };
 

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <map>
 #include <set>
 #include <string>
@@ -68,6 +69,7 @@ std::vector<uint32_t> SatStrategy::schedule(const std::vector<SatStep>& order) {
   struct Thread {
     bool finished = false;
     uint32_t joined_by = kSatNone;
+    std::deque<std::pair<uint32_t, uint64_t>> buffer;  // tso: (store node, value), oldest first
   };
   std::vector<Thread> threads;
   std::map<uint32_t, uint32_t> index;  // instance -> thread
@@ -81,8 +83,25 @@ std::vector<uint32_t> SatStrategy::schedule(const std::vector<SatStep>& order) {
   std::vector<uint32_t> prefix;
   for (const SatStep& step : order) {
     const SatNode& n = nodes[step.node];
+    if (n.role == SatRole::Flush) {
+      // A flush instance's root is no step; a flush is its owner's flush
+      // actor committing the oldest entry, which must be this store's.
+      if (n.store == kSatNone) continue;
+      auto t = index.find(graph_.instances()[n.instance].owner);
+      if (t == index.end() || threads[t->second].buffer.empty() || threads[t->second].buffer.front().first != n.store) {
+        ++stats_.deviations;
+        break;
+      }
+      memory[n.loc] = threads[t->second].buffer.front().second;
+      threads[t->second].buffer.pop_front();
+      prefix.push_back(shm::kFlushActorBase + t->second);
+      continue;
+    }
     auto t = index.find(n.instance);
     bool ok = t != index.end();
+    // tso: an operation that drains waits for an empty buffer (the model
+    // orders it after the flushes).
+    if (ok && n.drains && !threads[t->second].buffer.empty()) ok = false;
     std::optional<uint64_t> value;
     if (ok && n.loc != kSatNone) {
       auto m = memory.find(n.loc);
@@ -90,6 +109,9 @@ std::vector<uint32_t> SatStrategy::schedule(const std::vector<SatStep>& order) {
         value = m->second;
       else
         value = locs[n.loc].init;
+      // tso: its own newest buffered store there (forwarding).
+      for (const auto& [store, v] : threads[t->second].buffer)
+        if (nodes[store].loc == n.loc) value = v;
     }
     if (ok && n.role == SatRole::Lock) ok = value == 0u;
     if (ok && n.role == SatRole::TryLock && !step.goal) ok = value == std::optional<uint64_t>(step.key == 0 ? 0 : 1);
@@ -105,6 +127,11 @@ std::vector<uint32_t> SatStrategy::schedule(const std::vector<SatStep>& order) {
     uint32_t me = t->second;
     prefix.push_back(me);
     if (step.goal) break;
+    if (n.buffered) {
+      threads[me].buffer.emplace_back(
+          step.node, n.role == SatRole::Rmw ? n.edge(step.key)->written : SatEventGraph::written_value(n.op));
+      continue;
+    }
     switch (n.role) {
       case SatRole::Write:
         memory[n.loc] = SatEventGraph::written_value(n.op);

@@ -13,9 +13,11 @@
 // has one per branch direction or function input (SatEventGraph.h).
 //
 // The schedule: the model's order of the nodes it runs, up to and including
-// its first goal node, replayed in a controller-side SC machine (memory per
-// location, mutex holders, thread indices as the agent gives them) that
-// turns nodes into thread choices; the execution's prefix is those choices,
+// its first goal node, replayed in a controller-side machine (memory per
+// location, mutex holders, thread indices as the agent gives them; under
+// tso a FIFO store buffer per thread, whose flush nodes become steps of the
+// thread's flush actor, shm::kFlushActorBase + t) that turns nodes into
+// thread choices; the execution's prefix is those choices,
 // cut at the first step where the machine disagrees with the model (a
 // deviation: counted; it should not happen), then the sticky tail. This is
 // the wait-pair schedule of SATCheck with its pairs dropped at the first
@@ -44,7 +46,9 @@ namespace ctrl {
 
 class SatStrategy final : public Strategy {
  public:
-  SatStrategy() = default;
+  // store_buffers: under --model tso (SatTsoEncoding.h): flushes are nodes
+  // and the schedule drives the flush actors.
+  explicit SatStrategy(bool store_buffers = false) : graph_(store_buffers) {}
   std::string name() const override { return "sat"; }
   std::optional<ExecutionPlan> next() override;
   void completed(const ExecutionSummary& s) override;

@@ -24,12 +24,11 @@ std::unique_ptr<Strategy> make_strategy(const std::string& name, uint64_t seed, 
       throw std::invalid_argument("--equivalence rf explores under --model sc or tso only, without --preemption-bound");
     return std::make_unique<ReadsFromStrategy>(model == shm::MemoryModel::TSO);
   }
-  // SAT-directed search (issue 24): sequential consistency only so far.
+  // SAT-directed search (issue 24): sequential consistency and x86-TSO.
   if (name == "sat") {
-    if (model != shm::MemoryModel::SC || preemption_bound >= 0)
-      throw std::invalid_argument("--strategy sat explores under --model sc only (tso is not done yet), without "
-                                  "--preemption-bound");
-    return std::make_unique<SatStrategy>();
+    if ((model != shm::MemoryModel::SC && model != shm::MemoryModel::TSO) || preemption_bound >= 0)
+      throw std::invalid_argument("--strategy sat explores under --model sc or tso only, without --preemption-bound");
+    return std::make_unique<SatStrategy>(model == shm::MemoryModel::TSO);
   }
   if (analysis.exploration() == ModelAnalysis::Exploration::Graphs) {
     if (name != "dpor" || preemption_bound >= 0)

@@ -10,7 +10,7 @@
 #
 #   bash bench/sat_cost.sh CTRL BINDIR [LIMIT] [SIZES] [PROGRAMS] [MODEL]
 #
-# BINDIR holds bench_sat_PROGRAM (the build's bin/). MODEL: sc (default).
+# BINDIR holds bench_sat_PROGRAM (the build's bin/). MODEL: sc (default) or tso.
 # STRATEGIES (environment): the strategies to run, default "dpor sat".
 set -u
 CTRL=$(realpath "$1"); BIN=$(realpath "$2"); LIMIT=${3:-120}; SIZES=${4:-"1 2 3 4 5 6 8 10 15 20 25 30 40 50"}
