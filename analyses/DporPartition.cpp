@@ -17,6 +17,25 @@ bool DporPartition::done() const {
   return items_.empty();
 }
 
+void DporPartition::release(size_t worker) {
+  std::lock_guard lock(mutex_);
+  if (Item* it = current_[worker]) {
+    it->holder = -1;
+    poke(*it);
+  }
+  current_[worker] = nullptr;
+}
+
+uint64_t DporPartition::fairness_cuts() const {
+  std::lock_guard lock(mutex_);
+  uint64_t n = fairness_cuts_;
+  for (const auto& [id, it] : items_) {
+    std::lock_guard ilock(it->mutex);
+    n += it->strategy->fairness_cuts();
+  }
+  return n;
+}
+
 DporPartition::Stats DporPartition::stats() const {
   std::lock_guard lock(mutex_);
   return stats_;
@@ -48,6 +67,10 @@ bool DporPartition::try_item(size_t worker, Item& it, Task& task) {
 void DporPartition::finish(Item& it) {
   Item* parent = it.parent;
   uint64_t root = it.root;
+  {
+    std::lock_guard lock(it.mutex);
+    fairness_cuts_ += it.strategy->fairness_cuts();
+  }
   items_.erase(it.id);
   if (!parent) return;
   parent->stolen_roots.erase(parent->stolen_roots.find(root));

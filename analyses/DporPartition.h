@@ -60,8 +60,13 @@ class DporPartition {
   Status next(size_t worker, Task& task);
   // The result of a task run by `worker`.
   void completed(size_t worker, const Task& task, const ExecutionSummary& summary);
+  // `worker` stops: the item bound to it is free for the others. (A task it
+  // never completed is lost: only when the whole exploration stops.)
+  void release(size_t worker);
   // No item left: every class explored.
   bool done() const;
+  // Alternatives fair scheduling of yields held back, over every item.
+  uint64_t fairness_cuts() const;
 
   struct Stats {
     uint64_t items = 1;     // work items made (the first included)
@@ -95,6 +100,7 @@ class DporPartition {
   std::map<uint64_t, std::unique_ptr<Item>> items_;  // alive, oldest first
   std::vector<Item*> current_;                       // per worker
   uint64_t next_id_ = 0;
+  uint64_t fairness_cuts_ = 0;  // of the finished items
   Stats stats_;
 };
 
