@@ -344,7 +344,9 @@ ExplorationReport Explorer::run() {
   // Source-DPOR is partitioned into work items (PartitionedDpor.h): each
   // session explores its own with its own strategy; the explorer accounts
   // for every execution as it finishes.
-  const bool dpor_partitioned = may_speculate && !seeded && strategy->name() == "dpor" && !options_.sober &&
+  // (--model ra's weak-trace search is also named "dpor": not this one.)
+  const bool dpor_partitioned = may_speculate && !seeded && dynamic_cast<DporStrategy*>(strategy.get()) &&
+                                strategy->name() == "dpor" && !options_.sober &&
                                 !model_analysis(model).plans_choices() && !options_.strategy_factory;
   auto strategy_lock = [&] {
     return partition_ ? std::unique_lock<std::mutex>(partition_->strategy_mutex()) : std::unique_lock<std::mutex>();

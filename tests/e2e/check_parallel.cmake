@@ -71,8 +71,10 @@ endforeach()
 # class whatever -j says, but how many end blocked by their sleep sets, and
 # so the executions and steps in all, and which execution of a class meets a
 # bug first (its number, trace, steps, preemptions and how often its kind
-# recurs), depend on the order races are found in. Compared there: the
-# complete executions, the verdict and each bug's kind and message.
+# recurs), depend on the order races are found in, and so does which
+# execution the explorer's session ran last (what the files are left as
+# after it). Compared there: the complete executions, the verdict and each
+# bug's kind and message.
 file(READ "${top}/run-j${JOBS}/j${JOBS}.json" partitioned_json)
 string(JSON partitioned_mode ERROR_VARIABLE no_partitioned_mode GET "${partitioned_json}" parallel mode)
 if(partitioned_mode STREQUAL "dpor-partition")
@@ -82,6 +84,7 @@ if(partitioned_mode STREQUAL "dpor-partition")
     endforeach()
     string(JSON json${j} REMOVE "${json${j}}" steps)
     string(JSON json${j} REMOVE "${json${j}}" handoffs)
+    string(JSON json${j} REMOVE "${json${j}}" files)
     string(JSON nbugs LENGTH "${json${j}}" bugs)
     set(kinds "")
     if(nbugs GREATER 0)
