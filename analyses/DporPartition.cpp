@@ -26,6 +26,15 @@ void DporPartition::release(size_t worker) {
   current_[worker] = nullptr;
 }
 
+bool DporPartition::explored() const {
+  std::lock_guard lock(mutex_);
+  for (const auto& [id, it] : items_) {
+    std::lock_guard ilock(it->mutex);
+    if (!it->strategy->explored()) return false;
+  }
+  return true;
+}
+
 uint64_t DporPartition::fairness_cuts() const {
   std::lock_guard lock(mutex_);
   uint64_t n = fairness_cuts_;

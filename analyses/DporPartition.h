@@ -65,6 +65,10 @@ class DporPartition {
   void release(size_t worker);
   // No item left: every class explored.
   bool done() const;
+  // Every item's own part explored, none running (items are finished only
+  // when a worker asks for work: at the end of a run cut short, this says
+  // whether anything was left).
+  bool explored() const;
   // Alternatives fair scheduling of yields held back, over every item.
   uint64_t fairness_cuts() const;
 

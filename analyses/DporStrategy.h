@@ -136,6 +136,9 @@ class DporStrategy final : public Strategy {
   // execution still running. Marks it done here; its step there is asked
   // for (record_stolen) before this state branches again.
   std::optional<WorkItem> steal();
+  // Nothing open at or below the fixed prefix's end, and no execution
+  // planned still running: this item's own part is explored.
+  bool explored() const;
   // The step the stolen thread took at `state` (its item's first
   // execution's step there), for the sleep sets of its later siblings.
   void record_stolen(uint64_t state, const shm::Event& step);

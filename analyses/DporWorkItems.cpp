@@ -79,6 +79,15 @@ std::optional<DporStrategy::WorkItem> DporStrategy::steal() {
   return std::nullopt;
 }
 
+bool DporStrategy::explored() const {
+  if (!started_ || in_flight_) return false;
+  for (uint64_t i = fixed_steps(); i < stack_.size(); ++i) {
+    const Position& pos = stack_[i];
+    if (pos.backtrack & ~pos.done & ~mask_of(pos.sleep)) return false;
+  }
+  return true;
+}
+
 void DporStrategy::record_stolen(uint64_t state, const shm::Event& step) {
   if (state >= stack_.size()) return;
   Position& pos = stack_[state];

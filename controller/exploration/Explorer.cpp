@@ -545,8 +545,7 @@ ExplorationReport Explorer::run() {
   if (dpor_partition_ && ran >= options_.max_executions && !report.interrupted &&
       (options_.keep_going || report.bugs.empty())) {
     // Whatever is still running or open is left unexplored.
-    dpor_partition_->stop();
-    if (!dpor_partition_->exhausted())
+    if (!dpor_partition_->explored())
       report.stopped_at_max_executions = true;
     else
       report.exhaustive = report.bounded == 0;

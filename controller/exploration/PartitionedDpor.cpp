@@ -62,6 +62,19 @@ PartitionedDpor::~PartitionedDpor() {
   for (auto& t : helpers_) t.join();
 }
 
+bool PartitionedDpor::explored() {
+  stop();
+  for (auto& t : helpers_) pthread_kill(t.native_handle(), Tracer::kStopSignal);
+  for (auto& t : helpers_) t.join();
+  helpers_.clear();
+  {
+    // A helper's execution past the limit, not taken: not explored.
+    std::lock_guard lock(mutex_);
+    if (!ready_.empty()) return false;
+  }
+  return partition_.done() || partition_.explored();
+}
+
 void PartitionedDpor::stop() {
   {
     std::lock_guard lock(mutex_);

@@ -69,6 +69,9 @@ class PartitionedDpor {
   // The exploration ends (or shrinks a bug): the helpers run nothing more.
   void stop();
   bool exhausted() const { return partition_.done(); }
+  // After stop(): nothing was left unexplored (the helpers are joined first,
+  // so no execution is still running).
+  bool explored();
   uint64_t fairness_cuts() const { return partition_.fairness_cuts(); }
   SpeculationStats stats() const;
 
