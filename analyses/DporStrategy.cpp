@@ -61,7 +61,6 @@ bool forwarded_sleeper(const BufferedStores& buffers, uint32_t t, const Access& 
   return only_reads(next) && buffers.forwarding_store(t, next.read_addr, next.read_size) >= 0;
 }
 
-
 // An sfence instruction (logged as a release fence): under PSO, stores before
 // it reach memory before stores after it.
 bool store_fence(const shm::Event& e) {
@@ -90,12 +89,6 @@ ObjectRole object_role(const shm::Event& e, int which) {
   }
 }
 
-
-
-
-
-
-
 }  // namespace
 
 uint64_t DporStrategy::mask_of(const std::vector<Sleeper>& s) {
@@ -110,6 +103,13 @@ std::optional<ExecutionPlan> DporStrategy::next() {
     branch_ = 0;
     ExecutionPlan plan = fixed_plan();
     plan.policy = shm::TailPolicy::Sticky;
+    if (root_sleep_) {
+      // A work item's root: its siblings tried before it sleep in it.
+      plan.sleep_mask = root_sleep_mask_;
+      plan.sleep_from = fixed_steps() - 1;
+      for (const auto& s : *root_sleep_) plan.sleepers.emplace_back(s.thread, to_record(s.next));
+    }
+    in_flight_ = true;
     return plan;
   }
   ExecutionPlan plan;
@@ -161,6 +161,7 @@ std::optional<ExecutionPlan> DporStrategy::next() {
     branch_plan(plan, i, pos, asleep, q);
     branch_ = i;
     branch_thread_ = q;
+    in_flight_ = true;
     return plan;
   }
   exhausted_ = true;
@@ -181,6 +182,7 @@ void DporStrategy::branch_plan(ExecutionPlan& plan, uint64_t i, Position& pos, u
 void DporStrategy::completed(const ExecutionSummary& summary) {
   const shm::Event* events = summary.events;
   uint64_t n = summary.steps;
+  in_flight_ = false;
 
   uint64_t from = std::min<uint64_t>(branch_, n);
   if (from < stack_.size()) {
@@ -226,6 +228,8 @@ void DporStrategy::completed(const ExecutionSummary& summary) {
         for (const auto& s : prev.tried)
           if (s.thread != events[k - 1].thread) keep(s);
     }
+    // A work item's root state: the sleep set it was handed.
+    if (root_sleep_ && k + 1 == fixed_steps()) pos.sleep = *root_sleep_;
     stack_.push_back(std::move(pos));
   }
   if (stack_.size() > n) stack_.resize(n);
@@ -277,7 +281,8 @@ void DporStrategy::completed(const ExecutionSummary& summary) {
 void DporStrategy::add_sleepers(ExecutionPlan& plan, const Position& pos, uint32_t chosen) {
   for (const auto& s : pos.sleep) plan.sleepers.emplace_back(s.thread, to_record(s.next));
   for (const auto& s : pos.tried)
-    if (s.thread != chosen && (plan.sleep_mask >> s.thread & 1)) plan.sleepers.emplace_back(s.thread, to_record(s.next));
+    if (s.thread != chosen && (plan.sleep_mask >> s.thread & 1))
+      plan.sleepers.emplace_back(s.thread, to_record(s.next));
 }
 
 bool DporStrategy::happens_before(uint64_t a, uint64_t b) const {
@@ -420,9 +425,7 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, 
       for (int64_t r : s->reads)
         if (!flush || thread_[r] != e.owner) cands.push_back(r);
     });
-    auto own_flush = [&](int64_t w) {
-      return real && OpKind(events[w].kind) == OpKind::Flush && events[w].owner == p;
-    };
+    auto own_flush = [&](int64_t w) { return real && OpKind(events[w].kind) == OpKind::Flush && events[w].owner == p; };
     auto reads = [&](uint64_t b) {
       const ByteState* s = bytes_.find(b);
       if (s && s->write >= 0 && !own_flush(s->write)) cands.push_back(s->write);
@@ -669,8 +672,11 @@ void DporStrategy::add_backtrack(const shm::Event* events, uint64_t i, uint64_t 
   // initials: threads whose first event in v has no predecessor in v.
   // Each race walks the events between its two (tens of thousands in a
   // long execution): Ctrl-C and the time limit are polled here too.
-  // The decision at a state of the fixed prefix is not ours to change.
-  if (i < fixed_steps()) return;
+  // The decision at a state of the fixed prefix is not ours to change; in
+  // a work item its owner's (a request), when this execution's new part
+  // (from the item's branch on) takes part in the race.
+  const bool above = i < fixed_steps();
+  if (above && (!collect_requests_ || j + 1 < fixed_steps())) return;
   std::vector<uint64_t> v;
   for (uint64_t m = i + 1; m < j; ++m) {
     if (stop_requested()) return;
@@ -678,25 +684,31 @@ void DporStrategy::add_backtrack(const shm::Event* events, uint64_t i, uint64_t 
   }
   v.push_back(j);
   uint64_t initials = initials_of(events, v, last);
-
-  Position& pos = stack_[i];
-  if (pos.backtrack & initials) return;
   uint32_t p = last ? last->event.thread : thread_[j];
+  if (above) {
+    requests_.push_back(Request{i, initials, p});
+    return;
+  }
+  add_initials(i, initials, p);
+}
+
+bool DporStrategy::add_initials(uint64_t i, uint64_t initials, uint32_t p) {
+  Position& pos = stack_[i];
+  if (pos.backtrack & initials) return false;
+  const uint64_t before = pos.backtrack;
   uint64_t runnable = initials & pos.enabled;
   if (!runnable) {
     // No initial can run in that state (a blocking operation): trying every
     // enabled thread there is always sound.
     add_fair(i, pos.enabled);
-    return;
-  }
-  uint64_t fair = runnable & pos.fair;
-  if (!fair) {
+  } else if (uint64_t fair = runnable & pos.fair; !fair) {
     // Every initial gave way after yielding: the reversal is cut by
     // fairness. Trying every thread it allows there is what remains.
     add_fair(i, runnable | pos.fair);
-    return;
+  } else {
+    pos.backtrack |= (fair & bit(p)) ? bit(p) : (fair & -fair);
   }
-  pos.backtrack |= (fair & bit(p)) ? bit(p) : (fair & -fair);
+  return pos.backtrack != before;
 }
 
 void DporStrategy::add_fair(uint64_t i, uint64_t threads) {

@@ -92,6 +92,58 @@ class DporStrategy final : public Strategy {
   uint64_t fairness_cuts() const override { return fairness_cuts_; }
 
   uint64_t races_found() const { return races_; }
+
+  // Partitioned exploration (DporPartition.h), source mode only. A work
+  // item is the branch that takes thread `thread` at the state after
+  // `prefix`, with that state's sleep set for it (the threads asleep there
+  // and those tried there before, each with the step it takes: what wakes
+  // it); the item's strategy explores exactly the subtree of that branch.
+  struct WorkItem {
+    std::vector<uint32_t> prefix;
+    uint32_t thread = 0;
+    uint64_t sleep_mask = 0;
+    std::vector<std::pair<uint32_t, shm::SleeperAccess>> sleepers;
+  };
+  // A race whose reversal belongs to a state above this strategy's root:
+  // the initials of notdep(e_i).e_j at state `state`, and e_j's thread
+  // (preferred among them). Only that state's owner applies it.
+  struct Request {
+    uint64_t state = 0;
+    uint64_t initials = 0;
+    uint32_t thread = 0;
+  };
+  // Before the first next(): explore `item`'s subtree (its prefix and
+  // thread become the fixed prefix; the first plan carries its sleep set),
+  // handing races above it out as requests (take_requests).
+  void start_item(const WorkItem& item);
+  // Turns on the requests of races above the fixed prefix for the root
+  // item (whose fixed prefix is the user's, nothing is asked above it).
+  void collect_requests() { collect_requests_ = true; }
+  std::vector<Request> take_requests() { return std::move(requests_); }
+  // Applies a request from a subtree of state `r.state` (the source-set
+  // rule: nothing when one initial is already in backtrack, else e_j's
+  // thread or the least initial). True when it opened a new thread.
+  bool apply_request(const Request& r);
+  // What next_partitioned says.
+  enum class Turn { Plan, Wait, Done };
+  // next() for a partitioned item: the deepest open state, unless it lies
+  // above `keep` (a stolen subtree below needs the states down to `keep`
+  // kept: Wait) or waits for the step of a thread stolen there (Wait).
+  // Done: nothing open (requests may open more later).
+  Turn next_partitioned(ExecutionPlan& plan, uint64_t keep);
+  // Steals the oldest open branch: the least open thread of the shallowest
+  // open state not waiting for a stolen step, below the branch point of an
+  // execution still running. Marks it done here; its step there is asked
+  // for (record_stolen) before this state branches again.
+  std::optional<WorkItem> steal();
+  // Nothing open at or below the fixed prefix's end, and no execution
+  // planned still running: this item's own part is explored.
+  bool explored() const;
+  // The step the stolen thread took at `state` (its item's first
+  // execution's step there), for the sleep sets of its later siblings.
+  void record_stolen(uint64_t state, const shm::Event& step);
+  // Root of the latest plan's branch (tests).
+  uint64_t branch_point() const { return branch_; }
   // Optimal mode: race reversals whose insertion had to wait for a later
   // execution to show what a read-modify-write does where it was moved, and
   // decisions about such a step taken without having seen it (tests).
@@ -120,8 +172,8 @@ class DporStrategy final : public Strategy {
   // reversals that its own subtree then prunes).
   struct Step {
     uint32_t thread = 0;
-    Access access;         // what it does where it stands (as logged while unsure)
-    shm::Event event{};    // as logged where it ran
+    Access access;             // what it does where it stands (as logged while unsure)
+    shm::Event event{};        // as logged where it ran
     uint64_t history = 0;      // its thread's events before it (key of natures_)
     uint64_t index = 0;        // its step in that execution (a flush names its store's)
     int64_t flush_bound = -1;  // a flush: its store's sfence_before_
@@ -152,6 +204,8 @@ class DporStrategy final : public Strategy {
     // was dictated by a wakeup tree whose branch goes on below it.
     Node wakeup;
     bool forced = false;
+    // Partitioned: threads stolen here whose step is not known yet.
+    uint64_t awaiting = 0;
   };
   // Optimal mode: a race reversal to insert at stack_[at] once the natures
   // it depends on are known.
@@ -183,6 +237,8 @@ class DporStrategy final : public Strategy {
   // Adds `threads` to stack_[i]'s backtrack set, the fair ones only;
   // counts the others as cut by fairness.
   void add_fair(uint64_t i, uint64_t threads);
+  // The source-set rule at state i for the initials of a race (p: e_j's thread).
+  bool add_initials(uint64_t i, uint64_t initials, uint32_t p);
   // The threads whose first event in v is not ordered after another event
   // of v (happens-before among the events of v alone: paths through events
   // left out of v do not count).
@@ -216,9 +272,16 @@ class DporStrategy final : public Strategy {
   std::vector<Pending> pending_;
   bool started_ = false;
   bool exhausted_ = false;
-  uint64_t branch_ = 0;  // where the planned execution leaves the stack
+  uint64_t branch_ = 0;         // where the planned execution leaves the stack
   uint32_t branch_thread_ = 0;  // source mode: the thread it runs there
   uint64_t races_ = 0, deferred_ = 0;
+  // Partitioned: the item's root sleep set (state fixed_steps()-1), races
+  // above the root, and whether an execution planned is still running.
+  std::optional<std::vector<Sleeper>> root_sleep_;
+  uint64_t root_sleep_mask_ = 0;
+  bool collect_requests_ = false;
+  std::vector<Request> requests_;
+  bool in_flight_ = false;
   uint64_t fairness_cuts_ = 0;
   mutable uint64_t inferred_ = 0;
   // analyse's state per byte (the latest write, and the latest read of each

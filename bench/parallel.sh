@@ -7,11 +7,15 @@
 # executions run ahead (the prediction hit rate). The -j runs alternate, so
 # that a change in the machine's load hits both alike.
 #
-#   bash bench/parallel.sh [BUILD_DIR] [JOBS]   (JOBS: the -j compared with 1, default 2)
+#   bash bench/parallel.sh [BUILD_DIR] [JOBS] [STRATEGY]
+#   (JOBS: the -j compared with 1, default 2; STRATEGY: --strategy, default
+#   ctrl's own: dpor+probes runs ahead, dpor is partitioned, issue 28)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${1:-$root/build}
 jobs=${2:-2}
+strategy=()
+[ -n "${3:-}" ] && strategy=(--strategy "$3")
 ctrl=$build/bin/ctrl
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -21,7 +25,7 @@ source "$root/bench/shared_programs.sh" bench/parallel.sh
 measure() { # binary jobs
   local s e out
   s=$(date +%s%N)
-  "$ctrl" attach -j "$2" --max-executions 1000000 --trace-dir "$work/traces" --json "$work/report.json" "$work/$1" \
+  "$ctrl" attach -j "$2" "${strategy[@]}" --max-executions 1000000 --trace-dir "$work/traces" --json "$work/report.json" "$work/$1" \
     >"$work/out" 2>&1
   e=$(date +%s%N)
   out=$(cat "$work/out")

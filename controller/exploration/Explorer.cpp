@@ -176,6 +176,7 @@ ExecutionResult Explorer::run_own(const ExecutionPlan& plan, uint64_t index) {
                                     : session_.run(plan, index, options_.prefix_signatures);
   if (parallel_) parallel_->check_own(r, session_.region().header().files_changed.load() != 0);
   if (partition_) partition_->check_own(r, session_.region().header().files_changed.load() != 0);
+  if (dpor_partition_) dpor_partition_->check_own(r, session_.region().header().files_changed.load() != 0);
   return r;
 }
 
@@ -346,6 +347,13 @@ ExplorationReport Explorer::run() {
   // ranges of plan numbers, each run by one session; the strategy is then
   // asked and taught under the partition's lock.
   const bool seeded = may_speculate && strategy->plan_at(0).has_value();
+  // Source-DPOR is partitioned into work items (PartitionedDpor.h): each
+  // session explores its own with its own strategy; the explorer accounts
+  // for every execution as it finishes.
+  // (--model ra's weak-trace search is also named "dpor": not this one.)
+  const bool dpor_partitioned = may_speculate && !seeded && dynamic_cast<DporStrategy*>(strategy.get()) &&
+                                strategy->name() == "dpor" && !options_.sober &&
+                                !model_analysis(model).plans_choices() && !options_.strategy_factory;
   auto strategy_lock = [&] {
     return partition_ ? std::unique_lock<std::mutex>(partition_->strategy_mutex()) : std::unique_lock<std::mutex>();
   };
@@ -355,7 +363,35 @@ ExplorationReport Explorer::run() {
   double last_progress = 0;
   while (ran < options_.max_executions) {
     std::optional<ExecutionPlan> plan;
-    {
+    std::optional<ExecutionResult> taken;
+    if (dpor_partitioned && first && !dpor_partition_) {
+      auto deadline = options_.time_limit > 0 ? started + std::chrono::duration_cast<clock::duration>(
+                                                              std::chrono::duration<double>(options_.time_limit))
+                                              : clock::time_point::max();
+      SessionConfig helpers = session_.config();
+      helpers.runner_cpu = session_.runner_cpu();  // the helpers take the CPUs after it
+      dpor_partition_ = std::make_unique<PartitionedDpor>(
+          helpers, options_.jobs - 1, deadline, options_.prefix_signatures, std::move(first->first),
+          std::move(first->second),
+          [this, model] {
+            auto s = std::make_unique<DporStrategy>(false, model_analysis(model));
+            s->set_stop_check([this] { return session_.should_stop(); });
+            return s;
+          },
+          options_.prefix);
+      first.reset();
+    }
+    if (dpor_partition_) {
+      if (auto f = dpor_partition_->take([&](const ExecutionPlan& p) { return run_own(p, index); })) {
+        plan = std::move(f->plan);
+        taken = std::move(f->result);
+      } else {
+        report.exhaustive_fair = dpor_partition_->exhausted() && report.bounded == 0;
+        report.exhaustive =
+            report.exhaustive_fair && dpor_partition_->fairness_cuts() == 0 && report.fairness_blocked == 0;
+        break;
+      }
+    } else {
       auto guard = strategy_lock();
       plan = strategy->next();
     }
@@ -371,7 +407,6 @@ ExplorationReport Explorer::run() {
     // The agent checks the fixed prefix's steps as they run
     // (Header::checked_steps), the rest of the plan's prefix is new.
     uint64_t saved_before = checkpointed_ ? checkpointed_->stats().steps_saved : 0;
-    std::optional<ExecutionResult> taken;
     if (seeded && first && !partition_) {
       auto deadline = options_.time_limit > 0 ? started + std::chrono::duration_cast<clock::duration>(
                                                               std::chrono::duration<double>(options_.time_limit))
@@ -390,7 +425,7 @@ ExplorationReport Explorer::run() {
           std::move(first->second), [s = strategy.get()](uint64_t m) { return s->plan_at(m); }, limits);
       first.reset();
     }
-    if (!seeded && may_speculate && (parallel_ || first)) {
+    if (!seeded && !dpor_partitioned && may_speculate && (parallel_ || first)) {
       // The plans worth running ahead: this one (a helper may run it
       // already), then the predicted ones.
       std::vector<ExecutionPlan> wanted = strategy->predict(lookahead);
@@ -426,6 +461,7 @@ ExplorationReport Explorer::run() {
     // The first bug in plan order ends the exploration: no session runs on
     // while it is shrunk.
     if (partition_ && r.end == ExecutionResult::End::Bug && !options_.keep_going) partition_->stop();
+    if (dpor_partition_ && r.end == ExecutionResult::End::Bug && !options_.keep_going) dpor_partition_->stop();
     check_prefix(r);
     if (r.end == ExecutionResult::End::Interrupted) {
       // An execution stopped half-way teaches the strategy nothing, and its
@@ -447,7 +483,7 @@ ExplorationReport Explorer::run() {
     summary.pending = r.pending.data();
     summary.npending = r.pending.size();
     // The strategy learns from the execution as it ran, before any shrinking.
-    {
+    if (!dpor_partition_) {  // else the partition's strategies learnt from it
       auto guard = strategy_lock();
       strategy->completed(summary);
     }
@@ -512,7 +548,14 @@ ExplorationReport Explorer::run() {
   report.max_executions = options_.max_executions;
   // Would the strategy have gone on? (Asked once more: a search that
   // finished with the last execution allowed is not stopped.)
-  if (ran >= options_.max_executions && !report.interrupted && (options_.keep_going || report.bugs.empty())) {
+  if (dpor_partition_ && ran >= options_.max_executions && !report.interrupted &&
+      (options_.keep_going || report.bugs.empty())) {
+    // Whatever is still running or open is left unexplored.
+    if (!dpor_partition_->explored())
+      report.stopped_at_max_executions = true;
+    else
+      report.exhaustive = report.bounded == 0;
+  } else if (ran >= options_.max_executions && !report.interrupted && (options_.keep_going || report.bugs.empty())) {
     if (auto guard = strategy_lock(); strategy->next())
       report.stopped_at_max_executions = true;
     else
@@ -520,7 +563,7 @@ ExplorationReport Explorer::run() {
   }
   if (options_.progress) fmt::print(stderr, "\r\033[K");
   report.preemption_bound_completed = strategy->completed_bound();
-  report.fairness_cuts = strategy->fairness_cuts();
+  report.fairness_cuts = dpor_partition_ ? dpor_partition_->fairness_cuts() : strategy->fairness_cuts();
   report.model_counts = strategy->model_counts();
   if (const auto* solver = strategy->solver_stats()) {
     report.solver = *solver;
@@ -537,6 +580,10 @@ ExplorationReport Explorer::run() {
   if (partition_) {
     report.speculation = partition_->stats();
     partition_.reset();
+  }
+  if (dpor_partition_) {
+    report.speculation = dpor_partition_->stats();
+    dpor_partition_.reset();
   }
   if (checkpointed_) {
     report.restored = checkpointed_->stats().restored;

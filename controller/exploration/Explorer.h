@@ -14,6 +14,7 @@
 #include "exploration/CheckpointedSearch.h"
 #include "exploration/DataRaceCheck.h"
 #include "exploration/ParallelExplorer.h"
+#include "exploration/PartitionedDpor.h"
 #include "exploration/PartitionedSampling.h"
 #include "session/ExecutionResult.h"
 #include "session/Session.h"
@@ -223,6 +224,7 @@ class Explorer {
   std::unique_ptr<DataRaceCheck> races_;                // with options_.races, under sc/tso/pso
   std::unique_ptr<ParallelExplorer> parallel_;        // with options_.jobs > 1, once started
   std::unique_ptr<PartitionedSampling> partition_;    // the same for a seeded strategy
+  std::unique_ptr<PartitionedDpor> dpor_partition_;   // and for source-DPOR
   TraceDir trace_dir_;
   proto::Trace template_;
 };

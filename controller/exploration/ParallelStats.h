@@ -12,8 +12,9 @@ namespace ctrl {
 struct SpeculationStats {
   unsigned jobs = 1;  // sessions, the explorer's included
   // How the sessions shared the work: "run-ahead" (ParallelExplorer.h:
-  // helpers run the plans a strategy predicts) or "seed-ranges"
-  // (PartitionedSampling.h: each session runs ranges of execution seeds).
+  // helpers run the plans a strategy predicts), "seed-ranges"
+  // (PartitionedSampling.h: each session runs ranges of execution seeds) or
+  // "dpor-partition" (PartitionedDpor.h: each session explores work items).
   std::string mode;
   uint64_t speculative = 0;  // executions run ahead of their turn (any session)
   uint64_t taken = 0;        // of those, results the explorer used
@@ -24,6 +25,9 @@ struct SpeculationStats {
   // executions it ran and the fraction of its time it waited for work.
   uint64_t ranges = 0;
   uint64_t replanned = 0;
+  // dpor-partition (PartitionedDpor.h): work items taken from a busy
+  // session's search (`ranges` counts every item, the first included).
+  uint64_t steals = 0;
   struct Worker {
     uint64_t executions = 0;
     double idle_fraction = 0;

@@ -326,6 +326,14 @@ void print_summary(std::FILE* out, const ExplorationReport& report) {
                "per session: {}\n",
                sp.jobs, sp.taken, report.total, sp.ranges, sp.replanned,
                sp.off.empty() ? "" : fmt::format(" (partition stopped: {})", sp.off), sessions);
+  } else if (sp.jobs > 1 && sp.mode == "dpor-partition") {
+    // Partitioned DPOR (PartitionedDpor.h): items stolen, per session.
+    std::string sessions;
+    for (size_t k = 0; k < sp.workers.size(); ++k)
+      sessions += fmt::format("{}{} ({:.0f}% idle)", k ? ", " : "", sp.workers[k].executions,
+                              100 * sp.workers[k].idle_fraction);
+    fmt::print(stderr, "ctrl: -j {}: partitioned DPOR: {} work items, {} stolen{}; per session: {}\n", sp.jobs,
+               sp.ranges, sp.steals, sp.off.empty() ? "" : fmt::format(" (helpers stopped: {})", sp.off), sessions);
   } else if (sp.jobs > 1) {
     fmt::print(stderr, "ctrl: -j {}: {} of {} executions taken from {} run ahead{}\n", sp.jobs, sp.taken, report.total,
                sp.speculative, sp.off.empty() ? "" : fmt::format(" (speculation stopped: {})", sp.off));
@@ -417,6 +425,7 @@ nlohmann::json report_json(const ExplorationReport& report, const std::string& p
             {"mode", report.speculation.mode.empty() ? nlohmann::json(nullptr) : nlohmann::json(report.speculation.mode)},
             {"ranges", report.speculation.ranges},
             {"replanned", report.speculation.replanned},
+            {"steals", report.speculation.steals},
             {"workers", parallel_workers_json(report.speculation)}}},
           // Summed over the executions: steps run and thread hand-offs
           // (ExplorationReport::handoffs).

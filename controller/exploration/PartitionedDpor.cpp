@@ -1,0 +1,219 @@
+#include "exploration/PartitionedDpor.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <exception>
+
+#include "exploration/HelperSession.h"
+#include "session/Tracer.h"
+
+namespace ctrl {
+
+namespace {
+
+using clock = std::chrono::steady_clock;
+
+double seconds_since(clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); }
+
+ExecutionSummary summary_of(const ExecutionResult& r, uint64_t index) {
+  ExecutionSummary s;
+  s.index = index;
+  s.events = r.events.data();
+  s.steps = r.events.size();
+  s.complete = r.end == ExecutionResult::End::Complete || r.end == ExecutionResult::End::Bug;
+  s.blocked = r.end == ExecutionResult::End::Blocked;
+  s.pending = r.pending.data();
+  s.npending = r.pending.size();
+  return s;
+}
+
+// The root item's first plan is the explorer's first execution, accounted
+// before the partition began.
+bool explorers_first(const DporPartition::Task& task) { return task.item == 0 && task.first; }
+
+// How long a session without work sleeps before it looks again, should no
+// finished execution wake it.
+constexpr auto kIdlePoll = std::chrono::milliseconds(20);
+
+}  // namespace
+
+PartitionedDpor::PartitionedDpor(const SessionConfig& config, unsigned helpers, clock::time_point deadline,
+                                 std::vector<shm::Signature> expected, ExecutionPlan first,
+                                 ExecutionResult first_result, DporPartition::Factory make, std::vector<uint32_t> fixed)
+    : config_(config),
+      deadline_(deadline),
+      expected_(std::move(expected)),
+      first_(std::move(first)),
+      first_result_(std::move(first_result)),
+      partition_(std::move(make), std::move(fixed), helpers + 1) {
+  stats_.jobs = helpers + 1;
+  stats_.mode = "dpor-partition";
+  stats_.workers.resize(helpers + 1);
+  idle_.assign(helpers + 1, 0);
+  began_.assign(helpers + 1, clock::now());
+  ended_.assign(helpers + 1, clock::time_point::max());
+  start_helper_threads(helpers_, helpers, [this](size_t k) { helper(k); });
+}
+
+PartitionedDpor::~PartitionedDpor() {
+  stop();
+  for (auto& t : helpers_) pthread_kill(t.native_handle(), Tracer::kStopSignal);
+  for (auto& t : helpers_) t.join();
+}
+
+bool PartitionedDpor::explored() {
+  stop();
+  for (auto& t : helpers_) pthread_kill(t.native_handle(), Tracer::kStopSignal);
+  for (auto& t : helpers_) t.join();
+  helpers_.clear();
+  {
+    // A helper's execution past the limit, not taken: not explored.
+    std::lock_guard lock(mutex_);
+    if (!ready_.empty()) return false;
+  }
+  return partition_.done() || partition_.explored();
+}
+
+void PartitionedDpor::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    quit_ = true;
+  }
+  changed_.notify_all();
+}
+
+void PartitionedDpor::turn_off(const std::string& why) {
+  if (stats_.off.empty()) stats_.off = why;
+  changed_.notify_all();
+}
+
+void PartitionedDpor::check_own(const ExecutionResult& r, bool files_changed) {
+  if (!touches_outside(r, files_changed)) return;
+  std::lock_guard lock(mutex_);
+  turn_off("an execution changed a file or waited on a descriptor or a child process");
+}
+
+SpeculationStats PartitionedDpor::stats() const {
+  DporPartition::Stats p = partition_.stats();
+  std::lock_guard lock(mutex_);
+  SpeculationStats s = stats_;
+  s.ranges = p.items;
+  s.steals = p.steals;
+  auto now = clock::now();
+  for (size_t k = 0; k < s.workers.size(); ++k) {
+    auto end = ended_[k] == clock::time_point::max() ? now : ended_[k];
+    double life = std::chrono::duration<double>(end - began_[k]).count();
+    s.workers[k].idle_fraction = life > 0 ? std::min(1.0, idle_[k] / life) : 0;
+  }
+  return s;
+}
+
+std::optional<PartitionedDpor::Finished> PartitionedDpor::take(const RunOwn& run_own) {
+  for (;;) {
+    {
+      std::unique_lock lock(mutex_);
+      if (!ready_.empty()) {
+        Finished f = std::move(ready_.front());
+        ready_.pop_front();
+        if (handed_over(f.result.end)) {
+          ++stats_.taken;
+          return f;
+        }
+        lock.unlock();
+        // A bug (or anything but an ordinary end) is the explorer's
+        // session's to hold: run again there.
+        f.result = run_own(f.plan);
+        return f;
+      }
+    }
+    DporPartition::Task task;
+    DporPartition::Status status = partition_.next(0, task);
+    if (status == DporPartition::Status::Run) {
+      ExecutionResult r = run_own(task.plan);
+      {
+        std::lock_guard lock(mutex_);
+        ++stats_.workers[0].executions;
+      }
+      // Stopped half-way: it teaches nothing, the explorer sees the stop.
+      if (r.end == ExecutionResult::End::Interrupted) return Finished{std::move(task.plan), std::move(r)};
+      partition_.completed(0, task, summary_of(r, 0));
+      changed_.notify_all();
+      if (explorers_first(task)) continue;
+      return Finished{std::move(task.plan), std::move(r)};
+    }
+    std::unique_lock lock(mutex_);
+    if (!ready_.empty()) continue;
+    if (status == DporPartition::Status::Done) return std::nullopt;
+    auto t0 = clock::now();
+    changed_.wait_for(lock, kIdlePoll);
+    idle_[0] += seconds_since(t0);
+  }
+}
+
+void PartitionedDpor::helper(size_t k) {
+  Tracer::set_helper_thread();
+  const size_t w = k + 1;  // this helper's worker number and statistics slot
+  try {
+    {
+      std::lock_guard lock(mutex_);
+      if (quit_ || !stats_.off.empty()) {
+        began_[w] = ended_[w] = clock::now();
+        return;
+      }
+    }
+    HelperStart start = start_helper_session(config_, k, deadline_, expected_, first_, first_result_);
+    if (!start.session) {
+      std::lock_guard lock(mutex_);
+      began_[w] = ended_[w] = clock::now();
+      if (!quit_ && !start.interrupted) turn_off(start.failed);
+      return;
+    }
+    Session& session = *start.session;
+    {
+      std::lock_guard lock(mutex_);
+      began_[w] = clock::now();
+    }
+    for (;;) {
+      {
+        std::lock_guard lock(mutex_);
+        if (quit_ || !stats_.off.empty()) break;
+      }
+      DporPartition::Task task;
+      DporPartition::Status status = partition_.next(w, task);
+      if (status == DporPartition::Status::Done) break;
+      if (status == DporPartition::Status::Wait) {
+        std::unique_lock lock(mutex_);
+        auto t0 = clock::now();
+        changed_.wait_for(lock, kIdlePoll);
+        idle_[w] += seconds_since(t0);
+        continue;
+      }
+      uint64_t index;
+      {
+        std::lock_guard lock(mutex_);
+        index = dispatched_++;
+      }
+      ExecutionResult r = session.run(task.plan, index, expected_);
+      if (r.end == ExecutionResult::End::Interrupted) break;
+      bool outside = touches_outside(r, session.region().header().files_changed.load() != 0);
+      partition_.completed(w, task, summary_of(r, index));
+      std::lock_guard lock(mutex_);
+      ++stats_.workers[w].executions;
+      ++stats_.speculative;
+      if (!explorers_first(task)) ready_.push_back(Finished{std::move(task.plan), std::move(r)});
+      if (outside) turn_off("an execution changed a file or waited on a descriptor or a child process");
+      changed_.notify_all();
+    }
+  } catch (const std::exception& e) {
+    std::lock_guard lock(mutex_);
+    if (!quit_) turn_off(fmt::format("helper {} failed: {}", k + 1, e.what()));
+  }
+  // Its item goes on elsewhere.
+  partition_.release(w);
+  std::lock_guard lock(mutex_);
+  ended_[w] = clock::now();
+  changed_.notify_all();
+}
+
+}  // namespace ctrl

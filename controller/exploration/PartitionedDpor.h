@@ -1,0 +1,102 @@
+// Partitioned DPOR under -j N (docs/ARCHITECTURE.md, "Partitioned
+// exploration"): the source-DPOR search cut into work items
+// (analyses/DporPartition.h), each explored by its own strategy on whichever
+// session is free: N-1 helper sessions (HelperSession.h), each on a thread
+// of its own that runs an item's plans and analyses their executions, and the
+// explorer's session, which does the same while it waits for their results.
+// The explorer takes every finished execution, any session's, in the order
+// they finish, and accounts for it as with -j 1 (counts, bugs, race checks,
+// traces).
+//
+// Invariants:
+//  - Every execution the search plans is handed to the explorer once, in
+//    finishing order; the root item's first plan is the explorer's own first
+//    execution (already accounted), run again by the partition and not
+//    handed over.
+//  - Only complete, blocked and cut executions of a helper are handed over
+//    as they are; anything else (a bug) is run again on the explorer's
+//    session, which then holds it for the report, the trace and the shrinker.
+//  - The complete executions are one per Mazurkiewicz class whatever N
+//    (DporPartition.h); the blocked ones, and which execution of a class
+//    (which trace of a bug) comes first, may differ from -j 1.
+//  - An execution that touches the outside (a file, a descriptor or child
+//    wait) stops the helpers; the explorer's session explores the rest.
+//  - Helper threads are stopped (Tracer::kStopSignal) and joined by the
+//    destructor: their targets are gone when it returns.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "DporPartition.h"
+#include "exploration/ParallelStats.h"
+#include "session/ExecutionResult.h"
+#include "session/Session.h"
+
+namespace ctrl {
+
+class PartitionedDpor {
+ public:
+  // Starts `helpers` helper sessions of `config`; each first runs `first`
+  // and must repeat `first_result`. `make`: a fresh source-DPOR strategy
+  // (its stop check set); `fixed`: the exploration's fixed prefix.
+  PartitionedDpor(const SessionConfig& config, unsigned helpers, std::chrono::steady_clock::time_point deadline,
+                  std::vector<shm::Signature> expected, ExecutionPlan first, ExecutionResult first_result,
+                  DporPartition::Factory make, std::vector<uint32_t> fixed);
+  ~PartitionedDpor();
+  PartitionedDpor(const PartitionedDpor&) = delete;
+  PartitionedDpor& operator=(const PartitionedDpor&) = delete;
+
+  struct Finished {
+    ExecutionPlan plan;
+    ExecutionResult result;
+  };
+  // The next finished execution, running the explorer's share meanwhile with
+  // `run_own`; nullopt when the search is over (exhausted()).
+  using RunOwn = std::function<ExecutionResult(const ExecutionPlan&)>;
+  std::optional<Finished> take(const RunOwn& run_own);
+  // After an execution on the explorer's session: the helpers stop when it
+  // touched the outside.
+  void check_own(const ExecutionResult& r, bool files_changed);
+  // The exploration ends (or shrinks a bug): the helpers run nothing more.
+  void stop();
+  bool exhausted() const { return partition_.done(); }
+  // After stop(): nothing was left unexplored (the helpers are joined first,
+  // so no execution is still running).
+  bool explored();
+  uint64_t fairness_cuts() const { return partition_.fairness_cuts(); }
+  SpeculationStats stats() const;
+
+ private:
+  void helper(size_t k);
+  void turn_off(const std::string& why);  // lock held
+
+  SessionConfig config_;
+  std::chrono::steady_clock::time_point deadline_;
+  std::vector<shm::Signature> expected_;
+  ExecutionPlan first_;
+  ExecutionResult first_result_;
+  DporPartition partition_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Finished> ready_;  // helpers' executions not taken yet
+  bool quit_ = false;
+  uint64_t dispatched_ = 1;  // execution indices for the sessions
+  SpeculationStats stats_;
+  // Per session (the explorer's first): seconds waiting for work, and when
+  // it was ready and when it ended (max: still running).
+  std::vector<double> idle_;
+  std::vector<std::chrono::steady_clock::time_point> began_, ended_;
+  std::vector<std::thread> helpers_;
+};
+
+}  // namespace ctrl
