@@ -81,6 +81,17 @@ if(NOT out_j1 STREQUAL out_mpi)
 endif()
 
 file(READ "${top}/run-mpi/mpi.json" full)
+# The first execution ran on rank 0 alone; when it ended the exploration
+# (a bug in it, or one execution allowed), no partition was made and the
+# ranks had nothing to do: no parallel section to check.
+string(JSON mode GET "${full}" parallel mode)
+if(mode STREQUAL "" OR mode STREQUAL "null" OR mode MATCHES "NOTFOUND")
+  if(EXPECT_REMOTE)
+    e2e_fail("no partition was made: the ranks took no part")
+  endif()
+  message(STATUS "same report with -j 1 and --mpi on ${RANKS} ranks (ended at the first execution, on rank 0)")
+  return()
+endif()
 string(JSON nranks ERROR_VARIABLE no_ranks LENGTH "${full}" parallel ranks)
 if(NOT nranks EQUAL RANKS)
   e2e_fail("parallel.ranks has '${nranks}' ranks, expected ${RANKS} ${no_ranks}")

@@ -11,7 +11,7 @@
 # not only how many.
 set -u
 ctrl=$1 program=$2 work=$3 mode=$4 mpirun=${5:-}
-max=4000
+max=60000
 args=(--strategy random --seed 7 --max-executions "$max" --no-checkpoints --races off)
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 fail() { echo "resume.sh ($mode): FAIL: $*"; for f in *.err; do echo "-- $f:"; cat "$f"; done; exit 1; }
@@ -40,7 +40,7 @@ for _ in $(seq 1 600); do
   sleep 0.1
 done
 [ -f state/frontier.ctrlstate ] || fail "no frontier saved"
-sleep 1.5
+sleep 0.3
 case "$mode" in
   j1 | j2) kill -KILL "$pid" ;;
   mpi-job) kill -TERM "$pid" ;;
