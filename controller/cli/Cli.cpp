@@ -168,7 +168,7 @@ struct AttachArgs {
   bool no_rollback = false;
   std::string jobs_text;
   unsigned jobs = 1;
-  bool mpi = false;  // --mpi: one rank of an MPI job (parallel/RemoteRanks.h)
+  bool mpi = false;                   // --mpi: one rank of an MPI job (parallel/RemoteRanks.h)
   std::string state_dir, resume_dir;  // --state, --resume (parallel/ExplorationState.h)
   std::string visible = "auto";
   std::string fail_on_exit;  // as given (kept in traces)
@@ -335,8 +335,8 @@ int attach(AttachArgs a) {
     a.strategy = "dpor";
   // --dpor optimal passes the option's check with CTRL_EXPERIMENTAL=1 only.
   if (a.strategy == "dpor" && a.dpor == "optimal") a.strategy = "dpor-optimal";
-  // --mpi (issue 28): every rank runs this; rank 0 explores and reports,
-  // the others run its plans (parallel/RankWorker.h) and print nothing.
+    // --mpi (issue 28): every rank runs this; rank 0 explores and reports,
+    // the others run its plans (parallel/RankWorker.h) and print nothing.
 #ifdef CTRL_HAVE_MPI
   std::unique_ptr<RankChannel> channel;
   std::unique_ptr<RemoteRanks> remote;
@@ -990,11 +990,13 @@ int run_cli(int argc, char** argv) {
                    "sessions exploring at once, each running ahead what the strategy will ask for; "
                    "results are those of -j 1 (default: 1; always 1 with --model c11/rc11)")
       ->type_name("N");
-  attach_cmd->add_option("--state", a.state_dir,
-                         "save the unexplored frontier of random, pct or pos to DIR, every second and when stopped")
+  attach_cmd
+      ->add_option("--state", a.state_dir,
+                   "save the unexplored frontier of random, pct or pos to DIR, every second and when stopped")
       ->type_name("DIR");
-  attach_cmd->add_option("--resume", a.resume_dir,
-                         "go on from the frontier saved in DIR (same program and options), saving on to it")
+  attach_cmd
+      ->add_option("--resume", a.resume_dir,
+                   "go on from the frontier saved in DIR (same program and options), saving on to it")
       ->type_name("DIR");
   attach_cmd->add_flag("--mpi", a.mpi,
                        "one rank of an MPI job (mpirun -np N ctrl attach --mpi ...): the ranks share the seeds of "

@@ -357,8 +357,7 @@ ExplorationReport Explorer::run() {
   uint64_t start = 0;
   if (options_.resume) {
     const proto::SavedExploration& saved = *options_.resume;
-    if (!strategy->restore_state(saved.next_plan(),
-                                 {saved.strategy_state().begin(), saved.strategy_state().end()}))
+    if (!strategy->restore_state(saved.next_plan(), {saved.strategy_state().begin(), saved.strategy_state().end()}))
       throw UsageError(fmt::format("--resume: --strategy {} cannot go on from a saved frontier", strategy->name()));
     start = saved.next_plan();
     report.complete = saved.complete();
@@ -442,8 +441,7 @@ ExplorationReport Explorer::run() {
           std::move(first->second), [s = strategy.get()](uint64_t m) { return s->plan_at(m); }, limits);
       first.reset();
       if (for_remote) {
-        options_.remote->begin(*partition_, helpers, options_.prefix_signatures, for_remote->first,
-                               for_remote->second);
+        options_.remote->begin(*partition_, helpers, options_.prefix_signatures, for_remote->first, for_remote->second);
         end_remote.remote = options_.remote;
       }
     }

@@ -60,11 +60,11 @@ namespace ctrl {
 class PartitionedSampling {
  public:
   struct Limits {
-    uint64_t limit = 0;       // plan numbers below it are run (--max-executions)
-    uint64_t chunk = 1;       // plans per range
-    uint64_t index_base = 0;  // execution number of plan 0
-    bool keep_going = false;  // a bug does not end the exploration
-    uint64_t first = 1;       // the first plan number handed out (--resume: after the first run here)
+    uint64_t limit = 0;            // plan numbers below it are run (--max-executions)
+    uint64_t chunk = 1;            // plans per range
+    uint64_t index_base = 0;       // execution number of plan 0
+    bool keep_going = false;       // a bug does not end the exploration
+    uint64_t first = 1;            // the first plan number handed out (--resume: after the first run here)
     unsigned remote_sessions = 0;  // sessions of other ranks (--mpi): they widen the window
   };
   // Plan number m's plan (Strategy::plan_at), called under strategy_mutex().

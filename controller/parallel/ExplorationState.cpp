@@ -62,9 +62,9 @@ proto::SavedExploration ExplorationState::load(const std::string& dir, const std
   if (!s.ParseFromString(bytes.str()) || s.version() != kVersion)
     throw UsageError(fmt::format("--resume: {} is not a saved exploration of this ctrl", path));
   if (s.identity() != identity)
-    throw UsageError(fmt::format(
-        "--resume: {} was saved by another run (program, arguments or options differ: saved {}, now {})", path,
-        s.identity(), identity));
+    throw UsageError(
+        fmt::format("--resume: {} was saved by another run (program, arguments or options differ: saved {}, now {})",
+                    path, s.identity(), identity));
   if (!s.ended().empty())
     throw UsageError(fmt::format("--resume: nothing is left to explore: the saved run ended ({})", s.ended()));
   return s;

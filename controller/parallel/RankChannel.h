@@ -16,15 +16,15 @@
 namespace ctrl {
 
 enum class RankMessage : int {
-  Begin = 1,   // rank 0: an exploration begins (proto::Exploration)
-  Work,        // rank 0: a work item (proto::WorkItem)
-  Result,      // a rank: a plan's result (proto::SeedResult)
-  Want,        // a rank: it wants work (proto::Want)
-  Yield,       // rank 0: give back half of the plans you hold, not started
-  Returned,    // a rank: plans given back (proto::Returned)
-  End,         // rank 0: the exploration is over, stop your sessions
-  Ended,       // a rank: its account of the exploration (proto::RankStats)
-  Finish,      // rank 0: ctrl ends
+  Begin = 1,  // rank 0: an exploration begins (proto::Exploration)
+  Work,       // rank 0: a work item (proto::WorkItem)
+  Result,     // a rank: a plan's result (proto::SeedResult)
+  Want,       // a rank: it wants work (proto::Want)
+  Yield,      // rank 0: give back half of the plans you hold, not started
+  Returned,   // a rank: plans given back (proto::Returned)
+  End,        // rank 0: the exploration is over, stop your sessions
+  Ended,      // a rank: its account of the exploration (proto::RankStats)
+  Finish,     // rank 0: ctrl ends
 };
 
 class RankChannel {

@@ -145,8 +145,7 @@ class Exploration {
   void session(size_t k) {
     Tracer::set_helper_thread();
     try {
-      HelperStart start =
-          start_helper_session(config_, k, clock::time_point::max(), expected_, first_, first_result_);
+      HelperStart start = start_helper_session(config_, k, clock::time_point::max(), expected_, first_, first_result_);
       if (!start.session) {
         std::lock_guard lock(mutex_);
         ++failed_;

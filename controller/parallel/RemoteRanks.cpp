@@ -75,7 +75,8 @@ void RemoteRanks::end(SpeculationStats& stats) {
     RankChannel::Message m = channel_.wait();
     if (m.kind != RankMessage::Ended) continue;  // results and requests that crossed the End
     proto::RankStats s;
-    if (!s.ParseFromString(m.body)) throw InternalError(fmt::format("--mpi: rank {} sent an unreadable account", m.from));
+    if (!s.ParseFromString(m.body))
+      throw InternalError(fmt::format("--mpi: rank {} sent an unreadable account", m.from));
     ended[size_t(m.from)] = s;
     --waiting;
   }
