@@ -49,7 +49,9 @@ case "$mode" in
   mpi-job) kill -TERM "$pid" ;;
   mpi-rank)
     victim=""
-    for p in $(pgrep -f "attach --mpi"); do
+    # Among this job's processes only (mpirun starts the local ranks as its
+    # children): another job may run beside it.
+    for p in $(pgrep -P "$pid"); do
       if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx 'OMPI_COMM_WORLD_RANK=1'; then victim=$p; fi
     done
     [ -n "$victim" ] || fail "rank 1 not found"
