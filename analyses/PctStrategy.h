@@ -53,6 +53,16 @@ class PctStrategy final : public Strategy {
   // execution still to finish is longer than every one before.
   std::vector<ExecutionPlan> predict(size_t n) const override;
   std::optional<ExecutionPlan> plan_at(uint64_t n) const override { return plan(n); }
+  // The length estimates (steps, writes, whether one execution was seen).
+  std::vector<uint64_t> saved_state() const override { return {steps_, writes_, uint64_t(seen_)}; }
+  bool restore_state(uint64_t next, const std::vector<uint64_t>& state) override {
+    if (state.size() != 3) return false;
+    index_ = next;
+    steps_ = state[0];
+    writes_ = state[1];
+    seen_ = state[2] != 0;
+    return true;
+  }
 
   uint32_t depth() const { return depth_; }
   // What execution `index`'s change points count.

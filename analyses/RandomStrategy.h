@@ -19,6 +19,11 @@ class RandomStrategy final : public Strategy {
   // The next seeds: exact, since a random plan depends on nothing learnt.
   std::vector<ExecutionPlan> predict(size_t n) const override;
   std::optional<ExecutionPlan> plan_at(uint64_t n) const override { return plan(n); }
+  // Nothing learnt: the plan number is all.
+  bool restore_state(uint64_t next, const std::vector<uint64_t>&) override {
+    index_ = next;
+    return true;
+  }
 
  private:
   uint64_t seed_;

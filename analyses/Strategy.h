@@ -103,6 +103,13 @@ class Strategy {
   // the one next() gives in its turn. nullopt: the plans depend on the
   // executions before them (the systematic strategies).
   virtual std::optional<ExecutionPlan> plan_at(uint64_t /*n*/) const { return std::nullopt; }
+  // --state/--resume (controller/parallel/ExplorationState.h), seeded
+  // strategies: what they learnt from the executions shown to completed(),
+  // as numbers, and the strategy put back as it was after `next` plans with
+  // it. False: not resumable (the systematic strategies; their frontier is
+  // not a plan number).
+  virtual std::vector<uint64_t> saved_state() const { return {}; }
+  virtual bool restore_state(uint64_t /*next*/, const std::vector<uint64_t>& /*state*/) { return false; }
   // Memory models with a consistency check (--model c11/rc11): false when the
   // execution last shown to completed() is not a consistent execution of the
   // model (a promise nobody kept, a cycle): its outcome, a bug included, is

@@ -24,6 +24,8 @@ if [ "$mode" = test ]; then
   # Issue 26: the fuzz label's unusual programs include a 32-bit build
   # (gcc -m32) and ctrl run under strace -f.
   packages+=(gcc-multilib strace)
+  # Issue 28: the mpi label runs ctrl attach --mpi under Open MPI's mpirun.
+  packages+=(libopenmpi-dev openmpi-bin)
 fi
 
 missing=()

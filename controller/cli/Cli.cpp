@@ -30,6 +30,12 @@
 #include "exploration/Replayer.h"
 #include "exploration/SharedSet.h"
 #include "exploration/Shrinker.h"
+#include "parallel/LauncherRank.h"
+#ifdef CTRL_HAVE_MPI
+#include "parallel/RankChannel.h"
+#include "parallel/RankWorker.h"
+#include "parallel/RemoteRanks.h"
+#endif
 #include "gdb/GdbServer.h"
 #include "reports/BugJson.h"
 #include "reports/CiReports.h"
@@ -162,6 +168,8 @@ struct AttachArgs {
   bool no_rollback = false;
   std::string jobs_text;
   unsigned jobs = 1;
+  bool mpi = false;                   // --mpi: one rank of an MPI job (parallel/RemoteRanks.h)
+  std::string state_dir, resume_dir;  // --state, --resume (parallel/ExplorationState.h)
   std::string visible = "auto";
   std::string fail_on_exit;  // as given (kept in traces)
   FailExitStatuses fail_exit;
@@ -331,6 +339,54 @@ int attach(AttachArgs a) {
     a.strategy = "dpor";
   // --dpor optimal passes the option's check with CTRL_EXPERIMENTAL=1 only.
   if (a.strategy == "dpor" && a.dpor == "optimal") a.strategy = "dpor-optimal";
+    // --mpi (issue 28): every rank runs this; rank 0 explores and reports,
+    // the others run its plans (parallel/RankWorker.h) and print nothing.
+#ifdef CTRL_HAVE_MPI
+  std::unique_ptr<RankChannel> channel;
+  std::unique_ptr<RemoteRanks> remote;
+#endif
+  if (!a.state_dir.empty() || !a.resume_dir.empty()) {
+    // Every rank of --mpi refuses alike: rank 0 says it.
+    auto refuse = [&](const std::string& why) {
+      if (a.mpi && launcher_rank().value_or(0) != 0) return true;
+      throw UsageError(why);
+    };
+    const char* option = a.state_dir.empty() ? "--resume" : "--state";
+    if (a.strategy != "random" && a.strategy != "pct" && a.strategy != "pos" &&
+        refuse(fmt::format("{} saves the frontier of --strategy random, pct and pos (a range of seeds) only, not of "
+                           "--strategy {}",
+                           option, a.strategy)))
+      return kExitBadInput;
+    if (a.keep_going && refuse(fmt::format("{} does not keep the bugs of --keep-going yet", option)))
+      return kExitBadInput;
+    if ((a.interactive || !a.batch.empty() || !a.gdb_port.empty()) &&
+        refuse(fmt::format("{} does not apply to stepping", option)))
+      return kExitBadInput;
+    if (a.state_dir.empty()) a.state_dir = a.resume_dir;  // a resumed run saves on where it was
+  }
+  if (a.mpi) {
+    std::string refused;
+    if (a.strategy != "random" && a.strategy != "pct" && a.strategy != "pos")
+      refused = fmt::format(
+          "--mpi partitions --strategy random, pct and pos (ranges of seeds) only; --strategy {} runs on one "
+          "machine (-j)",
+          a.strategy);
+    else if (a.show_output || a.interactive || !a.batch.empty() || !a.gdb_port.empty())
+      refused = "--mpi does not combine with --show-output or stepping (--interactive, --batch, --gdb)";
+#ifndef CTRL_HAVE_MPI
+    refused = "--mpi: this ctrl was built without MPI (install libopenmpi-dev and openmpi-bin, then build again)";
+#endif
+    if (!refused.empty()) {
+      // Every rank refuses alike: rank 0 says it.
+      if (launcher_rank().value_or(0) != 0) return kExitBadInput;
+      throw UsageError(refused);
+    }
+#ifdef CTRL_HAVE_MPI
+    channel = std::make_unique<RankChannel>();
+    if (channel->rank() != 0) return run_rank_worker(*channel, a.jobs, find_agent());
+    remote = std::make_unique<RemoteRanks>(*channel, a.jobs);
+#endif
+  }
   JsonReport json(a.json);  // refused now rather than after the exploration
   ReportFile sarif("--sarif", a.sarif), junit("--junit", a.junit);
   ProgramFacts facts = inspect_program(a.command.front());
@@ -348,6 +404,7 @@ int attach(AttachArgs a) {
   config.program = facts.path;
   config.args.assign(a.command.begin() + 1, a.command.end());
   config.env = target_environment();
+  if (a.mpi) config.env = without_launcher_variables(config.env);
   config.cwd = current_dir();
   config.agent = find_agent();
   config.max_steps = a.max_steps;
@@ -376,17 +433,38 @@ int attach(AttachArgs a) {
   // Rust tool, perl, Go) makes a step of every access under `all`: without
   // this, none of its executions would end and nothing would be checked.
   // Stepping shows every access (`all`).
+  // --state/--resume: what must be the same to go on from a snapshot.
+  const std::string identity = fmt::format(
+      "{} {} [{}] strategy {} seed {} depth {} model {} max-steps {} visible {} races {} fail-on-exit '{}' "
+      "instrument [{}]",
+      facts.path, facts.content_hash, fmt::join(config.args, " "), a.strategy, a.seed, a.pct_depth, a.model,
+      a.max_steps, a.visible, a.races, a.fail_on_exit, fmt::join(a.instrument, " "));
+  std::optional<proto::SavedExploration> resumed;
+  if (!a.resume_dir.empty()) {
+    resumed = ExplorationState::load(a.resume_dir, identity);
+    fmt::print(stderr, "ctrl: resuming from {}: {} executions counted, plans from {} on\n", a.resume_dir,
+               resumed->total(), resumed->next_plan());
+  }
+  std::unique_ptr<ExplorationState> state;
+  if (!a.state_dir.empty()) state = std::make_unique<ExplorationState>(a.state_dir, identity);
   const bool automatic = a.visible == "auto";
   // `shared` (agent/OwnMemory.h): the sites of `all`, a thread's own stack
   // and static TLS not steps until another thread is seen touching them.
   // Stepping shows every access.
   const bool stepping = a.interactive || !a.batch.empty() || !a.gdb_port.empty();
   std::string visible = automatic ? (stepping ? "all" : "shared") : a.visible;
+  // Resumed: under the sites and the shared set the saved exploration ran with.
+  if (resumed && !resumed->visible().empty()) visible = resumed->visible();
   auto sites_of = [](const std::string& v) { return v == "shared" ? std::string("all") : v; };
   auto instrumentation =
       std::make_unique<Instrumentation>(facts.path, InstrumentationOptions{sites_of(visible), a.instrument});
   config.sites_fd = instrumentation->fd();
   config.own_memory = visible == "shared";
+  if (resumed && visible == "shared") {
+    const std::string& bytes = resumed->shared();
+    config.shared.resize(bytes.size() / sizeof(shm::Header::Range));
+    std::memcpy(config.shared.data(), bytes.data(), config.shared.size() * sizeof(shm::Header::Range));
+  }
 
   proto::Trace trace;
   auto* p = trace.mutable_program();
@@ -446,6 +524,16 @@ int attach(AttachArgs a) {
   // output shown, the executions they ran would be missing from it.
   options.jobs = a.show_output || model_analysis(model).plans_choices() ? 1 : a.jobs;
   config.spread = options.jobs == 1;
+#ifdef CTRL_HAVE_MPI
+  options.remote = remote.get();
+  if (remote) config.spread = false;
+  // What the other ranks make their sessions with, as this exploration's.
+  auto sync_remote = [&] {
+    if (remote) remote->set_sites({sites_of(visible), a.instrument, a.fail_on_exit});
+  };
+#else
+  auto sync_remote = [] {};
+#endif
 
   if (a.interactive || !a.batch.empty() || !a.gdb_port.empty()) {
     if (!a.jobs_text.empty() && a.jobs > 1) fmt::print(stderr, "ctrl: -j is ignored when stepping: one session\n");
@@ -455,7 +543,10 @@ int attach(AttachArgs a) {
     std::fflush(stdout);
     return step_through(session, std::nullopt, trace, a.batch, a.gdb_port);
   }
-  options.stop_at_cut = automatic;
+  options.stop_at_cut = automatic && visible != "atomics";
+  options.state = state.get();
+  options.visible_used = visible;
+  options.resume = resumed;
   auto session = std::make_unique<Session>(config);
   auto explorer = std::make_unique<Explorer>(*session, options, trace);  // makes the trace directory
   std::string strategy_parameters = a.strategy == "random" || a.strategy == "pos" ? fmt::format(" (seed {})", a.seed)
@@ -468,7 +559,9 @@ int attach(AttachArgs a) {
     fmt::print(
         "ctrl: --visible=atomics: plain memory accesses are not scheduling points; races made of them may be missed\n");
   std::fflush(stdout);
+  sync_remote();
   ExplorationReport report = explorer->run();
+  options.resume.reset();  // the explorations after this one start from plan 0
   // Own memory shared between threads (SharedSet.h): explored again from
   // the start with it in the shared set, until an exploration finds no new
   // sharing (the set only grows and is finite), a bug ends the run, or a
@@ -502,7 +595,9 @@ int attach(AttachArgs a) {
     if (options.time_limit > 0) options.time_limit = std::max(options.time_limit - report.elapsed, 1e-3);
     double before = report.elapsed;
     explorer.reset();
+    options.visible_used = visible;
     explorer = std::make_unique<Explorer>(*session, options, trace);
+    sync_remote();
     report = explorer->run();
     report.elapsed += before;
   }
@@ -538,9 +633,11 @@ int attach(AttachArgs a) {
     if (options.time_limit > 0) options.time_limit = std::max(options.time_limit - report.elapsed, 1e-3);
     double before = report.elapsed;
     session = std::make_unique<Session>(config);
+    options.visible_used = visible;
     explorer = std::make_unique<Explorer>(*session, options, trace);
     // On stderr: with --show-output, stdout holds the executions' output.
     fmt::print(stderr, "ctrl: {}\n", instrumentation->summary());
+    sync_remote();
     report = explorer->run();
     report.elapsed += before;
     // Every schedule of the synchronisation is not every schedule of the
@@ -897,6 +994,17 @@ int run_cli(int argc, char** argv) {
                    "sessions exploring at once, each running ahead what the strategy will ask for; "
                    "results are those of -j 1 (default: 1; always 1 with --model c11/rc11)")
       ->type_name("N");
+  attach_cmd
+      ->add_option("--state", a.state_dir,
+                   "save the unexplored frontier of random, pct or pos to DIR, every second and when stopped")
+      ->type_name("DIR");
+  attach_cmd
+      ->add_option("--resume", a.resume_dir,
+                   "go on from the frontier saved in DIR (same program and options), saving on to it")
+      ->type_name("DIR");
+  attach_cmd->add_flag("--mpi", a.mpi,
+                       "one rank of an MPI job (mpirun -np N ctrl attach --mpi ...): the ranks share the seeds of "
+                       "random, pct and pos; rank 0 reports");
   attach_cmd->add_flag("--keep-going", a.keep_going,
                        "collect distinct bugs (same kind and place once) instead of stopping at the first");
   attach_cmd->add_flag("--no-shrink", a.no_shrink,

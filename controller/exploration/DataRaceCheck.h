@@ -49,6 +49,8 @@ class DataRaceCheck : public BugMonitor {
   // race then precedes). check() (BugMonitor) makes it the execution's bug.
   std::optional<Bug> examine(const ExecutionResult& r) override;
   const DataRaceSummary& summary() const { return summary_; }
+  // --resume: the executions an earlier run race-checked are counted on.
+  void resume_count(uint64_t executions) { summary_.executions = executions; }
 
  private:
   static constexpr size_t kMaxTreated = 8;

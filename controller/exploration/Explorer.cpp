@@ -342,7 +342,16 @@ ExplorationReport Explorer::run() {
   // that left files and descriptors alone, once the strategy predicts.
   const size_t lookahead = 2 * size_t(options_.jobs);
   std::optional<std::pair<ExecutionPlan, ExecutionResult>> first;
-  bool may_speculate = options_.jobs > 1;
+  bool may_speculate = options_.jobs > 1 || options_.remote;
+  // The other ranks (--mpi) stop before the partition they serve goes,
+  // whatever ends the exploration.
+  struct EndRemote {
+    RemoteWorkers* remote = nullptr;
+    ~EndRemote() {
+      SpeculationStats ignored;
+      if (remote) remote->end(ignored);
+    }
+  } end_remote;
   // A seeded strategy's plans are partitioned instead (PartitionedSampling.h):
   // ranges of plan numbers, each run by one session; the strategy is then
   // asked and taught under the partition's lock.
@@ -358,8 +367,51 @@ ExplorationReport Explorer::run() {
     return partition_ ? std::unique_lock<std::mutex>(partition_->strategy_mutex()) : std::unique_lock<std::mutex>();
   };
 
+  // --resume: the plans before the saved frontier are counted already.
+  uint64_t start = 0;
+  if (options_.resume) {
+    const proto::SavedExploration& saved = *options_.resume;
+    if (!strategy->restore_state(saved.next_plan(), {saved.strategy_state().begin(), saved.strategy_state().end()}))
+      throw UsageError(fmt::format("--resume: --strategy {} cannot go on from a saved frontier", strategy->name()));
+    start = saved.next_plan();
+    report.complete = saved.complete();
+    report.blocked = saved.blocked();
+    report.bounded = saved.bounded();
+    report.total = saved.total();
+    report.steps = saved.steps();
+    report.handoffs = saved.handoffs();
+    report.fairness_blocked = saved.fairness_blocked();
+    if (races_) {
+      races_->resume_count(saved.races_checked());
+      report.races = races_->summary();
+    }
+  }
   // Executions are numbered on from the session's earlier ones.
-  uint64_t ran = 0, index = options_.first_execution;
+  uint64_t ran = start, index = options_.first_execution + start;
+  // --state: the frontier as it is between two executions.
+  auto snapshot = [&](const std::string& ended) {
+    if (!options_.state) return;
+    proto::SavedExploration s;
+    s.set_next_plan(ran);
+    s.set_complete(report.complete);
+    s.set_blocked(report.blocked);
+    s.set_bounded(report.bounded);
+    s.set_total(report.total);
+    s.set_steps(report.steps);
+    s.set_handoffs(report.handoffs);
+    s.set_fairness_blocked(report.fairness_blocked);
+    if (races_) s.set_races_checked(races_->summary().executions);
+    {
+      auto guard = strategy_lock();
+      for (uint64_t v : strategy->saved_state()) s.add_strategy_state(v);
+    }
+    s.set_ended(ended);
+    s.set_visible(options_.visible_used);
+    s.set_shared(std::string(reinterpret_cast<const char*>(session_.config().shared.data()),
+                             session_.config().shared.size() * sizeof(shm::Header::Range)));
+    s.set_elapsed(elapsed());
+    options_.state->save(std::move(s));
+  };
   double last_progress = 0;
   while (ran < options_.max_executions) {
     std::optional<ExecutionPlan> plan;
@@ -417,13 +469,22 @@ ExplorationReport Explorer::run() {
       limits.limit = options_.max_executions;
       // Small enough that a bug or the limit wastes little, large enough
       // that claiming costs nothing beside the executions.
-      limits.chunk = std::clamp<uint64_t>(options_.max_executions / (16 * uint64_t(options_.jobs)), 1, 32);
+      limits.remote_sessions = options_.remote ? options_.remote->sessions() : 0;
+      limits.chunk = std::clamp<uint64_t>(
+          options_.max_executions / (16 * (uint64_t(options_.jobs) + limits.remote_sessions)), 1, 32);
       limits.index_base = options_.first_execution;
+      limits.first = start + 1;
       limits.keep_going = options_.keep_going;
+      std::optional<std::pair<ExecutionPlan, ExecutionResult>> for_remote;
+      if (options_.remote) for_remote = first;
       partition_ = std::make_unique<PartitionedSampling>(
           helpers, options_.jobs - 1, deadline, options_.prefix_signatures, std::move(first->first),
           std::move(first->second), [s = strategy.get()](uint64_t m) { return s->plan_at(m); }, limits);
       first.reset();
+      if (for_remote) {
+        options_.remote->begin(*partition_, helpers, options_.prefix_signatures, for_remote->first, for_remote->second);
+        end_remote.remote = options_.remote;
+      }
     }
     if (!seeded && !dpor_partitioned && may_speculate && (parallel_ || first)) {
       // The plans worth running ahead: this one (a helper may run it
@@ -448,7 +509,7 @@ ExplorationReport Explorer::run() {
     ExecutionResult r = taken ? std::move(*taken) : run_own(*plan, index);
     r.execution = index;
     r.choices = plan->choices;
-    if (may_speculate && ran == 0) {
+    if (may_speculate && ran == start) {
       // The helpers' sessions must repeat this first execution exactly.
       if (r.end == ExecutionResult::End::Complete || r.end == ExecutionResult::End::Blocked ||
           r.end == ExecutionResult::End::StepBound) {
@@ -521,6 +582,7 @@ ExplorationReport Explorer::run() {
       monitored = r;
     }
     if (settle(r) || stop || sharing) break;
+    if (options_.state && options_.state->due()) snapshot("");
     if (!options_.progress && options_.progress_every > 0 && elapsed() - last_progress >= options_.progress_every) {
       last_progress = elapsed();
       ProgressFacts f{ran,           report.complete,         report.blocked,      report.bugs.size(),
@@ -561,6 +623,13 @@ ExplorationReport Explorer::run() {
     else
       report.exhaustive = strategy->exhaustive() && report.bounded == 0;
   }
+  // The last snapshot: what is left, or why nothing is.
+  if (!report.bugs.empty() && !options_.keep_going)
+    snapshot("a bug was found");
+  else if (report.exhaustive)
+    snapshot("the search was exhaustive");
+  else
+    snapshot("");
   if (options_.progress) fmt::print(stderr, "\r\033[K");
   report.preemption_bound_completed = strategy->completed_bound();
   report.fairness_cuts = dpor_partition_ ? dpor_partition_->fairness_cuts() : strategy->fairness_cuts();
@@ -579,6 +648,8 @@ ExplorationReport Explorer::run() {
   }
   if (partition_) {
     report.speculation = partition_->stats();
+    if (end_remote.remote) options_.remote->end(report.speculation);
+    end_remote.remote = nullptr;
     partition_.reset();
   }
   if (dpor_partition_) {

@@ -16,6 +16,8 @@
 #include "exploration/ParallelExplorer.h"
 #include "exploration/PartitionedDpor.h"
 #include "exploration/PartitionedSampling.h"
+#include "parallel/ExplorationState.h"
+#include "parallel/RemoteWorkers.h"
 #include "session/ExecutionResult.h"
 #include "session/Session.h"
 #include "trace.pb.h"
@@ -48,6 +50,17 @@ struct ExploreOptions {
   // random, pos and pct, ParallelExplorer.h for the others); 1: this
   // session alone. Counts, verdicts and bugs are the same for any value.
   unsigned jobs = 1;
+  // --mpi: the other ranks' sessions, which take part in the partition of a
+  // seeded strategy (parallel/RemoteWorkers.h); null: this process alone.
+  RemoteWorkers* remote = nullptr;
+  // --state DIR (parallel/ExplorationState.h): snapshots of a seeded
+  // exploration's frontier, every second and when it stops; null: none.
+  // `visible_used`: the sites it runs under, saved with them.
+  ExplorationState* state = nullptr;
+  std::string visible_used;
+  // --resume DIR: the exploration goes on from this snapshot (plans from
+  // its next_plan on, its counts kept).
+  std::optional<proto::SavedExploration> resume;
   // --races: under sc, tso and pso, each finished execution's first data
   // race is its bug (DataRaceCheck.h); c11/rc11 find theirs in the graph.
   bool races = true;

@@ -33,6 +33,17 @@ struct SpeculationStats {
     double idle_fraction = 0;
   };
   std::vector<Worker> workers;
+  // --mpi (parallel/RemoteRanks.h): per rank, rank 0 first, its sessions,
+  // the executions they ran, their mean idle fraction, the steals it made
+  // (another rank asked to yield for it) and the plans it yielded.
+  struct Rank {
+    unsigned sessions = 0;
+    uint64_t executions = 0;
+    double idle_fraction = 0;
+    uint64_t steals = 0;
+    uint64_t yielded = 0;
+  };
+  std::vector<Rank> ranks;
 };
 
 }  // namespace ctrl

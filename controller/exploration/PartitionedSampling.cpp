@@ -32,7 +32,8 @@ PartitionedSampling::PartitionedSampling(const SessionConfig& config, unsigned h
       limits_(limits),
       // Enough claimed ahead that no session waits for the explorer's turn
       // to move while another finishes its range.
-      window_(std::max<uint64_t>(limits.chunk, 1) * (uint64_t(helpers) + 1) * 3) {
+      window_(std::max<uint64_t>(limits.chunk, 1) * (uint64_t(helpers) + 1 + limits.remote_sessions) * 3) {
+  next_ = turn_ = std::max<uint64_t>(limits_.first, 1);
   limits_.chunk = std::max<uint64_t>(limits_.chunk, 1);
   stats_.jobs = helpers + 1;
   stats_.mode = "seed-ranges";
@@ -70,6 +71,31 @@ SpeculationStats PartitionedSampling::stats() const {
     s.workers[k].idle_fraction = life > 0 ? std::min(1.0, idle_[k] / life) : 0;
   }
   return s;
+}
+
+std::optional<std::pair<uint64_t, uint64_t>> PartitionedSampling::claim_remote() {
+  std::lock_guard lock(mutex_);
+  return claim(false);
+}
+
+void PartitionedSampling::deliver(uint64_t m, ExecutionPlan plan, ExecutionResult r, bool outside) {
+  std::lock_guard lock(mutex_);
+  ++stats_.speculative;
+  if (outside) return turn_off("an execution changed a file or waited on a descriptor or a child process");
+  if (quit_ || !stats_.off.empty() || m < turn_) return;
+  if (r.end == ExecutionResult::End::Bug && !limits_.keep_going) cutoff_ = std::min(cutoff_, m);
+  results_.emplace(m, Done{std::move(plan), std::move(r)});
+  changed_.notify_all();
+}
+
+void PartitionedSampling::give_back_remote(uint64_t first, uint64_t last) {
+  std::lock_guard lock(mutex_);
+  give_back({first, last});
+}
+
+bool PartitionedSampling::active() const {
+  std::lock_guard lock(mutex_);
+  return !quit_ && stats_.off.empty();
 }
 
 std::optional<ExecutionPlan> PartitionedSampling::plan_of(uint64_t m) {

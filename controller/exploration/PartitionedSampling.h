@@ -60,10 +60,12 @@ namespace ctrl {
 class PartitionedSampling {
  public:
   struct Limits {
-    uint64_t limit = 0;       // plan numbers below it are run (--max-executions)
-    uint64_t chunk = 1;       // plans per range
-    uint64_t index_base = 0;  // execution number of plan 0
-    bool keep_going = false;  // a bug does not end the exploration
+    uint64_t limit = 0;            // plan numbers below it are run (--max-executions)
+    uint64_t chunk = 1;            // plans per range
+    uint64_t index_base = 0;       // execution number of plan 0
+    bool keep_going = false;       // a bug does not end the exploration
+    uint64_t first = 1;            // the first plan number handed out (--resume: after the first run here)
+    unsigned remote_sessions = 0;  // sessions of other ranks (--mpi): they widen the window
   };
   // Plan number m's plan (Strategy::plan_at), called under strategy_mutex().
   using PlanAt = std::function<std::optional<ExecutionPlan>(uint64_t)>;
@@ -92,6 +94,19 @@ class PartitionedSampling {
   // The exploration ends (or shrinks a bug): no more plans are run.
   void stop();
   SpeculationStats stats() const;
+
+  // ---- Sessions of other ranks (--mpi, parallel/RemoteRanks.h) ----
+  // They claim, run and give back ranges like helpers, from outside: a
+  // range claimed for them is held until each of its plans is delivered or
+  // given back.
+  std::optional<std::pair<uint64_t, uint64_t>> claim_remote();
+  std::optional<ExecutionPlan> plan_for(uint64_t m) { return plan_of(m); }
+  // Plan `m` (`plan`) ran on another rank; `outside`: it touched files, a
+  // descriptor or a child (touches_outside), which turns the partition off.
+  void deliver(uint64_t m, ExecutionPlan plan, ExecutionResult r, bool outside);
+  void give_back_remote(uint64_t first, uint64_t last);
+  // False once stopped or turned off: nothing more is handed out.
+  bool active() const;
 
  private:
   using Range = std::pair<uint64_t, uint64_t>;  // [first, last)

@@ -326,6 +326,14 @@ void print_summary(std::FILE* out, const ExplorationReport& report) {
                "per session: {}\n",
                sp.jobs, sp.taken, report.total, sp.ranges, sp.replanned,
                sp.off.empty() ? "" : fmt::format(" (partition stopped: {})", sp.off), sessions);
+    if (!sp.ranks.empty()) {
+      // --mpi: each rank's sessions (RemoteRanks.h).
+      std::string ranks;
+      for (size_t k = 0; k < sp.ranks.size(); ++k)
+        ranks += fmt::format("{}{} ({} sessions, {:.0f}% idle, {} steals)", k ? ", " : "", sp.ranks[k].executions,
+                             sp.ranks[k].sessions, 100 * sp.ranks[k].idle_fraction, sp.ranks[k].steals);
+      fmt::print(stderr, "ctrl: --mpi: {} ranks; per rank: {}\n", sp.ranks.size(), ranks);
+    }
   } else if (sp.jobs > 1 && sp.mode == "dpor-partition") {
     // Partitioned DPOR (PartitionedDpor.h): items stolen, per session.
     std::string sessions;
@@ -346,6 +354,19 @@ namespace {
 nlohmann::json parallel_workers_json(const SpeculationStats& sp) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& w : sp.workers) out.push_back({{"executions", w.executions}, {"idle_fraction", w.idle_fraction}});
+  return out;
+}
+
+// --mpi: per rank (rank 0 first), null without MPI.
+nlohmann::json parallel_ranks_json(const SpeculationStats& sp) {
+  if (sp.ranks.empty()) return nullptr;
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& r : sp.ranks)
+    out.push_back({{"sessions", r.sessions},
+                   {"executions", r.executions},
+                   {"idle_fraction", r.idle_fraction},
+                   {"steals", r.steals},
+                   {"yielded", r.yielded}});
   return out;
 }
 
@@ -426,7 +447,8 @@ nlohmann::json report_json(const ExplorationReport& report, const std::string& p
             {"ranges", report.speculation.ranges},
             {"replanned", report.speculation.replanned},
             {"steals", report.speculation.steals},
-            {"workers", parallel_workers_json(report.speculation)}}},
+            {"workers", parallel_workers_json(report.speculation)},
+            {"ranks", parallel_ranks_json(report.speculation)}}},
           // Summed over the executions: steps run and thread hand-offs
           // (ExplorationReport::handoffs).
           {"steps", report.steps},

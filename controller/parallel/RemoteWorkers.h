@@ -1,0 +1,34 @@
+// Sessions outside this process that take part in a partitioned
+// exploration (PartitionedSampling.h): the ranks of --mpi (RemoteRanks.h).
+// The explorer begins them when it makes its partition and ends them before
+// it drops it; meanwhile they claim ranges of plans from the partition and
+// deliver their results to it, so the explorer's counts, verdicts and bugs
+// stay those of one session.
+#pragma once
+
+#include <vector>
+
+#include "Strategy.h"
+#include "exploration/ParallelStats.h"
+#include "exploration/PartitionedSampling.h"
+#include "session/ExecutionResult.h"
+#include "session/Session.h"
+
+namespace ctrl {
+
+class RemoteWorkers {
+ public:
+  virtual ~RemoteWorkers() = default;
+  // Sessions they run at most (the partition's window grows with them).
+  virtual unsigned sessions() const = 0;
+  // An exploration's partition exists: serve it. `config`: the explorer's
+  // session's; each remote session must repeat `first` as `first_result`.
+  virtual void begin(PartitionedSampling& partition, const SessionConfig& config,
+                     const std::vector<shm::Signature>& expected, const ExecutionPlan& first,
+                     const ExecutionResult& first_result) = 0;
+  // Stops them (their sessions end) and adds what they did to `stats`.
+  // Called before the partition is dropped, also when begin never was.
+  virtual void end(SpeculationStats& stats) = 0;
+};
+
+}  // namespace ctrl
