@@ -499,7 +499,14 @@ SatAnswer SatEncoder::solve(const std::function<bool()>& stop) {
   }
   answer.lemmas = prove_exclusions(stop);
   encode_values();  // over any value variable the lemmas made
-  answer.result = solve_each(stop, answer);
+  if (lemmas_.empty()) {
+    // No lock to help with: the one call, as long as it takes (one goal at
+    // a time is slower there: the bakery's 2 x 2 took 3x as long).
+    hard_ = false;
+    answer.result = solve_acyclic(assumption, -1, stop, answer);
+  } else {
+    answer.result = solve_each(stop, answer);
+  }
   answer.vars = solver_.vars();
   answer.clauses = solver_.clauses();
   answer.added = added_this_round_;
