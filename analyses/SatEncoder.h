@@ -57,19 +57,24 @@
 //
 // Exclusion lemmas. The proof that a lock excludes is an induction over
 // its critical sections (a compare-exchange inside another thread's section
-// must have read a release made inside it, whose own acquisition then
-// was inside it too, or contains it), which CDCL finds poorly when asked
-// for every goal at once: the spinlock's final unsat round took most of its
-// time. So a round whose solve runs past a conflict budget first proves,
-// shallowest first, "no other thread's memory-changing read-modify-write
-// of the location between a memory-changing one and its thread's next
-// write there" for each such pair, each a cheap call under assumptions
-// once the shallower ones are clauses, and then solves again. A lemma is a
-// clause of the permanent formula with the open ends of the growing
-// disjunctions its proof used (the solver's failed assumptions) added, so
-// it holds for every later graph; a candidate that is not a lemma costs one
-// budgeted call and is not tried again. Only their speed depends on them:
-// each is implied by the formula.
+// must have read a release made inside it, whose own acquisition then was
+// inside it too, or contains it), which CDCL finds poorly when asked for
+// every goal at once: the spinlock's final unsat round took most of its
+// time. So a round whose one call runs past a conflict budget (and every
+// later round) first proves, shallowest first, for each memory-changing
+// read-modify-write a, its thread's next write r of the location and each
+// other thread's memory-changing read-modify-write b of it: b is not
+// between a and r, and b after a means r ran (a thread stopped at a goal
+// never ends its section). Each is a cheap call under assumptions once the
+// shallower ones are clauses. A lemma is a clause of the permanent formula
+// with the open ends of the growing disjunctions its proof used (the
+// solver's failed assumptions) added, so it holds for every later graph; a
+// candidate that is not a lemma costs one budgeted call and is not tried
+// again. Then each goal is solved alone; a refuted goal is skipped while
+// the open ends its refutation used stay open. Without any lemma (no such
+// section) the round is the one call again, unlimited. Only speed, and
+// which goal a round reaches first, depend on this: each lemma is implied
+// by the formula.
 //
 // Invariants: a Sat answer's order is a linear extension of the model's
 // order on the nodes it runs, each read's key is the value the model says it
