@@ -1,5 +1,7 @@
 // SatSolver on CaDiCaL 1.5's C++ API (cadical.hpp).
+#include <algorithm>
 #include <cadical.hpp>
+#include <cstdint>
 
 #include "SatSolver.h"
 
@@ -10,7 +12,8 @@ namespace {
 class StopCheck final : public CaDiCaL::Terminator {
  public:
   explicit StopCheck(const std::function<bool()>& stop) : stop_(stop) {}
-  bool terminate() override { return stop_ && stop_(); }
+  bool terminate() override { return fired = fired || (stop_ && stop_()); }
+  bool fired = false;
 
  private:
   const std::function<bool()>& stop_;
@@ -30,7 +33,9 @@ class CadicalSolver final : public SatSolver {
     solver_.connect_terminator(&check);
     int r = solver_.solve();
     solver_.disconnect_terminator();
-    return r == 10 ? Result::Sat : r == 20 ? Result::Unsat : Result::Stopped;
+    if (r == 10) return Result::Sat;
+    if (r == 20) return Result::Unsat;
+    return check.fired ? Result::Stopped : Result::Unknown;
   }
   bool value(int lit) override {
     int v = lit < 0 ? -lit : lit;
@@ -38,6 +43,8 @@ class CadicalSolver final : public SatSolver {
     if (v > solver_.vars()) return lit < 0;
     return solver_.val(lit) > 0;
   }
+  void limit_conflicts(int64_t n) override { solver_.limit("conflicts", int(std::min<int64_t>(n, INT32_MAX))); }
+  bool failed(int lit) override { return (lit < 0 ? -lit : lit) <= solver_.vars() && solver_.failed(lit); }
   uint64_t vars() const override { return uint64_t(vars_); }
   uint64_t clauses() const override { return clauses_; }
 

@@ -383,6 +383,87 @@ void SatEncoder::encode_values() {
   }
 }
 
+uint32_t SatEncoder::prove_exclusions(const std::function<bool()>& stop) {
+  // Per call budgets: a lemma whose shallower lemmas are clauses is a few
+  // conflicts; a candidate that is no lemma is cut, not searched for.
+  constexpr int64_t kLemmaConflicts = 2000;
+  const auto& nodes = g_.nodes();
+  auto changes = [](const SatEdge& e) { return e.written != e.key; };
+  struct Candidate {
+    std::tuple<uint32_t, uint32_t, uint32_t, uint64_t> key;
+    uint32_t rank;
+    uint64_t acquired;  // the value a read to change the location
+  };
+  std::vector<Candidate> candidates;
+  for (const SatLocation& loc : g_.locations()) {
+    std::vector<uint32_t> rmws;
+    for (uint32_t w : loc.writers)
+      if (nodes[w].known && nodes[w].role == SatRole::Rmw) rmws.push_back(w);
+    for (uint32_t a : rmws)
+      for (const SatEdge& e : nodes[a].edges) {
+        if (!changes(e) || e.child >= nodes.size() || !nodes[e.child].known) continue;
+        // The first writes of the location on each path below: where the
+        // section ends (a release).
+        std::vector<uint32_t> ends, todo{e.child};
+        while (!todo.empty()) {
+          uint32_t n = todo.back();
+          todo.pop_back();
+          if (nodes[n].writes() && nodes[n].loc == nodes[a].loc) {
+            ends.push_back(n);
+            continue;
+          }
+          for (const SatEdge& c : nodes[n].edges)
+            if (c.child < nodes.size() && nodes[c.child].known) todo.push_back(c.child);
+        }
+        for (uint32_t r : ends)
+          for (uint32_t b : rmws) {
+            if (nodes[b].instance == nodes[a].instance) continue;
+            for (const SatEdge& f : nodes[b].edges)
+              if (changes(f) && f.child < nodes.size() && nodes[f.child].known)
+                candidates.push_back({{a, r, b, f.key}, nodes[a].depth + nodes[b].depth, e.key});
+          }
+      }
+  }
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate& l, const Candidate& r) { return l.rank < r.rank; });
+  std::vector<int> open_ends;
+  std::unordered_set<int> current;
+  for (const auto& [key, chain] : chains_) open_ends.push_back(-chain.end), current.insert(chain.end);
+  uint32_t proven = 0;
+  // First "b does not change the location between a and r", then, with
+  // those as clauses, "b changing it after a means r ran" (a section whose
+  // thread stopped, at a goal, never ends).
+  for (bool ended : {false, true})
+    for (const Candidate& c : candidates) {
+      Exclusion key = std::tuple_cat(c.key, std::make_tuple(ended));
+      if (not_lemmas_.count(key)) continue;
+      if (auto it = lemmas_.find(key); it != lemmas_.end()) {
+        bool valid = true;
+        for (int end : it->second) valid = valid && current.count(end);
+        if (valid) continue;
+      }
+      if (stop && stop()) return proven;
+      auto [a, r, b, k] = c.key;
+      std::vector<int> lemma = ended ? std::vector<int>{-val(a, c.acquired), -order(a, b), -val(b, k), x(r)}
+                                     : std::vector<int>{-x(r), -order(a, b), -order(b, r), -val(b, k)};
+      if (std::any_of(lemma.begin(), lemma.end(), [](int l) { return l == kTrue || l == kFalse; })) continue;
+      std::vector<int> assumptions = open_ends;
+      for (int l : lemma) assumptions.push_back(-l);
+      solver_.limit_conflicts(kLemmaConflicts);
+      SatSolver::Result result = solver_.solve(assumptions, stop);
+      if (result == SatSolver::Result::Sat) not_lemmas_.insert(key);
+      if (result != SatSolver::Result::Unsat) continue;
+      std::vector<int> used;
+      for (int end : open_ends)
+        if (solver_.failed(end)) used.push_back(-end);
+      lemma.insert(lemma.end(), used.begin(), used.end());
+      clause(lemma);
+      lemmas_[key] = used;
+      ++proven;
+    }
+  return proven;
+}
+
 SatAnswer SatEncoder::solve(const std::function<bool()>& stop) {
   SatAnswer answer;
   auto t0 = std::chrono::steady_clock::now();
@@ -407,14 +488,67 @@ SatAnswer SatEncoder::solve(const std::function<bool()>& stop) {
   for (const auto& [key, chain] : chains_) solver_.add_clause(std::vector<int>{-act_, -chain.end});
   added_this_round_ += 1 + chains_.size();
   answer.encode_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  answer.vars = solver_.vars();
+  answer.clauses = solver_.clauses();
+  answer.added = added_this_round_;
+  if (answer.goals == 0) {
+    answer.result = SatSolver::Result::Unsat;
+    return answer;
+  }
+  // Some goal, as one call; past its budget, the hard round's way.
+  constexpr int64_t kRoundConflicts = 5000;
+  int assumption[] = {act_};
+  if (!hard_) {
+    answer.result = solve_acyclic(assumption, kRoundConflicts, stop, answer);
+    if (answer.result != SatSolver::Result::Unknown) return answer;
+    hard_ = true;
+  }
+  answer.lemmas = prove_exclusions(stop);
+  encode_values();  // over any value variable the lemmas made
+  if (lemmas_.empty()) {
+    // No lock to help with: the one call, as long as it takes (one goal at
+    // a time is slower there: the bakery's 2 x 2 took 3x as long).
+    hard_ = false;
+    answer.result = solve_acyclic(assumption, -1, stop, answer);
+  } else {
+    answer.result = solve_each(stop, answer);
+  }
+  answer.vars = solver_.vars();
+  answer.clauses = solver_.clauses();
+  answer.added = added_this_round_;
+  return answer;
+}
+
+SatSolver::Result SatEncoder::solve_each(const std::function<bool()>& stop, SatAnswer& answer) {
+  std::vector<int> open_ends;
+  std::unordered_set<int> current;
+  for (const auto& [key, chain] : chains_) open_ends.push_back(-chain.end), current.insert(chain.end);
+  for (const auto& lits : goal_)
+    for (int goal : lits) {
+      if (auto it = refuted_.find(goal); it != refuted_.end()) {
+        bool valid = true;
+        for (int end : it->second) valid = valid && current.count(end);
+        if (valid) continue;
+      }
+      std::vector<int> assumptions = open_ends;
+      assumptions.push_back(goal);
+      SatSolver::Result result = solve_acyclic(assumptions, -1, stop, answer);
+      if (result != SatSolver::Result::Unsat) return result;
+      std::vector<int> used;
+      for (int end : open_ends)
+        if (solver_.failed(end)) used.push_back(-end);
+      refuted_[goal] = std::move(used);
+    }
+  return SatSolver::Result::Unsat;
+}
+
+SatSolver::Result SatEncoder::solve_acyclic(std::span<const int> assumptions, int64_t conflicts,
+                                            const std::function<bool()>& stop, SatAnswer& answer) {
   const auto& nodes = g_.nodes();
   for (;;) {
-    answer.vars = solver_.vars();
-    answer.clauses = solver_.clauses();
-    answer.added = added_this_round_;
-    int assumption[] = {act_};
-    answer.result = answer.goals == 0 ? SatSolver::Result::Unsat : solver_.solve(assumption, stop);
-    if (answer.result != SatSolver::Result::Sat) return answer;
+    if (conflicts >= 0) solver_.limit_conflicts(conflicts);
+    SatSolver::Result result = solver_.solve(assumptions, stop);
+    if (result != SatSolver::Result::Sat) return result;
     // The nodes the model runs, and its order on them.
     std::vector<char> runs(nodes.size(), 0);
     std::vector<uint32_t> ran;
@@ -461,7 +595,7 @@ SatAnswer SatEncoder::solve(const std::function<bool()>& stop) {
         answer.order.push_back(step);
         if (step.goal) break;
       }
-      return answer;
+      return result;
     }
     // A cycle among the nodes left: walk back along edges from nodes left.
     std::vector<int> seen(nodes.size(), -1);

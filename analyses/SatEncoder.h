@@ -56,6 +56,27 @@
 // holds in every execution) and the solver asked again, so long traces do
 // not get the cubic clause set.
 //
+// Exclusion lemmas. The proof that a lock excludes is an induction over
+// its critical sections (a compare-exchange inside another thread's section
+// must have read a release made inside it, whose own acquisition then was
+// inside it too, or contains it), which CDCL finds poorly when asked for
+// every goal at once: the spinlock's final unsat round took most of its
+// time. So a round whose one call runs past a conflict budget (and every
+// later round) first proves, shallowest first, for each memory-changing
+// read-modify-write a, its thread's next write r of the location and each
+// other thread's memory-changing read-modify-write b of it: b is not
+// between a and r, and b after a means r ran (a thread stopped at a goal
+// never ends its section). Each is a cheap call under assumptions once the
+// shallower ones are clauses. A lemma is a clause of the permanent formula
+// with the open ends of the growing disjunctions its proof used (the
+// solver's failed assumptions) added, so it holds for every later graph; a
+// candidate that is not a lemma costs one budgeted call and is not tried
+// again. Then each goal is solved alone; a refuted goal is skipped while
+// the open ends its refutation used stay open. Without any lemma (no such
+// section) the round is the one call again, unlimited. Only speed, and
+// which goal a round reaches first, depend on this: each lemma is implied
+// by the formula.
+//
 // Invariants: a Sat answer's order is a linear extension of the model's
 // order on the nodes it runs, each read's key is the value the model says it
 // reads, and exactly its first goal node, if any, has goal set; the graph
@@ -67,6 +88,8 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
+#include <span>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
@@ -91,6 +114,7 @@ struct SatAnswer {
   uint64_t vars = 0, clauses = 0;  // the whole formula in the solver
   uint64_t added = 0;              // clauses this round added (the graph's growth, the round's part)
   uint32_t refinements = 0;        // cycles forbidden before the order was acyclic
+  uint32_t lemmas = 0;             // exclusion lemmas proven this round
   uint64_t goals = 0;              // nodes that could read something new (or run for the first time)
   double encode_seconds = 0;       // extending the formula (the rest of a round is the solver's)
 };
@@ -142,6 +166,18 @@ class SatEncoder {
   std::vector<std::pair<uint64_t, int>> written_values(uint32_t s);
   // The round's goal literals, per node.
   void collect_goals();
+  // Solves under `assumptions` (within `conflicts`, unless negative),
+  // forbidding the cycles of the model's order until it is acyclic; Sat
+  // fills answer.order.
+  SatSolver::Result solve_acyclic(std::span<const int> assumptions, int64_t conflicts,
+                                  const std::function<bool()>& stop, SatAnswer& answer);
+  // A hard round: each goal alone, under the open ends as assumptions, so
+  // that one refutation is one goal's; a refuted goal is skipped while the
+  // open ends its refutation used (failed assumptions) stay open.
+  SatSolver::Result solve_each(const std::function<bool()>& stop, SatAnswer& answer);
+  // Proves the exclusion lemmas not proven yet for the chains as they are;
+  // returns how many (stops early when `stop` says so).
+  uint32_t prove_exclusions(const std::function<bool()>& stop);
   // A read reads at most one value, and only when it runs: over every value
   // variable made so far (by the clauses and the goals).
   void encode_values();
@@ -177,6 +213,16 @@ class SatEncoder {
   std::vector<char> encoded_;           // per node: known when the last round was encoded
   std::vector<size_t> amo_done_;        // per node: values whose "at most one" clauses were made
   std::vector<std::vector<int>> goal_;  // per node, this round's goal literals
+  // Exclusion lemmas, keyed (acquiring rmw, its next write, other rmw, the
+  // value that rmw reads): proven ones with the chain ends their proof
+  // used (valid while each is still its chain's open end), and candidates
+  // found not to be lemmas.
+  using Exclusion = std::tuple<uint32_t, uint32_t, uint32_t, uint64_t, bool>;
+  std::map<Exclusion, std::vector<int>> lemmas_;
+  std::set<Exclusion> not_lemmas_;
+  // Goal literals a hard round refuted, with the chain ends the refutation used.
+  std::unordered_map<int, std::vector<int>> refuted_;
+  bool hard_ = false;  // a round went past the budget: later rounds too, likely
   uint64_t added_this_round_ = 0;
   int act_ = 0;                          // this round's activation literal
   std::unique_ptr<SatTsoEncoding> tso_;  // tso: set when the graph has store buffers
