@@ -21,19 +21,20 @@
 #   analysis   long_execution 2000000 0: 0.2 s after it printed "computed",
 #              while ctrl analyses its 2,000,000 events; --time-limit at the
 #              first run's "computed" + 0.3 s.
-#   shrinking  long_prefix_bug 20000 with --strategy random: 0.1 s after
+#   shrinking  long_prefix_bug 20000 with --strategy random: 0.03 s after
 #              ctrl said it shrinks the bug's interleaving (stderr);
 #              --time-limit at that line's moment (median of three runs)
 #              + 0.1 s.
 #   replay     `ctrl replay` of a 300,000-step hang trace of long_execution,
 #              0.3 s after "events done".
-#   stepping   `ctrl replay --batch` of that trace, 0.2 s into a `goto` to
+#   stepping   `ctrl replay --batch` of that trace, 0.05 s into a `goto` to
 #              its last steps (after the script's echo of it).
 # A stop that did not land in its phase (ctrl had ended before it; the
-# goto was not cut short) is a miss: counted in the "missed" column and
-# left out of the median; with BOUND_MS, more than a third missed fails too
-# (the phase was not measured: a stepping session that ignored Ctrl-C in
-# a goto did just that).
+# goto was not cut short) is a miss: counted in the "missed" column, left
+# out of the median and tried again (up to 2 x RUNS more stops), so the
+# median is of RUNS stops in the phase; with BOUND_MS, fewer than RUNS
+# such stops fail too (the phase was not measured: a stepping session that
+# ignored Ctrl-C in a goto did just that).
 set -u
 set -m # ctrl in a process group of its own, as a shell's foreground job
 
@@ -149,8 +150,10 @@ one() {
     startup) sleep 0.03 ;;
     execution | replay) wait_output "events done" 60 && sleep 0.3 ;;
     analysis) wait_output computed 120 && sleep 0.2 ;;
-    shrinking) wait_output "shrinking its interleaving" 60 err && sleep 0.1 ;;
-    stepping) wait_output "(ctrl) goto" 60 && sleep 0.2 ;;
+    # Shrinking and a goto last a few tenths of a second on a quiet
+    # machine: a later stop often finds them over.
+    shrinking) wait_output "shrinking its interleaving" 60 err && sleep 0.03 ;;
+    stepping) wait_output "(ctrl) goto" 60 && sleep 0.05 ;;
   esac
   local sent
   sent=$(now)
@@ -191,10 +194,13 @@ for phase in startup execution analysis shrinking replay stepping; do
     [[ $stop =~ ${STOP_SIGNALS:-.} ]] || continue
     results=()
     missed=0
-    for _ in $(seq "$runs"); do
+    # RUNS stops that landed in the phase; one that missed it (the phase
+    # was over first) is tried again, up to 2 x RUNS more times.
+    for _ in $(seq $((3 * runs))); do
       one "$phase" "$stop"
       [ "$latency" = "-" ] && break
       if [ "$latency" = miss ]; then missed=$((missed + 1)); else results+=("$latency"); fi
+      [ ${#results[@]} -ge "$runs" ] && break
     done
     [ "$latency" = "-" ] && { printf '%-10s %-6s %10s %8s %6s\n' "$phase" "$stop" n/a n/a n/a; continue; }
     if [ ${#results[@]} = 0 ]; then
@@ -205,8 +211,8 @@ for phase in startup execution analysis shrinking replay stepping; do
     fi
     printf '%-10s %-6s %10s %8s %6s\n' "$phase" "$stop" "$med" "$max" "$missed"
     [ -n "$bound" ] || continue
-    if [ $((missed * 3)) -gt "$runs" ]; then
-      echo "FAIL: $phase, $stop: $missed of $runs stops did not land in the phase (runs: ${results[*]})"
+    if [ ${#results[@]} -lt "$runs" ]; then
+      echo "FAIL: $phase, $stop: only ${#results[@]} of $((${#results[@]} + missed)) stops landed in the phase (runs: ${results[*]})"
       over=1
     elif [ "$med" -gt "$bound" ]; then
       echo "FAIL: $phase, $stop: median $med ms > $bound ms (runs: ${results[*]})"
