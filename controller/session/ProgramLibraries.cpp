@@ -6,10 +6,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include "cli/ExitStatus.h"
 
 extern char** environ;
 
@@ -71,6 +76,17 @@ std::vector<std::string> program_libraries(const std::string& program) {
       if (n > 0) text.append(buf, size_t(n));
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    // A loader killed part-way lists fewer libraries, and ctrl would then
+    // watch fewer of the program's instruction sites without saying so. A
+    // loader that exits non-zero (a library not found) is left to the launch,
+    // which says what is missing.
+    if (WIFSIGNALED(status)) {
+      close(out[0]);
+      std::string what = fmt::format("the program's loader ({} --list, listing its libraries)", interp);
+      if (WTERMSIG(status) == SIGKILL) throw TargetLost(killed_from_outside(what));
+      throw TargetLost(fmt::format("{} died of signal {} ({}): the run stops here, nothing is blamed on the program",
+                                   what, WTERMSIG(status), strsignal(WTERMSIG(status))));
     }
   }
   close(out[0]);
