@@ -117,7 +117,11 @@ case $check in
     run rest --strategy "$strategy" --seed 5 --max-executions "$n" --resume state -j 2
     [ "$rc_all" -eq 0 ] && [ "$rc_part" -eq 0 ] && [ "$rc_rest" -eq 0 ] ||
       fail "exit $rc_all at once, $rc_part and $rc_rest in two parts (a correct program)"
-    grep -q "resuming from" rest.stderr || fail "the second part did not resume"
+    read -r done_part _ <<<"$(counts part)"
+    counted=$(sed -n 's/^ctrl: resuming from .*: \([0-9]*\) executions counted.*/\1/p' rest.stderr)
+    [ -n "$counted" ] || fail "the second part did not resume"
+    [ "$counted" = "$done_part" ] && [ "$counted" -gt 0 ] && [ "$counted" -lt "$n" ] ||
+      fail "the second part went on after $counted executions, the first ran $done_part"
     a=$(counts all) b=$(counts rest)
     [ "$a" = "$b" ] || fail "total complete blocked steps handoffs exhaustive: $a at once, $b in two parts"
     echo "PASS: the same executions at once and resumed: $a"
