@@ -20,9 +20,10 @@
 #                      promise is 1 s; the rest is slack for a loaded
 #                      machine), exit 0, says it was interrupted, and no
 #                      process of the run is left
-#   sat:MODEL          --strategy sat --model MODEL: ends with exit 0 and
-#                      never claims to be exhaustive when the solver stopped
-#                      at an operation it does not support
+#   sat:MODEL          --strategy sat --model MODEL: ends with exit 0, never
+#                      claims to be exhaustive when the solver stopped at an
+#                      operation it does not support, and then says so in
+#                      the summary
 # Exit status: 0 pass, 1 fail, 77 skip (PROGRAM or mpirun missing).
 set -u
 if [ $# -lt 5 ] || [ "$4" != "--" ]; then
@@ -184,7 +185,10 @@ case $check in
     solver=$(grep "^ctrl: sat:" sat.stderr)
     [ -n "$solver" ] || fail "no solver line on stderr"
     case $solver in
-      *"stopped:"*) [ "$exhaustive" = false ] || fail "exhaustive although the solver stopped: $solver" ;;
+      *"stopped:"*)
+        [ "$exhaustive" = false ] || fail "exhaustive although the solver stopped: $solver"
+        grep -q "exhaustive: no (sat stopped at " sat.stdout || fail "the summary does not say why sat stopped"
+        ;;
     esac
     echo "PASS: $total executions, exhaustive: $exhaustive; $solver"
     ;;
