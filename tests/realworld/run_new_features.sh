@@ -170,8 +170,15 @@ case $check in
     wait $pid
     rc=$?
     echo "stop: exit $rc $ms ms after SIG$sig: $(tail -n 1 stop.stdout)"
-    [ $rc -eq 0 ] || fail "exit $rc after SIG$sig (executions had run: 0 expected)"
-    grep -q "interrupted by SIG$sig" stop.stdout || fail "the summary does not say SIG$sig interrupted the run"
+    # Exit 0 with executions checked; on a very loaded machine the signal
+    # may still come before the first execution ended: exit 2, "nothing was
+    # checked" (the promise of the end within 1 s holds all the same).
+    if [ $rc -eq 2 ] && grep -q "nothing was checked" stop.stdout stop.stderr; then
+      echo "(the signal came before the first execution ended)"
+    else
+      [ $rc -eq 0 ] || fail "exit $rc after SIG$sig"
+      grep -q "interrupted by SIG$sig" stop.stdout || fail "the summary does not say SIG$sig interrupted the run"
+    fi
     sleep 0.5
     left=$(grep -l -s -a "CTRL_TEST_MARK=$mark" /proc/[0-9]*/environ | sed 's|/proc/\([0-9]*\)/environ|\1|')
     [ -z "$left" ] || fail "processes of the run left behind: $(ps -o pid=,comm= -p "$(echo $left | tr ' ' ,)")"
