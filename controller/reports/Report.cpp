@@ -228,6 +228,11 @@ void print_summary(std::FILE* out, const ExplorationReport& report) {
   bool systematic = report.strategy.rfind("dpor", 0) == 0;
   if (systematic && report.stopped_at_max_executions)
     bound += fmt::format(" (stopped at --max-executions {})", report.max_executions);
+  // --strategy sat that stopped at an operation it cannot encode says so
+  // where the verdict is read, not only in its stderr line: on a real
+  // program that is often after the first execution.
+  if (const auto& solver = report.solver; solver && !solver->unsupported.empty() && !report.exhaustive)
+    bound += fmt::format(" (sat stopped at {})", solver->unsupported);
   // Fair scheduling of yields: what it held back is said, and a search that
   // covered every fair schedule only is not called exhaustive.
   uint64_t held = report.fairness_cuts + report.fairness_blocked;
