@@ -5,7 +5,10 @@
 #   resume.sh CTRL PROGRAM WORKDIR MODE [MPIRUN]
 # MODE: j1 (killed with SIGKILL), j2 (the same with -j 2), mpi-job (the
 # whole mpirun job stopped with SIGTERM, as a scheduler does), mpi-rank
-# (one rank other than 0 killed with SIGKILL: MPI ends the job).
+# (one rank other than 0 killed with SIGKILL: MPI ends the job), dpor-j1
+# (--strategy dpor, exhaustive, killed with SIGKILL: its frontier is the
+# search's stack, analyses/DporSavedState.cpp), dpor-term (the same stopped
+# with SIGTERM: the analysis a stop may cut short is not saved).
 # The runs use --no-checkpoints: `steps` and `handoffs` then sum every
 # step of every counted execution, so they tell which plans were counted,
 # not only how many.
@@ -16,6 +19,7 @@ max=60000
 # the stop comes mid-way.
 case "$mode" in mpi-*) max=200000 ;; esac
 args=(--strategy random --seed 7 --max-executions "$max" --no-checkpoints --races off)
+case "$mode" in dpor-*) args=(--strategy dpor --max-executions "$max" --no-checkpoints --races off) ;; esac
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 fail() { echo "resume.sh ($mode): FAIL: $*"; for f in *.err; do echo "-- $f:"; cat "$f"; done; exit 1; }
 counts() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); e=j["executions"]; print(e["total"], e["complete"], e["blocked"], j["steps"], j["handoffs"])' "$1"; }
@@ -45,7 +49,8 @@ done
 [ -f state/frontier.ctrlstate ] || fail "no frontier saved"
 sleep 0.3
 case "$mode" in
-  j1 | j2) kill -KILL "$pid" ;;
+  j1 | j2 | dpor-j1) kill -KILL "$pid" ;;
+  dpor-term) kill -TERM "$pid" ;;
   mpi-job) kill -TERM "$pid" ;;
   mpi-rank)
     victim=""
