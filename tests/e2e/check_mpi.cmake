@@ -68,11 +68,20 @@ endforeach()
 # too (check_parallel.cmake): the blocked executions and so the executions,
 # steps and hand-offs in all, which execution of a class meets a bug first
 # and the files the last execution left. Compared there: the complete
-# executions, the verdict and each bug's kind and message.
+# executions (when the search ended), the verdict and each bug's kind and
+# message.
 file(READ "${top}/run-mpi/mpi.json" mpi_full)
 string(JSON mpi_mode ERROR_VARIABLE no_mpi_mode GET "${mpi_full}" parallel mode)
 if(mpi_mode STREQUAL "dpor-partition")
+  # Stopped by --max-executions, the searches ran different parts of the
+  # tree first: only the verdict, the limit and the bugs are compared.
+  string(JSON limit_j1 ERROR_VARIABLE no_limit GET "${json_j1}" stopped_by_limit)
   foreach(run j1 mpi)
+    if(limit_j1 STREQUAL "max-executions")
+      string(JSON json_${run} REMOVE "${json_${run}}" executions complete)
+      string(JSON json_${run} REMOVE "${json_${run}}" races checked_executions)
+      string(REGEX REPLACE "[0-9]+ complete, [0-9]+ blocked" "N complete, N blocked" out_${run} "${out_${run}}")
+    endif()
     foreach(key blocked total)
       string(JSON json_${run} REMOVE "${json_${run}}" executions ${key})
     endforeach()
