@@ -6,7 +6,9 @@
 // explorer's session, which does the same while it waits for their results.
 // The explorer takes every finished execution, any session's, in the order
 // they finish, and accounts for it as with -j 1 (counts, bugs, race checks,
-// traces).
+// traces). Under --mpi the other ranks' sessions are workers too (remote
+// slots: remote_next and remote_completed, called by parallel/RemoteRanks.h;
+// their executions are analysed here, on the caller's thread).
 //
 // Invariants:
 //  - Every execution the search plans is handed to the explorer once, in

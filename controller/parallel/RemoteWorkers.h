@@ -2,9 +2,10 @@
 // exploration (PartitionedSampling.h, PartitionedDpor.h): the ranks of
 // --mpi (RemoteRanks.h).
 // The explorer begins them when it makes its partition and ends them before
-// it drops it; meanwhile they claim ranges of plans from the partition and
-// deliver their results to it, so the explorer's counts, verdicts and bugs
-// stay those of one session.
+// it drops it; meanwhile they claim ranges of plans (or, under DPOR, the
+// tasks of remote slots) from the partition and deliver their results to
+// it, so the explorer's counts, verdicts and bugs stay those of one session
+// (of -j N under DPOR).
 #pragma once
 
 #include <vector>
