@@ -93,6 +93,12 @@ class DporStrategy final : public Strategy {
 
   uint64_t races_found() const { return races_; }
 
+  // --state/--resume (DporSavedState.cpp), source mode: the stack between
+  // two executions (its open branches are the frontier); empty in optimal
+  // mode or with a plan still running.
+  std::vector<uint64_t> saved_state() const override;
+  bool restore_state(uint64_t next, const std::vector<uint64_t>& state) override;
+
   // Partitioned exploration (DporPartition.h), source mode only. A work
   // item is the branch that takes thread `thread` at the state after
   // `prefix`, with that state's sleep set for it (the threads asleep there

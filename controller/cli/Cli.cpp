@@ -352,10 +352,20 @@ int attach(AttachArgs a) {
       throw UsageError(why);
     };
     const char* option = a.state_dir.empty() ? "--resume" : "--state";
-    if (a.strategy != "random" && a.strategy != "pct" && a.strategy != "pos" &&
-        refuse(fmt::format("{} saves the frontier of --strategy random, pct and pos (a range of seeds) only, not of "
-                           "--strategy {}",
-                           option, a.strategy)))
+    // Source-DPOR's frontier is its stack (analyses/DporSavedState.cpp):
+    // one session's; the partition's work items (-j N, --mpi) are not saved.
+    const bool dpor = a.strategy == "dpor" && a.preemption_bound < 0 && a.monitor.empty() &&
+                      (a.model == "sc" || a.model == "tso" || a.model == "pso");
+    if (a.strategy != "random" && a.strategy != "pct" && a.strategy != "pos" && !dpor &&
+        refuse(fmt::format("{} saves the frontier of --strategy random, pct and pos (a range of seeds) and of "
+                           "--strategy dpor (under --model sc, tso or pso) only, not of {}",
+                           option, a.strategy == "dpor" ? "this dpor search" : "--strategy " + a.strategy)))
+      return kExitBadInput;
+    if (dpor && a.jobs_text.empty()) a.jobs = 1;
+    if (dpor && (a.jobs > 1 || a.mpi) &&
+        refuse(fmt::format("{} saves the frontier of --strategy dpor with -j 1 only (the work items of -j N and "
+                           "--mpi are not saved yet)",
+                           option)))
       return kExitBadInput;
     if (a.keep_going && refuse(fmt::format("{} does not keep the bugs of --keep-going yet", option)))
       return kExitBadInput;
@@ -366,11 +376,17 @@ int attach(AttachArgs a) {
   }
   if (a.mpi) {
     std::string refused;
-    if (a.strategy != "random" && a.strategy != "pct" && a.strategy != "pos")
+    // Source-DPOR's work items (PartitionedDpor.h) under sc, tso and pso;
+    // the default (dpor with probes), c11/rc11/ra's graphs and weak traces,
+    // sat and a preemption bound are not partitioned across ranks yet.
+    const bool dpor_partitioned = a.strategy == "dpor" && a.preemption_bound < 0 && a.monitor.empty() &&
+                                  (a.model == "sc" || a.model == "tso" || a.model == "pso");
+    if (a.strategy != "random" && a.strategy != "pct" && a.strategy != "pos" && !dpor_partitioned)
       refused = fmt::format(
-          "--mpi partitions --strategy random, pct and pos (ranges of seeds) only; --strategy {} runs on one "
-          "machine (-j)",
-          a.strategy);
+          "--mpi partitions --strategy dpor (under --model sc, tso or pso, without --preemption-bound or "
+          "--monitor) and random, pct and pos only; {} runs on one machine (-j){}",
+          a.strategy == "dpor" ? "this dpor search" : "--strategy " + a.strategy,
+          a.strategy == "dpor+probes" && !a.strategy_given ? " (the default: give --strategy dpor)" : "");
     else if (a.show_output || a.interactive || !a.batch.empty() || !a.gdb_port.empty())
       refused = "--mpi does not combine with --show-output or stepping (--interactive, --batch, --gdb)";
 #ifndef CTRL_HAVE_MPI

@@ -422,6 +422,9 @@ ExplorationReport Explorer::run() {
                                               : clock::time_point::max();
       SessionConfig helpers = session_.config();
       helpers.runner_cpu = session_.runner_cpu();  // the helpers take the CPUs after it
+      // --mpi: the other ranks' sessions are remote workers of the partition.
+      std::optional<std::pair<ExecutionPlan, ExecutionResult>> for_remote;
+      if (options_.remote) for_remote = first;
       dpor_partition_ = std::make_unique<PartitionedDpor>(
           helpers, options_.jobs - 1, deadline, options_.prefix_signatures, std::move(first->first),
           std::move(first->second),
@@ -430,8 +433,13 @@ ExplorationReport Explorer::run() {
             s->set_stop_check([this] { return session_.should_stop(); });
             return s;
           },
-          options_.prefix);
+          options_.prefix, options_.remote ? options_.remote->sessions() : 0);
       first.reset();
+      if (for_remote) {
+        options_.remote->begin_dpor(*dpor_partition_, helpers, options_.prefix_signatures, for_remote->first,
+                                    for_remote->second);
+        end_remote.remote = options_.remote;
+      }
     }
     if (dpor_partition_) {
       if (auto f = dpor_partition_->take([&](const ExecutionPlan& p) { return run_own(p, index); })) {
@@ -628,8 +636,11 @@ ExplorationReport Explorer::run() {
     snapshot("a bug was found");
   else if (report.exhaustive)
     snapshot("the search was exhaustive");
-  else
+  else if (!report.interrupted || strategy->plan_at(0))
     snapshot("");
+  // else a stop may have cut the analysis of the last execution short: a
+  // systematic strategy's frontier is the last periodic snapshot's.
+
   if (options_.progress) fmt::print(stderr, "\r\033[K");
   report.preemption_bound_completed = strategy->completed_bound();
   report.fairness_cuts = dpor_partition_ ? dpor_partition_->fairness_cuts() : strategy->fairness_cuts();
@@ -654,6 +665,8 @@ ExplorationReport Explorer::run() {
   }
   if (dpor_partition_) {
     report.speculation = dpor_partition_->stats();
+    if (end_remote.remote) options_.remote->end(report.speculation);
+    end_remote.remote = nullptr;
     dpor_partition_.reset();
   }
   if (checkpointed_) {

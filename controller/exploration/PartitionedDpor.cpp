@@ -40,13 +40,15 @@ constexpr auto kIdlePoll = std::chrono::milliseconds(20);
 
 PartitionedDpor::PartitionedDpor(const SessionConfig& config, unsigned helpers, clock::time_point deadline,
                                  std::vector<shm::Signature> expected, ExecutionPlan first,
-                                 ExecutionResult first_result, DporPartition::Factory make, std::vector<uint32_t> fixed)
+                                 ExecutionResult first_result, DporPartition::Factory make, std::vector<uint32_t> fixed,
+                                 unsigned remote_sessions)
     : config_(config),
       deadline_(deadline),
       expected_(std::move(expected)),
       first_(std::move(first)),
       first_result_(std::move(first_result)),
-      partition_(std::move(make), std::move(fixed), helpers + 1) {
+      partition_(std::move(make), std::move(fixed), helpers + 1 + remote_sessions),
+      remote_base_(helpers + 1) {
   stats_.jobs = helpers + 1;
   stats_.mode = "dpor-partition";
   stats_.workers.resize(helpers + 1);
@@ -113,6 +115,13 @@ std::optional<PartitionedDpor::Finished> PartitionedDpor::take(const RunOwn& run
   for (;;) {
     {
       std::unique_lock lock(mutex_);
+      if (!lost_.empty()) {
+        Lost l = std::move(lost_.front());
+        lost_.pop_front();
+        lock.unlock();
+        if (auto f = run_lost(std::move(l), run_own)) return f;
+        continue;
+      }
       if (!ready_.empty()) {
         Finished f = std::move(ready_.front());
         ready_.pop_front();
@@ -143,7 +152,7 @@ std::optional<PartitionedDpor::Finished> PartitionedDpor::take(const RunOwn& run
       return Finished{std::move(task.plan), std::move(r)};
     }
     std::unique_lock lock(mutex_);
-    if (!ready_.empty()) continue;
+    if (!ready_.empty() || !lost_.empty()) continue;
     if (status == DporPartition::Status::Done) return std::nullopt;
     auto t0 = clock::now();
     changed_.wait_for(lock, kIdlePoll);
@@ -214,6 +223,57 @@ void PartitionedDpor::helper(size_t k) {
   std::lock_guard lock(mutex_);
   ended_[w] = clock::now();
   changed_.notify_all();
+}
+
+// Remote sessions (--mpi): workers of the partition like the helpers, fed
+// and drained by another thread (parallel/RemoteRanks.h).
+
+bool PartitionedDpor::remote_next(size_t slot, DporPartition::Task& task) {
+  {
+    std::lock_guard lock(mutex_);
+    if (quit_ || !stats_.off.empty()) return false;
+  }
+  return partition_.next(remote_base_ + slot, task) == DporPartition::Status::Run;
+}
+
+void PartitionedDpor::remote_completed(size_t slot, DporPartition::Task task, ExecutionResult result, bool outside) {
+  uint64_t index;
+  {
+    std::lock_guard lock(mutex_);
+    index = dispatched_++;
+  }
+  partition_.completed(remote_base_ + slot, task, summary_of(result, index));
+  std::lock_guard lock(mutex_);
+  ++stats_.speculative;
+  if (!explorers_first(task)) ready_.push_back(Finished{std::move(task.plan), std::move(result)});
+  if (outside) turn_off("an execution changed a file or waited on a descriptor or a child process");
+  changed_.notify_all();
+}
+
+void PartitionedDpor::remote_lost(size_t slot, DporPartition::Task task) {
+  std::lock_guard lock(mutex_);
+  lost_.push_back(Lost{remote_base_ + slot, std::move(task)});
+  changed_.notify_all();
+}
+
+void PartitionedDpor::remote_release(size_t slot) {
+  partition_.release(remote_base_ + slot);
+  changed_.notify_all();
+}
+
+std::optional<PartitionedDpor::Finished> PartitionedDpor::run_lost(Lost lost, const RunOwn& run_own) {
+  ExecutionResult r = run_own(lost.task.plan);
+  {
+    std::lock_guard lock(mutex_);
+    ++stats_.workers[0].executions;
+  }
+  // Stopped half-way: it teaches nothing, the explorer sees the stop.
+  if (r.end == ExecutionResult::End::Interrupted) return Finished{std::move(lost.task.plan), std::move(r)};
+  partition_.completed(lost.worker, lost.task, summary_of(r, 0));
+  partition_.release(lost.worker);
+  changed_.notify_all();
+  if (explorers_first(lost.task)) return std::nullopt;
+  return Finished{std::move(lost.task.plan), std::move(r)};
 }
 
 }  // namespace ctrl

@@ -6,7 +6,9 @@
 // explorer's session, which does the same while it waits for their results.
 // The explorer takes every finished execution, any session's, in the order
 // they finish, and accounts for it as with -j 1 (counts, bugs, race checks,
-// traces).
+// traces). Under --mpi the other ranks' sessions are workers too (remote
+// slots: remote_next and remote_completed, called by parallel/RemoteRanks.h;
+// their executions are analysed here, on the caller's thread).
 //
 // Invariants:
 //  - Every execution the search plans is handed to the explorer once, in
@@ -50,7 +52,7 @@ class PartitionedDpor {
   // (its stop check set); `fixed`: the exploration's fixed prefix.
   PartitionedDpor(const SessionConfig& config, unsigned helpers, std::chrono::steady_clock::time_point deadline,
                   std::vector<shm::Signature> expected, ExecutionPlan first, ExecutionResult first_result,
-                  DporPartition::Factory make, std::vector<uint32_t> fixed);
+                  DporPartition::Factory make, std::vector<uint32_t> fixed, unsigned remote_sessions = 0);
   ~PartitionedDpor();
   PartitionedDpor(const PartitionedDpor&) = delete;
   PartitionedDpor& operator=(const PartitionedDpor&) = delete;
@@ -75,8 +77,32 @@ class PartitionedDpor {
   uint64_t fairness_cuts() const { return partition_.fairness_cuts(); }
   SpeculationStats stats() const;
 
+  // Sessions outside this process (--mpi: parallel/RemoteRanks.h), each a
+  // worker of the partition as a helper is (`remote_sessions` of them,
+  // slots 0..remote_sessions-1; PartitionedDporRemote.cpp). One caller at a
+  // time per slot: it asks for a task, has it run, and gives the result
+  // back before asking again, so a slot's item is analysed in order.
+  // A task for `slot` to run; false when there is none now (Wait), the
+  // search is over, stopped or turned off.
+  bool remote_next(size_t slot, DporPartition::Task& task);
+  // The result of `slot`'s task, accounted as a helper's; `outside`: it
+  // touched the outside (the helpers and the remote sessions stop).
+  void remote_completed(size_t slot, DporPartition::Task task, ExecutionResult result, bool outside);
+  // `slot`'s task will never come back (its rank cannot run it): the
+  // explorer's session runs it, then frees the slot's item.
+  void remote_lost(size_t slot, DporPartition::Task task);
+  // `slot` stops with no task out: its item is free for the others.
+  void remote_release(size_t slot);
+
  private:
+  struct Lost {
+    size_t worker;
+    DporPartition::Task task;
+  };
   void helper(size_t k);
+  // Runs a lost remote task on the explorer's session (take()); nullopt
+  // when it is not handed over (the root's first plan).
+  std::optional<Finished> run_lost(Lost lost, const RunOwn& run_own);
   void turn_off(const std::string& why);  // lock held
 
   SessionConfig config_;
@@ -89,6 +115,8 @@ class PartitionedDpor {
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<Finished> ready_;  // helpers' executions not taken yet
+  std::deque<Lost> lost_;       // remote tasks for the explorer's session to run
+  size_t remote_base_ = 0;      // the first remote slot's worker number
   bool quit_ = false;
   uint64_t dispatched_ = 1;  // execution indices for the sessions
   SpeculationStats stats_;

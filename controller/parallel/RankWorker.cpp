@@ -8,6 +8,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -144,6 +145,9 @@ class Exploration {
 
   void session(size_t k) {
     Tracer::set_helper_thread();
+    // The plan being run: given back to the queue should the session fail,
+    // so that rank 0 never waits for it (a DPOR work item would stall).
+    std::optional<std::pair<uint64_t, ExecutionPlan>> running;
     try {
       HelperStart start = start_helper_session(config_, k, clock::time_point::max(), expected_, first_, first_result_);
       if (!start.session) {
@@ -169,7 +173,9 @@ class Exploration {
           work = std::move(queue_.front());
           queue_.pop_front();
         }
+        running = work;
         ExecutionResult r = session.run(work.second, work.first, expected_);
+        running.reset();
         if (r.end == ExecutionResult::End::Interrupted) break;
         proto::SeedResult s;
         s.set_number(work.first);
@@ -185,6 +191,8 @@ class Exploration {
       std::lock_guard lock(mutex_);
       ++failed_;
       if (failure_.empty()) failure_ = e.what();
+      if (running) queue_.push_front(std::move(*running));
+      changed_.notify_all();
     }
   }
 

@@ -24,6 +24,28 @@ RemoteRanks::~RemoteRanks() {
 void RemoteRanks::begin(PartitionedSampling& partition, const SessionConfig& config,
                         const std::vector<shm::Signature>& expected, const ExecutionPlan& first,
                         const ExecutionResult& first_result) {
+  send_begin(config, expected, first, first_result);
+  partition_ = &partition;
+  ranks_.assign(size_t(channel_.size()), Rank{});
+  stop_ = false;
+  begun_ = true;
+  thread_ = std::thread([this] { serve(); });
+}
+
+void RemoteRanks::begin_dpor(PartitionedDpor& dpor, const SessionConfig& config,
+                             const std::vector<shm::Signature>& expected, const ExecutionPlan& first,
+                             const ExecutionResult& first_result) {
+  send_begin(config, expected, first, first_result);
+  dpor_ = &dpor;
+  ranks_.assign(size_t(channel_.size()), Rank{});
+  for (auto& k : ranks_) k.busy.assign(jobs_, false);
+  stop_ = false;
+  begun_ = true;
+  thread_ = std::thread([this] { serve(); });
+}
+
+void RemoteRanks::send_begin(const SessionConfig& config, const std::vector<shm::Signature>& expected,
+                             const ExecutionPlan& first, const ExecutionResult& first_result) {
   proto::Exploration x;
   x.set_program(config.program);
   for (const auto& a : config.args) x.add_args(a);
@@ -45,11 +67,6 @@ void RemoteRanks::begin(PartitionedSampling& partition, const SessionConfig& con
   encode_result(first_result, *x.mutable_first_result());
   std::string body = x.SerializeAsString();
   for (int r = 1; r < channel_.size(); ++r) channel_.send(r, RankMessage::Begin, body);
-  partition_ = &partition;
-  ranks_.assign(size_t(channel_.size()), Rank{});
-  stop_ = false;
-  begun_ = true;
-  thread_ = std::thread([this] { serve(); });
 }
 
 void RemoteRanks::end(SpeculationStats& stats) {
@@ -92,9 +109,13 @@ void RemoteRanks::end(SpeculationStats& stats) {
   }
   stats.jobs = unsigned(stats.workers.size()) + sessions();
   partition_ = nullptr;
+  dpor_ = nullptr;
 }
 
 void RemoteRanks::serve() {
+  // DPOR: free slots ask the partition again when a result came or every
+  // few milliseconds (an item another worker left may have work).
+  auto fed = std::chrono::steady_clock::now();
   try {
     while (!stop_) {
       bool busy = false;
@@ -102,7 +123,13 @@ void RemoteRanks::serve() {
         busy = true;
         handle(*m);
       }
-      if (partition_->active()) {
+      if (dpor_) {
+        auto now = std::chrono::steady_clock::now();
+        if (busy || now - fed >= std::chrono::milliseconds(2)) {
+          feed_dpor();
+          fed = now;
+        }
+      } else if (partition_->active()) {
         for (int r = 1; r < channel_.size(); ++r) {
           Rank& k = ranks_[size_t(r)];
           if (!k.hungry || !k.usable) continue;
@@ -118,6 +145,7 @@ void RemoteRanks::serve() {
     // The explorer's session goes on alone: the ranks' plans are claimed
     // again as the partition's turn reaches them.
     fmt::print(stderr, "ctrl: --mpi: rank 0 stops handing out work: {}\n", e.what());
+    if (dpor_) return dpor_drop_all();
     for (auto& k : ranks_) {
       std::vector<uint64_t> numbers;
       for (const auto& [n, p] : k.held) numbers.push_back(n);
@@ -129,6 +157,12 @@ void RemoteRanks::serve() {
 
 void RemoteRanks::handle(const RankChannel::Message& m) {
   Rank& k = ranks_.at(size_t(m.from));
+  if (dpor_) {
+    if (m.kind == RankMessage::Want) k.started = true;
+    if (m.kind == RankMessage::Result) dpor_result(m.from, k, m);
+    if (m.kind == RankMessage::Returned) dpor_returned(m.from, k, m);
+    return;
+  }
   switch (m.kind) {
     case RankMessage::Want:
       k.hungry = true;
@@ -217,6 +251,67 @@ void RemoteRanks::steal_for(int r) {
   ranks_[size_t(victim)].yielding = true;
   ++ranks_[size_t(r)].steals;
   channel_.send(victim, RankMessage::Yield);
+}
+
+void RemoteRanks::feed_dpor() {
+  for (int r = 1; r < channel_.size(); ++r) {
+    Rank& k = ranks_[size_t(r)];
+    if (!k.started || !k.usable) continue;
+    for (size_t slot = 0; slot < jobs_; ++slot) {
+      if (k.busy[slot]) continue;
+      DporPartition::Task task;
+      if (!dpor_->remote_next(size_t(r - 1) * jobs_ + slot, task)) continue;
+      uint64_t number = next_number_++;
+      proto::SeedRange one;
+      one.set_first(number);
+      encode_plan(task.plan, *one.add_plans());
+      proto::WorkItem item;
+      item.set_kind("seed-range");
+      item.set_body(one.SerializeAsString());
+      channel_.send(r, RankMessage::Work, item.SerializeAsString());
+      k.tasks.emplace(number, std::make_pair(slot, std::move(task)));
+      k.busy[slot] = true;
+    }
+  }
+}
+
+void RemoteRanks::dpor_result(int r, Rank& k, const RankChannel::Message& m) {
+  proto::SeedResult s;
+  if (!s.ParseFromString(m.body)) throw InternalError(fmt::format("rank {} sent an unreadable result", m.from));
+  auto it = k.tasks.find(s.number());
+  if (it == k.tasks.end()) return;  // returned meanwhile
+  auto [slot, task] = std::move(it->second);
+  k.tasks.erase(it);
+  k.busy[slot] = false;
+  ++k.executions;
+  dpor_->remote_completed(size_t(r - 1) * jobs_ + slot, std::move(task), decode_result(s.result()), s.outside());
+}
+
+void RemoteRanks::dpor_returned(int r, Rank& k, const RankChannel::Message& m) {
+  proto::Returned back;
+  if (!back.ParseFromString(m.body)) throw InternalError(fmt::format("rank {} sent an unreadable return", m.from));
+  // Asked for nothing under DPOR: only a rank whose sessions failed gives
+  // back, and then everything it holds (its slots' items go free).
+  if (back.failed().empty()) return;
+  k.usable = false;
+  fmt::print(stderr, "ctrl: --mpi: rank {} takes no part: {}\n", m.from, back.failed());
+  for (auto& [number, out] : k.tasks) dpor_->remote_lost(size_t(r - 1) * jobs_ + out.first, std::move(out.second));
+  k.tasks.clear();
+  for (size_t slot = 0; slot < jobs_; ++slot) {
+    if (!k.busy[slot]) dpor_->remote_release(size_t(r - 1) * jobs_ + slot);
+    k.busy[slot] = true;  // never fed again
+  }
+}
+
+void RemoteRanks::dpor_drop_all() {
+  for (int r = 1; r < int(ranks_.size()); ++r) {
+    Rank& k = ranks_[size_t(r)];
+    k.usable = false;
+    for (auto& [number, out] : k.tasks) dpor_->remote_lost(size_t(r - 1) * jobs_ + out.first, std::move(out.second));
+    k.tasks.clear();
+    for (size_t slot = 0; slot < jobs_; ++slot)
+      if (!k.busy.empty() && !k.busy[slot]) dpor_->remote_release(size_t(r - 1) * jobs_ + slot);
+  }
 }
 
 }  // namespace ctrl

@@ -63,6 +63,58 @@ foreach(run j1 mpi)
   string(REPLACE "${WORKDIR}/traces" "TRACES" out_${run} "${out_${run}}")
 endforeach()
 
+# --strategy dpor: the ranks' sessions explore work items of rank 0's
+# partition (PartitionedDpor.h), so what -j N may change may change here
+# too (check_parallel.cmake): the blocked executions and so the executions,
+# steps and hand-offs in all, which execution of a class meets a bug first
+# and the files the last execution left. Compared there: the complete
+# executions (when the search ended), the verdict and each bug's kind and
+# message.
+file(READ "${top}/run-mpi/mpi.json" mpi_full)
+string(JSON mpi_mode ERROR_VARIABLE no_mpi_mode GET "${mpi_full}" parallel mode)
+if(mpi_mode STREQUAL "dpor-partition")
+  # Stopped by --max-executions, the searches ran different parts of the
+  # tree first: only the verdict, the limit and the bugs are compared.
+  string(JSON limit_j1 ERROR_VARIABLE no_limit GET "${json_j1}" stopped_by_limit)
+  foreach(run j1 mpi)
+    if(limit_j1 STREQUAL "max-executions")
+      string(JSON json_${run} REMOVE "${json_${run}}" executions complete)
+      string(JSON json_${run} REMOVE "${json_${run}}" races checked_executions)
+      string(REGEX REPLACE "[0-9]+ complete, [0-9]+ blocked" "N complete, N blocked" out_${run} "${out_${run}}")
+    endif()
+    foreach(key blocked total)
+      string(JSON json_${run} REMOVE "${json_${run}}" executions ${key})
+    endforeach()
+    foreach(key steps handoffs files)
+      string(JSON json_${run} REMOVE "${json_${run}}" ${key})
+    endforeach()
+    string(JSON nbugs LENGTH "${json_${run}}" bugs)
+    set(kinds "")
+    if(nbugs GREATER 0)
+      math(EXPR last "${nbugs} - 1")
+      foreach(b RANGE ${last})
+        string(JSON kind GET "${json_${run}}" bugs ${b} kind)
+        string(JSON message GET "${json_${run}}" bugs ${b} message)
+        list(APPEND kinds "${kind}: ${message}")
+      endforeach()
+      list(SORT kinds)
+    endif()
+    string(JSON json_${run} REMOVE "${json_${run}}" bugs)
+    set(bugs_${run} "${kinds}")
+    string(REGEX REPLACE "[0-9]+ executions \\(([0-9]+) complete, [0-9]+ blocked" "N executions (\\1 complete, N blocked"
+      out_${run} "${out_${run}}")
+    string(REGEX REPLACE "exec[0-9]+" "execN" out_${run} "${out_${run}}")
+  endforeach()
+  if(NOT bugs_j1 STREQUAL bugs_mpi)
+    e2e_fail("the bugs differ:\n-j 1: ${bugs_j1}\n--mpi: ${bugs_mpi}")
+  endif()
+  # A bug's text (its schedule, its stacks) is that of another execution of
+  # the class: only the report's counts and bugs are compared.
+  if(nbugs GREATER 0)
+    set(out_j1 "")
+    set(out_mpi "")
+  endif()
+endif()
 if(NOT restores_j1 EQUAL 0 OR NOT restores_mpi EQUAL 0)
   foreach(run j1 mpi)
     string(JSON json_${run} REMOVE "${json_${run}}" steps)

@@ -2,20 +2,25 @@
 # A run stopped mid-way and resumed from --state gives the exact counts of
 # a run never stopped (issue 28): nothing lost, nothing counted twice.
 #
-#   resume.sh CTRL PROGRAM WORKDIR MODE [MPIRUN]
+#   [RESUME_PROGRAM_ARGS="a b"] resume.sh CTRL PROGRAM WORKDIR MODE [MPIRUN]
 # MODE: j1 (killed with SIGKILL), j2 (the same with -j 2), mpi-job (the
 # whole mpirun job stopped with SIGTERM, as a scheduler does), mpi-rank
-# (one rank other than 0 killed with SIGKILL: MPI ends the job).
+# (one rank other than 0 killed with SIGKILL: MPI ends the job), dpor-j1
+# (--strategy dpor, exhaustive, killed with SIGKILL: its frontier is the
+# search's stack, analyses/DporSavedState.cpp), dpor-term (the same stopped
+# with SIGTERM: the analysis a stop may cut short is not saved).
 # The runs use --no-checkpoints: `steps` and `handoffs` then sum every
 # step of every counted execution, so they tell which plans were counted,
 # not only how many.
 set -u
 ctrl=$1 program=$2 work=$3 mode=$4 mpirun=${5:-}
+read -r -a program_args <<<"${RESUME_PROGRAM_ARGS:-}"
 max=60000
 # Under mpirun the ranks run faster than rank 0 alone: a longer run, so that
 # the stop comes mid-way.
 case "$mode" in mpi-*) max=200000 ;; esac
 args=(--strategy random --seed 7 --max-executions "$max" --no-checkpoints --races off)
+case "$mode" in dpor-*) args=(--strategy dpor --max-executions "$max" --no-checkpoints --races off) ;; esac
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 fail() { echo "resume.sh ($mode): FAIL: $*"; for f in *.err; do echo "-- $f:"; cat "$f"; done; exit 1; }
 counts() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); e=j["executions"]; print(e["total"], e["complete"], e["blocked"], j["steps"], j["handoffs"])' "$1"; }
@@ -31,11 +36,11 @@ case "$mode" in
     ;;
 esac
 
-"$ctrl" attach -j 1 "${args[@]}" --json whole.json "$program" >whole.out 2>whole.err
+"$ctrl" attach -j 1 "${args[@]}" --json whole.json "$program" "${program_args[@]}" >whole.out 2>whole.err
 [ $? -eq 0 ] || fail "the run never stopped did not exit 0"
 expected=$(counts whole.json)
 
-"${launch[@]}" "${args[@]}" --state state --json part.json "$program" >part.out 2>part.err &
+"${launch[@]}" "${args[@]}" --state state --json part.json "$program" "${program_args[@]}" >part.out 2>part.err &
 pid=$!
 # Stopped once the frontier was saved and some executions ran.
 for _ in $(seq 1 600); do
@@ -45,7 +50,8 @@ done
 [ -f state/frontier.ctrlstate ] || fail "no frontier saved"
 sleep 0.3
 case "$mode" in
-  j1 | j2) kill -KILL "$pid" ;;
+  j1 | j2 | dpor-j1) kill -KILL "$pid" ;;
+  dpor-term) kill -TERM "$pid" ;;
   mpi-job) kill -TERM "$pid" ;;
   mpi-rank)
     victim=""
@@ -60,9 +66,15 @@ case "$mode" in
 esac
 wait "$pid"
 status=$?
-[ "$status" -ne 0 ] || fail "the stopped run exited 0: it was not stopped mid-way (make it longer)"
+if [ "$mode" = dpor-term ]; then
+  # ctrl stopped by SIGTERM says so and exits 0: its report says where.
+  python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["interrupted"] else 1)' part.json ||
+    fail "the stopped run was not interrupted: it was not stopped mid-way (make it longer)"
+else
+  [ "$status" -ne 0 ] || fail "the stopped run exited 0: it was not stopped mid-way (make it longer)"
+fi
 
-"${launch[@]}" "${args[@]}" --resume state --json resumed.json "$program" >resumed.out 2>resumed.err
+"${launch[@]}" "${args[@]}" --resume state --json resumed.json "$program" "${program_args[@]}" >resumed.out 2>resumed.err
 status=$?
 [ "$status" -eq 0 ] || fail "the resumed run exited $status"
 line=$(grep -o 'resuming from state: [0-9]* executions counted' resumed.err)
