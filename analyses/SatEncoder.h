@@ -227,6 +227,7 @@ class SatEncoder {
   // Goal literals a hard round refuted, with the chain ends the refutation used.
   std::unordered_map<int, std::vector<int>> refuted_;
   uint32_t fresh_from_ = 0;  // nodes numbered from here on are new since the last round's tiers
+  uint32_t fresh_run_ = 0;   // rounds in a row offered the newest history first
   bool hard_ = false;        // a round went past the budget: later rounds too, likely
   uint64_t added_this_round_ = 0;
   int act_ = 0;                          // this round's activation literal

@@ -9,7 +9,12 @@
 // node read before its value was written, in the first dequeue) waits. The
 // paper's search order is the solver's too; this only changes which goal a
 // satisfiable round reaches first, never whether a round is satisfiable
-// (the last tier is every goal).
+// (the last tier is every goal). The newest history first is a depth-first
+// walk along what each execution opened: it follows the queue's chain (a
+// link seen early, the unwritten value, the next dequeue) where the
+// solver's own pick jumps between histories; the encoder bounds its runs
+// (SatEncoder::solve_tiers), since a retry loop opens new histories
+// forever.
 //
 // Invariants: tiers are cumulative (each holds every goal of the one before)
 // and strictly grow; none holds every goal (that is the round's own call);
