@@ -171,6 +171,10 @@ class SatEncoder {
   // fills answer.order.
   SatSolver::Result solve_acyclic(std::span<const int> assumptions, int64_t conflicts,
                                   const std::function<bool()>& stop, SatAnswer& answer);
+  // The round's goals in tiers, shallowest first (SatGoalTiers.h), each
+  // within a conflict budget: Sat or Stopped as solve_acyclic, Unknown when
+  // no tier had a goal the budget reached.
+  SatSolver::Result solve_tiers(const std::function<bool()>& stop, SatAnswer& answer);
   // A hard round: each goal alone, under the open ends as assumptions, so
   // that one refutation is one goal's; a refuted goal is skipped while the
   // open ends its refutation used (failed assumptions) stay open.
@@ -222,7 +226,9 @@ class SatEncoder {
   std::set<Exclusion> not_lemmas_;
   // Goal literals a hard round refuted, with the chain ends the refutation used.
   std::unordered_map<int, std::vector<int>> refuted_;
-  bool hard_ = false;  // a round went past the budget: later rounds too, likely
+  uint32_t fresh_from_ = 0;  // nodes numbered from here on are new since the last round's tiers
+  uint32_t fresh_run_ = 0;   // rounds in a row offered the newest history first
+  bool hard_ = false;        // a round went past the budget: later rounds too, likely
   uint64_t added_this_round_ = 0;
   int act_ = 0;                          // this round's activation literal
   std::unique_ptr<SatTsoEncoding> tso_;  // tso: set when the graph has store buffers
