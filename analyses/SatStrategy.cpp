@@ -50,8 +50,9 @@ void SatStrategy::completed(const ExecutionSummary& s) {
   if (std::getenv("CTRL_SAT_DEBUG") && std::string(std::getenv("CTRL_SAT_DEBUG")) == "graph")
     for (uint32_t i = 0; i < graph_.nodes().size(); ++i) {
       const auto& n = graph_.nodes()[i];
-      std::fprintf(stderr, "n%u i%u p%d k%u a%lx s%lx loc%d:", i, n.instance, int(n.parent), n.op.kind,
-                   (unsigned long)n.op.addr, (unsigned long)n.op.site, int(n.loc));
+      std::fprintf(stderr, "n%u i%u p%d k%u a%lx s%lx loc%d d%u np%zu st%lx:", i, n.instance, int(n.parent), n.op.kind,
+                   (unsigned long)n.op.addr, (unsigned long)n.op.site, int(n.loc), n.depth, n.parents.size(),
+                   (unsigned long)(n.role == SatRole::Read ? n.op.value_written : 0));
       for (const auto& e : n.edges)
         std::fprintf(stderr, " %lu->n%u(w%lu)", (unsigned long)e.key, e.child, (unsigned long)e.written);
       std::fprintf(stderr, "%s\n", n.spin_keys.empty() ? "" : " spin");
