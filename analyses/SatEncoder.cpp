@@ -432,8 +432,7 @@ uint32_t SatEncoder::prove_exclusions(const std::function<bool()>& stop) {
             continue;
           }
           for (const SatEdge& c : nodes[n].edges)
-            if (c.child < nodes.size() && nodes[c.child].known && seen.insert(c.child).second)
-              todo.push_back(c.child);
+            if (c.child < nodes.size() && nodes[c.child].known && seen.insert(c.child).second) todo.push_back(c.child);
         }
         for (uint32_t r : ends)
           for (uint32_t b : rmws) {
