@@ -180,10 +180,12 @@ std::vector<uint32_t> SatStrategy::schedule(const std::vector<SatStep>& order) {
 std::optional<ExecutionPlan> SatStrategy::next() {
   if (!stats_.unsupported.empty() || complete_ || stopped_) return std::nullopt;
   ExecutionPlan plan = fixed_plan();
-  // Reads tell their state: histories that reach one state merge
-  // (SatEventGraph.h; not under store buffers). CTRL_SAT_MERGE=0: a trie.
+  // CTRL_SAT_MERGE=1 (experimental, off by default): reads tell their
+  // state, and histories that reach one state merge (SatEventGraph.h; not
+  // under store buffers). Off: a trie per thread instance. On, four of the
+  // sat verdict tests fail (docs/PERFORMANCE.md, fifth piece).
   const char* merge = std::getenv("CTRL_SAT_MERGE");
-  plan.read_states = !graph_.store_buffers() && !(merge && std::string(merge) == "0");
+  plan.read_states = !graph_.store_buffers() && merge && std::string(merge) == "1";
   if (!started_) {
     started_ = true;
     return plan;
