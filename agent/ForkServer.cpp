@@ -49,6 +49,7 @@ bool Runtime::take_checkpoint(uint32_t me) {
   shm::Header* h = region.header;
   stepping_ = h->policy == shm::TailPolicy::Ask;
   checkpoint_at_ = h->checkpoint_at;
+  read_states = h->read_states != 0;
   rng_ = h->seed;
   pct_.reset(h->pct_depth, h->pct_change);
   pos_on_ = h->policy == shm::TailPolicy::Pos;
@@ -80,6 +81,7 @@ void Runtime::start_execution(pid_t fork_server, bool resumed) {
   if (!resumed) build_frames();
   stepping_ = h->policy == shm::TailPolicy::Ask;
   checkpoint_at_ = h->checkpoint_at;
+  read_states = h->read_states != 0;
   // The dispositions of the managed signals are the agent's in a runner
   // rolled back (the program's calls only reach its records, which the
   // rollback restores) and the mask it restores unblocks them: nothing to do.

@@ -468,7 +468,8 @@ void visible_site(const InstructionSites::Entry& e, ucontext_t* uc, const void* 
     uint8_t flags = shm::kInstruction;
     if (rt.model.same_state_repeat(me)) flags |= shm::kSameState;
     if (memory.forwarded(me, ea, size)) flags |= shm::kForwarded;
-    rt.log(me, OpKind::Load, ea, e.address, loaded, 0, 0, size, MemOrder::NotAtomic, RmwOp::None, flags);
+    rt.log(me, OpKind::Load, ea, e.address, loaded, rt.read_states ? load.state : 0, 0, size, MemOrder::NotAtomic,
+           RmwOp::None, flags);
     kind = OpKind::Store;
     if (writes) store = memory.plan_store(me, ea, size);
     t_program_sp = live_stack;
@@ -512,6 +513,8 @@ void visible_site(const InstructionSites::Entry& e, ucontext_t* uc, const void* 
                    : s.op == SiteOp::Sfence        ? MemOrder::Release
                    : s.op == SiteOp::Lfence        ? MemOrder::Acquire
                                                    : MemOrder::NotAtomic;
+  // A plain load's value_written: its state, when the controller asks (sat).
+  if (kind == OpKind::Load && rt.read_states) written = op.state;
   rt.log(me, kind, ea, e.address, kind == OpKind::Store ? 0 : old, failed ? 0 : written, aux, size, order,
          split ? RmwOp::None : rmw_of(s.op), flags);
 }

@@ -233,7 +233,8 @@ T atomic_load(T* p, int order, uint64_t site, const AtomicAccess<T>* via) {
     v = chosen_read(me, site, v);
   uint8_t flags = memory.forwarded(me, a, sizeof(T)) ? uint8_t(shm::kForwarded) : 0;
   if (pending.state && rt.model.same_state_repeat(me)) flags |= shm::kSameState;
-  rt.log(me, OpKind::AtomicLoad, a, site, low_bits(v), 0, 0, sizeof(T), order_of(order), RmwOp::None, flags);
+  rt.log(me, OpKind::AtomicLoad, a, site, low_bits(v), rt.read_states ? pending.state : 0, 0, sizeof(T),
+         order_of(order), RmwOp::None, flags);
   return v;
 }
 

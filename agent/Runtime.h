@@ -56,6 +56,8 @@ class Runtime {
   bool active = false;
   // The execution decided to end (process exit): no more scheduling.
   bool ended = false;
+  // A plain read logs its state fingerprint (shm::Header::read_states).
+  bool read_states = false;
   bool checkpointed = false;
   int control_fd = -1;
   shm::View region;

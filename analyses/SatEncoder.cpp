@@ -170,6 +170,10 @@ void SatEncoder::encode_spin(uint32_t n) {
   std::vector<uint32_t> stores;  // its stores since then: no progress if each stored what memory held
   bool repeats = false;
   for (uint32_t child = n, a = node.parent; a != kSatNone && !repeats; child = a, a = nodes[a].parent) {
+    // Histories merged below the read it repeats: the window depends on the
+    // path, and none is encoded (weaker: a model may run this read while the
+    // agent holds it back, a deviation).
+    if (nodes[child].parents.size() > 1) return;
     const SatNode& an = nodes[a];
     const SatEdge* via = nullptr;
     for (const auto& e : an.edges)
@@ -281,12 +285,22 @@ bool SatEncoder::encode(const std::function<bool()>& stop) {
     // Large graphs take long to encode: Ctrl-C and the time limit are polled.
     if (stop && stop()) return false;
     if (node.parent != kSatNone) {
-      const SatNode& p = nodes[node.parent];
-      int via = x(node.parent);
-      if (p.reads())
-        for (const SatEdge& e : p.edges)
-          if (e.child == n) via = val(node.parent, e.key);
-      clause({-x(n), via});
+      // It runs after one of its parents, by the edge to it.
+      std::vector<int> in{-x(n)};
+      for (uint32_t q : node.parents) {
+        const SatNode& p = nodes[q];
+        int via = x(q);
+        if (p.reads())
+          for (const SatEdge& e : p.edges)
+            if (e.child == n) via = val(q, e.key);
+        in.push_back(via);
+      }
+      // A node other histories may still reach (SatEventGraph::mergeable):
+      // its parents are a growing disjunction.
+      if (g_.mergeable(n))
+        grow({4, n}, in);
+      else
+        clause(in);
     } else if (g_.instances()[node.instance].creator != kSatNone) {
       clause({-x(n), x(g_.instances()[node.instance].creator)});
     }
@@ -323,13 +337,17 @@ bool SatEncoder::encode(const std::function<bool()>& stop) {
   for (uint32_t i = 0; i < instances.size(); ++i)
     for (uint32_t j = 0; j < instances.size(); ++j) {
       if (i == j) continue;
-      std::vector<uint32_t> fresh_j;  // newly known nodes of j with a parent
-      for (uint32_t c : instances[j].nodes)
-        if (!encoded_[c] && nodes[c].parent != kSatNone) fresh_j.push_back(c);
+      // j's edges new since the last round: to a newly known node, or from
+      // one (into a node another history reached first).
+      std::vector<std::pair<uint32_t, uint32_t>> fresh_j;
+      for (uint32_t b : instances[j].nodes)
+        for (const SatEdge& e : nodes[b].edges)
+          if (e.child < nodes.size() && nodes[e.child].known && (!encoded_[b] || !encoded_[e.child]))
+            fresh_j.emplace_back(b, e.child);
       for (uint32_t a : instances[i].nodes) {
         if (stop && stop()) return false;
         if (encoded_[a]) {
-          for (uint32_t c : fresh_j) clause({-order(a, nodes[c].parent), order(a, c)});
+          for (auto [b, c] : fresh_j) clause({-order(a, b), order(a, c)});
           continue;
         }
         for (uint32_t b : instances[j].nodes)
@@ -407,6 +425,7 @@ uint32_t SatEncoder::prove_exclusions(const std::function<bool()>& stop) {
         // The first writes of the location on each path below: where the
         // section ends (a release).
         std::vector<uint32_t> ends, todo{e.child};
+        std::unordered_set<uint32_t> seen{e.child};  // merged histories meet
         while (!todo.empty()) {
           uint32_t n = todo.back();
           todo.pop_back();
@@ -415,7 +434,7 @@ uint32_t SatEncoder::prove_exclusions(const std::function<bool()>& stop) {
             continue;
           }
           for (const SatEdge& c : nodes[n].edges)
-            if (c.child < nodes.size() && nodes[c.child].known) todo.push_back(c.child);
+            if (c.child < nodes.size() && nodes[c.child].known && seen.insert(c.child).second) todo.push_back(c.child);
         }
         for (uint32_t r : ends)
           for (uint32_t b : rmws) {
@@ -597,7 +616,8 @@ SatSolver::Result SatEncoder::solve_acyclic(std::span<const int> assumptions, in
     std::vector<std::vector<uint32_t>> succ(nodes.size()), pred(nodes.size());
     auto edge = [&](uint32_t a, uint32_t b) { succ[a].push_back(b), pred[b].push_back(a); };
     for (uint32_t n : ran)
-      if (nodes[n].parent != kSatNone) edge(nodes[n].parent, n);
+      for (uint32_t p : nodes[n].parents)
+        if (runs[p]) edge(p, n);  // one: what runs of an instance is one path
     for (const auto& [pair, var] : o_) {
       uint32_t a = uint32_t(pair >> 32), b = uint32_t(pair);
       if (runs[a] && runs[b]) {

@@ -79,6 +79,9 @@ uint32_t SatEventGraph::new_node(uint32_t instance, uint32_t parent) {
   n.instance = instance;
   n.parent = parent;
   n.depth = parent == kSatNone ? 0 : nodes_[parent].depth + 1;
+  if (parent != kSatNone) n.parents.push_back(parent);
+  n.local = instances_[instance].count++;
+  n.born = merge_calls_;
   nodes_.push_back(n);
   ++growth_;
   return uint32_t(nodes_.size() - 1);
@@ -97,9 +100,89 @@ bool SatEventGraph::fail(std::string why) {
 }
 
 bool SatEventGraph::before_in_thread(uint32_t a, uint32_t b) const {
-  if (nodes_[a].instance != nodes_[b].instance || nodes_[a].depth > nodes_[b].depth) return false;
+  if (nodes_[a].instance != nodes_[b].instance) return false;
+  if (a == b) return true;
+  if (instances_[nodes_[a].instance].merged) {
+    if (reach_at_ != growth_) {
+      // Ancestor sets in a topological order of each merged instance.
+      reach_.assign(nodes_.size(), {});
+      std::vector<uint32_t> indeg(nodes_.size(), 0), ready;
+      for (uint32_t n = 0; n < nodes_.size(); ++n) {
+        if (!instances_[nodes_[n].instance].merged) continue;
+        reach_[n].assign(instances_[nodes_[n].instance].count / 64 + 1, 0);
+        indeg[n] = uint32_t(nodes_[n].parents.size());
+        if (indeg[n] == 0) ready.push_back(n);
+      }
+      while (!ready.empty()) {
+        uint32_t p = ready.back();
+        ready.pop_back();
+        for (const SatEdge& e : nodes_[p].edges) {
+          auto& r = reach_[e.child];
+          for (size_t w = 0; w < r.size(); ++w) r[w] |= reach_[p][w];
+          r[nodes_[p].local / 64] |= uint64_t(1) << (nodes_[p].local % 64);
+          if (--indeg[e.child] == 0) ready.push_back(e.child);
+        }
+      }
+      reach_at_ = growth_;
+    }
+    return reach_[b][nodes_[a].local / 64] >> (nodes_[a].local % 64) & 1;
+  }
+  if (nodes_[a].depth > nodes_[b].depth) return false;
   while (nodes_[b].depth > nodes_[a].depth) b = nodes_[b].parent;
   return a == b;
+}
+
+bool SatEventGraph::mergeable(uint32_t n) const {
+  const SatNode& node = nodes_[n];
+  return !store_buffers_ && node.role == SatRole::Read && node.op.value_written != 0;
+}
+
+std::vector<char> SatEventGraph::ancestors(uint32_t n) const {
+  std::vector<char> seen(nodes_.size(), 0);
+  std::vector<uint32_t> todo{n};
+  seen[n] = 1;
+  while (!todo.empty()) {
+    uint32_t m = todo.back();
+    todo.pop_back();
+    for (uint32_t p : nodes_[m].parents)
+      if (!seen[p]) seen[p] = 1, todo.push_back(p);
+  }
+  return seen;
+}
+
+uint32_t SatEventGraph::same_state(uint32_t id, const shm::Event& e) const {
+  const SatNode& node = nodes_[id];
+  uint32_t p = node.parent;
+  // Only a history new in this execution joins an older one (the order of
+  // nodes an earlier round encoded stays as it was).
+  if (p == kSatNone || nodes_[p].born != merge_calls_) return kSatNone;
+  auto it = by_state_.find({node.instance, e.site, e.addr, e.value_written});
+  if (it == by_state_.end()) return kSatNone;
+  std::vector<char> above;  // the nodes with a path to p
+  for (uint32_t y : it->second) {
+    if (y == id || !nodes_[y].known || !same_op(nodes_[y].op, e)) continue;
+    if (above.empty()) above = ancestors(p);
+    if (above[y]) continue;  // y leads to p: a cycle
+    std::vector<char> to_y = ancestors(y);
+    bool keeps = true;
+    for (uint32_t a = 0; a < nodes_.size() && keeps; ++a)
+      if (above[a] && nodes_[a].born != merge_calls_ && !to_y[a]) keeps = false;
+    if (keeps) return y;
+  }
+  return kSatNone;
+}
+
+void SatEventGraph::redirect(uint32_t id, uint32_t y) {
+  SatNode& node = nodes_[id];
+  uint32_t p = node.parent;
+  for (SatEdge& e : nodes_[p].edges)
+    if (e.child == id) e.child = y;
+  nodes_[y].parents.push_back(p);
+  node.parent = kSatNone;
+  node.parents.clear();
+  instances_[node.instance].merged = true;
+  ++merges_done_;
+  ++growth_;
 }
 
 uint32_t SatEventGraph::location(const shm::Event& e, bool mutex) {
@@ -170,8 +253,14 @@ bool SatEventGraph::make_spin(uint32_t a, uint64_t key, uint32_t to) {
   // What the edge led to was only ever seen parked (or not at all): it is
   // this node again, so it is forgotten.
   SatNode& b = nodes_[child];
-  if (!b.edges.empty()) return fail("the same history did something else (nondeterminism ctrl does not control)");
-  if (b.known) {
+  // A node other histories reach too (merged) stays theirs.
+  auto& ps = b.parents;
+  if (ps.size() > 1) {
+    ps.erase(std::find(ps.begin(), ps.end(), a));
+    b.parent = ps.front();
+  } else if (!b.edges.empty()) {
+    return fail("the same history did something else (nondeterminism ctrl does not control)");
+  } else if (b.known) {
     auto drop = [child](std::vector<uint32_t>& v) { v.erase(std::remove(v.begin(), v.end(), child), v.end()); };
     drop(instances_[b.instance].nodes);
     if (b.loc != kSatNone) {
@@ -179,6 +268,7 @@ bool SatEventGraph::make_spin(uint32_t a, uint64_t key, uint32_t to) {
       drop(locations_[b.loc].writers);
     }
     b.known = false;
+    b.parents.clear();
     b.loc = kSatNone;
     b.role = SatRole::Other;
     b.spins = false;
@@ -226,6 +316,7 @@ void SatEventGraph::add_flush(uint32_t w) {
 
 bool SatEventGraph::merge(const shm::Event* events, uint64_t n, const shm::Event* pending, uint64_t npending) {
   if (!why_.empty()) return false;
+  ++merge_calls_;
   std::unordered_map<uint32_t, uint32_t> at;        // thread -> its next node
   std::unordered_map<uint32_t, uint32_t> instance;  // thread -> instance
   // thread -> the (node, value) of the reads it made since it last changed memory
@@ -286,12 +377,23 @@ bool SatEventGraph::merge(const shm::Event* events, uint64_t n, const shm::Event
       }
     }
 
+    // A new history's read in the state of a read another history made
+    // there: the same node from here on (see the header).
+    bool stated = role == SatRole::Read && !store_buffers_ && e.value_written != 0;
+    if (stated && !repeat && !nodes_[id].known && nodes_[id].edges.empty() && !(e.flags & shm::kSameState)) {
+      uint32_t y = same_state(id, e);
+      if (y != kSatNone) {
+        redirect(id, y);
+        id = y;
+      }
+    }
     SatNode* node = &nodes_[id];
     if (node->known) {
       if (!same_op(node->op, e) || (role == SatRole::Write && written_value(node->op) != mask(e.value_written, e.size)))
         return fail("the same history did something else (nondeterminism ctrl does not control)");
     } else {
       if (!learn(id, e)) return false;
+      if (stated) by_state_[{nodes_[id].instance, e.site, e.addr, e.value_written}].push_back(id);
       node = &nodes_[id];
     }
     if ((e.flags & shm::kSameState) && !repeat) node->spins = true;

@@ -19,6 +19,26 @@
 // back there), which keeps spin loops finite and makes an acquisition that
 // failed first the same history as one that succeeded at once.
 //
+// Histories that reach one state are one node (a DAG, not a trie): when a
+// thread's plain read (Load, AtomicLoad) logs the state fingerprint the
+// agent computes for spin detection (shm::Header::read_states: its general
+// and callee-saved registers, flags and the top 256 bytes of its stack) and
+// an earlier history of the same thread instance made a read at the same
+// site and location in the same state, the new history's read is that node
+// (the edge that led to it is redirected there): from the same state, the
+// thread does the same for the same values read. What breaks it: state the
+// fingerprint does not cover (the stack beyond 256 bytes, a libatomic
+// caller's registers other than rbx, rbp, r12-r15 and its stack, TLS,
+// memory only the thread touches that ctrl does not see as a step, kernel
+// state such as a file offset): two histories that differ only there are
+// taken for one, and what only one of them could do is lost. A merge never
+// makes a node reach another it did not reach (no cycle: the node must not
+// reach the read's parent), never under store buffers (a flush instance
+// mirrors its thread's path), and never changes the order of two nodes an
+// earlier round encoded: the read's parent must be new in this execution and
+// every older node above it must already reach the node merged into (the
+// encoding of an instance's order is then fixed once made).
+//
 // Locations are exact (address, size) pairs; a mutex is a location of its
 // own whose values are 0 (free) and 1 (held). What the graph cannot follow
 // (other synchronisation, overlapping accesses of different sizes, an
@@ -37,7 +57,9 @@
 //
 // Invariants: a node is known once an execution ran its operation; node
 // and instance ids never change; a known node's op matches every execution
-// that reached its history.
+// that reached its history; an instance's nodes and edges form a DAG rooted
+// at its root, a trie until a merge; `parent` is parents[0] (the history it
+// was first reached by).
 #pragma once
 
 #include <algorithm>
@@ -45,6 +67,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -65,7 +88,12 @@ struct SatEdge {
 };
 
 struct SatNode {
+  // depth: along the first history that reached it.
   uint32_t instance = 0, parent = kSatNone, depth = 0;
+  // Every node with an edge to it (more than one: histories merged here).
+  std::vector<uint32_t> parents;
+  // Its index among its instance's nodes, and the merge() call that learnt it.
+  uint32_t local = 0, born = 0;
   bool known = false;
   shm::Event op{};
   SatRole role = SatRole::Other;
@@ -113,6 +141,8 @@ struct SatInstance {
   // instance (a flush instance's creator is its owner's root, so it runs
   // only with its owner).
   uint32_t flushes = kSatNone, owner = kSatNone;
+  uint32_t count = 0;   // nodes made (SatNode::local)
+  bool merged = false;  // a DAG: some node has two parents
 };
 
 struct SatLocation {
@@ -140,6 +170,11 @@ class SatEventGraph {
   const std::vector<SatLocation>& locations() const { return locations_; }
   // a == b or a is an ancestor of b (the same thread instance).
   bool before_in_thread(uint32_t a, uint32_t b) const;
+  // A read that may still become the node of another history (its parents
+  // may grow): a plain read that logged its state, without store buffers.
+  bool mergeable(uint32_t n) const;
+  // Histories merged so far (edges redirected to an existing node).
+  uint64_t merges() const { return merges_done_; }
   // Grows whenever an execution shows something new (a node, an edge, an
   // initial value, a spin key).
   uint64_t size() const { return growth_; }
@@ -163,6 +198,13 @@ class SatEventGraph {
   bool make_spin(uint32_t a, uint64_t key, uint32_t to);
   // tso: store node `w` ran buffered: its flush node (made once).
   void add_flush(uint32_t w);
+  // The known node of id's instance in the state of read e that id's
+  // history may become (see the header), or kSatNone.
+  uint32_t same_state(uint32_t id, const shm::Event& e) const;
+  // Node id (new, never run) is y: its parent's edge leads to y instead.
+  void redirect(uint32_t id, uint32_t y);
+  // The nodes with a path to n, n included.
+  std::vector<char> ancestors(uint32_t n) const;
 
   std::vector<SatNode> nodes_;
   std::vector<SatInstance> instances_;
@@ -172,6 +214,14 @@ class SatEventGraph {
   // program whose creation ctrl does not see) -> their instance.
   std::map<uint32_t, uint32_t> initial_;
   uint64_t growth_ = 0;
+  uint32_t merge_calls_ = 0;  // SatNode::born
+  uint64_t merges_done_ = 0;
+  // (instance, site, address, state) -> the read nodes made in that state
+  std::map<std::tuple<uint32_t, uint64_t, uint64_t, uint64_t>, std::vector<uint32_t>> by_state_;
+  // Per node of a merged instance, the locals of its ancestors (a bitset),
+  // as of growth_ == reach_at_.
+  mutable std::vector<std::vector<uint64_t>> reach_;
+  mutable uint64_t reach_at_ = UINT64_MAX;
   bool store_buffers_ = false;
   std::string why_;
 };

@@ -50,8 +50,9 @@ void SatStrategy::completed(const ExecutionSummary& s) {
   if (std::getenv("CTRL_SAT_DEBUG") && std::string(std::getenv("CTRL_SAT_DEBUG")) == "graph")
     for (uint32_t i = 0; i < graph_.nodes().size(); ++i) {
       const auto& n = graph_.nodes()[i];
-      std::fprintf(stderr, "n%u i%u p%d k%u a%lx s%lx loc%d:", i, n.instance, int(n.parent), n.op.kind,
-                   (unsigned long)n.op.addr, (unsigned long)n.op.site, int(n.loc));
+      std::fprintf(stderr, "n%u i%u p%d k%u a%lx s%lx loc%d d%u np%zu st%lx:", i, n.instance, int(n.parent), n.op.kind,
+                   (unsigned long)n.op.addr, (unsigned long)n.op.site, int(n.loc), n.depth, n.parents.size(),
+                   (unsigned long)(n.role == SatRole::Read ? n.op.value_written : 0));
       for (const auto& e : n.edges)
         std::fprintf(stderr, " %lu->n%u(w%lu)", (unsigned long)e.key, e.child, (unsigned long)e.written);
       std::fprintf(stderr, "%s\n", n.spin_keys.empty() ? "" : " spin");
@@ -179,6 +180,12 @@ std::vector<uint32_t> SatStrategy::schedule(const std::vector<SatStep>& order) {
 std::optional<ExecutionPlan> SatStrategy::next() {
   if (!stats_.unsupported.empty() || complete_ || stopped_) return std::nullopt;
   ExecutionPlan plan = fixed_plan();
+  // CTRL_SAT_MERGE=1 (experimental, off by default): reads tell their
+  // state, and histories that reach one state merge (SatEventGraph.h; not
+  // under store buffers). Off: a trie per thread instance. On, four of the
+  // sat verdict tests fail (docs/PERFORMANCE.md, fifth piece).
+  const char* merge = std::getenv("CTRL_SAT_MERGE");
+  plan.read_states = !graph_.store_buffers() && merge && std::string(merge) == "1";
   if (!started_) {
     started_ = true;
     return plan;

@@ -45,6 +45,8 @@ struct ExecutionPlan {
   // the search incomplete (its cut by --max-steps included). Not compared
   // by same_plan: it says how a result is counted, not what runs.
   bool probe = false;
+  // Reads log their thread's state fingerprint (shm::Header::read_states).
+  bool read_states = false;
 };
 
 // Everything an execution's agent is given by its plan, compared field by
@@ -54,7 +56,7 @@ inline bool same_plan(const ExecutionPlan& a, const ExecutionPlan& b) {
   if (a.prefix != b.prefix || a.policy != b.policy || a.seed != b.seed || a.pause_at != b.pause_at ||
       a.checkpoint_at != b.checkpoint_at || a.sleep_mask != b.sleep_mask || a.sleep_from != b.sleep_from ||
       a.pct_depth != b.pct_depth || a.pct_change != b.pct_change || a.sleepers.size() != b.sleepers.size() ||
-      a.choices.size() != b.choices.size())
+      a.choices.size() != b.choices.size() || a.read_states != b.read_states)
     return false;
   if (!a.choices.empty() && std::memcmp(a.choices.data(), b.choices.data(), a.choices.size() * sizeof(shm::Choice)) != 0)
     return false;

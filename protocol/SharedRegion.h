@@ -275,7 +275,11 @@ struct Header {
   uint64_t max_steps;
   uint64_t prefix_len;
   TailPolicy policy;
-  uint32_t pad1;
+  // 1: a plain read's event (Load, AtomicLoad) carries its thread's state
+  // fingerprint (agent/LoopState.h; 0 unknown) in value_written, which a
+  // read never uses otherwise (--strategy sat merges histories that reach
+  // one state). 0: value_written is 0 there, as every other strategy sees it.
+  uint32_t read_states;
   // Steps 0..checked_steps-1 compare their event with expected[step] (a
   // replayed prefix may be longer than the signatures known for it).
   uint64_t checked_steps;

@@ -51,6 +51,7 @@ void SharedMemory::prepare(const ExecutionPlan& plan, uint64_t execution, uint64
   h.max_steps = std::min(max_steps, h.capacity);
   h.prefix_len = prefix;
   h.policy = plan.policy;
+  h.read_states = plan.read_states ? 1 : 0;
   h.pct_depth = plan.pct_depth;
   for (uint32_t i = 0; i + 1 < shm::kMaxPctDepth; ++i)
     h.pct_change[i] = i < plan.pct_change.size() ? plan.pct_change[i] : UINT64_MAX;
