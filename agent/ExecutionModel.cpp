@@ -207,7 +207,8 @@ uint32_t ExecutionModel::cond_signal(uint64_t c) {
   uint32_t best = kNoThread;
   for (uint32_t t = 0; t < count_; ++t) {
     const ThreadModel& th = threads_[t];
-    if (th.finished || th.signalled || th.pending.kind != OpKind::CondReacquire || th.pending.addr != c) continue;
+    if (th.finished || th.signalled || th.pending.kind != OpKind::CondReacquire || th.pending.addr != c)
+      continue;
     if (best == kNoThread || th.wait_seq < threads_[best].wait_seq) best = t;
   }
   if (best != kNoThread) threads_[best].signalled = true;
@@ -218,7 +219,8 @@ uint32_t ExecutionModel::cond_broadcast(uint64_t c) {
   uint32_t n = 0;
   for (uint32_t t = 0; t < count_; ++t) {
     ThreadModel& th = threads_[t];
-    if (th.finished || th.signalled || th.pending.kind != OpKind::CondReacquire || th.pending.addr != c) continue;
+    if (th.finished || th.signalled || th.pending.kind != OpKind::CondReacquire || th.pending.addr != c)
+      continue;
     th.signalled = true;
     ++n;
   }
@@ -293,8 +295,7 @@ uint32_t ExecutionModel::futex_requeue(uint64_t addr, uint64_t addr2, uint32_t n
   if (addr2 == addr) return woken;
   // Moved waiters keep their age: a later wake of addr2 still takes the
   // oldest first, as the kernel's queue order does.
-  uint32_t m =
-      for_oldest_waiters(threads_, count_, addr, ~0u, moved, [&](ThreadModel& th) { th.pending.addr = addr2; });
+  uint32_t m = for_oldest_waiters(threads_, count_, addr, ~0u, moved, [&](ThreadModel& th) { th.pending.addr = addr2; });
   return woken + m;
 }
 
@@ -447,8 +448,8 @@ std::string ExecutionModel::describe_wait(uint32_t t) const {
       if (!threads_[t].signalled)
         snprintf(buf, sizeof buf, "waits on condition %#lx that is never signalled", (unsigned long)op.addr);
       else
-        snprintf(buf, sizeof buf, "was signalled on %#lx, waits for mutex %#lx held by T%u", (unsigned long)op.addr,
-                 (unsigned long)op.addr2, b);
+        snprintf(buf, sizeof buf, "was signalled on %#lx, waits for mutex %#lx held by T%u",
+                 (unsigned long)op.addr, (unsigned long)op.addr2, b);
       break;
     case OpKind::RwReadLock:
     case OpKind::RwWriteLock:

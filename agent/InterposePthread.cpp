@@ -53,8 +53,9 @@ void* controlled_start(const StartInfo& info) {
   t_me = info.index;
   rt.first_turn(info.index);
   // The start routine's frames are below this one. (Its stack's bounds: a
-  // slot's are the pool's; a real thread's come from the heap-using
-  // pthread_getattr_np, only now that it is this thread's turn.)
+  // slot's are the pool's, what pthread_getattr_np would report; a real
+  // thread's come from the heap-using pthread_getattr_np, only now that it
+  // is this thread's turn.)
   {
     uint64_t top = reinterpret_cast<uint64_t>(__builtin_frame_address(0)), low = top, end = top;
     MemoryRange slot = my_stack();
@@ -62,16 +63,6 @@ void* controlled_start(const StartInfo& info) {
     if (slot.start < slot.end) {
       low = slot.start;
       end = slot.end;
-#ifdef CTRL_CHECK_SLOT_STACK
-      if (pthread_getattr_np(pthread_self(), &attr) == 0) {
-        void* stack = nullptr;
-        size_t size = 0;
-        if (pthread_attr_getstack(&attr, &stack, &size) != 0 || reinterpret_cast<uint64_t>(stack) != low ||
-            reinterpret_cast<uint64_t>(stack) + size != end)
-          abort();
-        pthread_attr_destroy(&attr);
-      }
-#endif
     } else if (pthread_getattr_np(pthread_self(), &attr) == 0) {
       void* stack = nullptr;
       size_t size = 0;
@@ -173,7 +164,8 @@ int mutex_acquire(pthread_mutex_t* m, OpKind kind, uint64_t site) {
   } else {
     r = kind == OpKind::MutexTryLock ? EBUSY : ETIMEDOUT;
   }
-  rt.log(me, kind, addr_of(m), site, 0, 0, uint64_t(r), 0, MemOrder::NotAtomic, RmwOp::None, r ? shm::kFailed : 0);
+  rt.log(me, kind, addr_of(m), site, 0, 0, uint64_t(r), 0, MemOrder::NotAtomic, RmwOp::None,
+         r ? shm::kFailed : 0);
   return r;
 }
 
@@ -214,7 +206,8 @@ int rw_acquire(pthread_rwlock_t* l, OpKind kind, bool write, uint64_t site) {
     bool is_try = kind == OpKind::RwTryReadLock || kind == OpKind::RwTryWriteLock;
     r = is_try ? EBUSY : ETIMEDOUT;
   }
-  rt.log(me, kind, addr_of(l), site, 0, 0, uint64_t(r), 0, MemOrder::NotAtomic, RmwOp::None, r ? shm::kFailed : 0);
+  rt.log(me, kind, addr_of(l), site, 0, 0, uint64_t(r), 0, MemOrder::NotAtomic, RmwOp::None,
+         r ? shm::kFailed : 0);
   return r;
 }
 
@@ -228,15 +221,14 @@ int sem_acquire(sem_t* s, OpKind kind, uint64_t site) {
   int err = 0;
   if (rt.model.sem_available(addr_of(s))) {
     r = real.sem_trywait(s);
-    if (r == 0)
-      rt.model.sem_acquired(addr_of(s));
-    else
-      err = errno;
+    if (r == 0) rt.model.sem_acquired(addr_of(s));
+    else err = errno;
   } else {
     r = -1;
     err = kind == OpKind::SemTryWait ? EAGAIN : ETIMEDOUT;
   }
-  rt.log(me, kind, addr_of(s), site, 0, 0, uint64_t(err), 0, MemOrder::NotAtomic, RmwOp::None, r ? shm::kFailed : 0);
+  rt.log(me, kind, addr_of(s), site, 0, 0, uint64_t(err), 0, MemOrder::NotAtomic, RmwOp::None,
+         r ? shm::kFailed : 0);
   if (r) errno = err;
   return r;
 }
@@ -293,7 +285,8 @@ int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*fn)(vo
   } else {
     rt.model.thread_finished(child);
   }
-  rt.log(me, OpKind::ThreadCreate, 0, site, 0, 0, child, 0, MemOrder::NotAtomic, RmwOp::None, r ? shm::kFailed : 0);
+  rt.log(me, OpKind::ThreadCreate, 0, site, 0, 0, child, 0, MemOrder::NotAtomic, RmwOp::None,
+         r ? shm::kFailed : 0);
   rt.publish(child);
   return r;
 }
@@ -307,8 +300,8 @@ int pthread_join(pthread_t thread, void** result) {
     if (rt.ended && t_me != kNoThread && !t_in_agent) {
       uint32_t target = rt.model.find_by_handle(uint64_t(thread));
       uint32_t slot = thread_pool::slot_of(uint64_t(thread));
-      bool parked = target != kNoThread &&
-                    (slot != thread_pool::kNoSlot ? !thread_pool::ended(slot) : !rt.model.thread(target).finished);
+      bool parked = target != kNoThread && (slot != thread_pool::kNoSlot ? !thread_pool::ended(slot)
+                                                                          : !rt.model.thread(target).finished);
       if (parked) exit_instead_of_blocking();
     }
     return real.pthread_join(thread, result);
