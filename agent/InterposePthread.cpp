@@ -52,18 +52,13 @@ namespace {
 void* controlled_start(const StartInfo& info) {
   t_me = info.index;
   rt.first_turn(info.index);
-  // The start routine's frames are below this one. (Its stack's bounds: a
-  // slot's are the pool's, what pthread_getattr_np would report; a real
-  // thread's come from the heap-using pthread_getattr_np, only now that it
-  // is this thread's turn.)
+  // The start routine's frames are below this one. (Its stack's bounds come
+  // from the heap-using pthread_getattr_np: only now that it is this
+  // thread's turn.)
   {
     uint64_t top = reinterpret_cast<uint64_t>(__builtin_frame_address(0)), low = top, end = top;
-    MemoryRange slot = my_stack();
     pthread_attr_t attr;
-    if (slot.start < slot.end) {
-      low = slot.start;
-      end = slot.end;
-    } else if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
       void* stack = nullptr;
       size_t size = 0;
       if (pthread_attr_getstack(&attr, &stack, &size) == 0) {

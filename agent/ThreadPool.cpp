@@ -376,13 +376,6 @@ void* result(uint32_t slot) { return slots[slot].result; }
 bool ended(uint32_t slot) { return slots[slot].ended; }
 uint32_t my_slot() { return t_slot; }
 
-MemoryRange my_stack() {
-  if (t_slot == kNoSlot || !stacks_ready) return MemoryRange{0, 0};
-  // create_thread's layout: a guard page under each slot's stack.
-  uint64_t low = reinterpret_cast<uint64_t>(stacks + t_slot * (stack_size + 4096) + 4096);
-  return MemoryRange{low, low + stack_size};
-}
-
 bool started_unblocked() {
   bool was = t_started_unblocked;
   t_started_unblocked = false;

@@ -110,11 +110,6 @@ void note_exit(uint32_t slot, void* value);
 [[noreturn]] void park_for_rollback(uint32_t slot);
 // The slot of the calling thread, kNoSlot for any other.
 uint32_t my_slot();
-// The stack block of the calling slot thread (what pthread_getattr_np
-// reports for it: the pool's fixed stack, libc's TLS and descriptor at its
-// top), {0, 0} for any other thread. Known without libc: pthread_getattr_np
-// costs a sched_getaffinity and two allocations per thread and execution.
-MemoryRange my_stack();
 // Rollback, in the main thread: waits until every slot thread that ran in
 // this execution is parked for the rollback (true), false when one cannot
 // be (it is not in this process, or was created during the execution).
