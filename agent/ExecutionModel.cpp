@@ -362,8 +362,9 @@ bool ExecutionModel::same_state_repeat(uint32_t t) const {
 
 void ExecutionModel::memory_loaded(uint32_t t, uint64_t site, uint64_t addr, uint32_t size) {
   ThreadModel& th = threads_[t];
-  if (th.probe) th.probe = repeated_read(t) >= 0 ? th.probe - 1 : 0;  // anything else: it was not a spin
-  if (repeated_read(t) < 0) th.spin_confirmed = false;
+  bool repeated = repeated_read(t) >= 0;
+  if (th.probe) th.probe = repeated ? th.probe - 1 : 0;  // anything else: it was not a spin
+  if (!repeated) th.spin_confirmed = false;
   th.reads[th.next_read] = ThreadModel::RecentRead{site, addr, th.pending.state, size ? size : 1, true};
   th.next_read = (th.next_read + 1) % ThreadModel::kWindow;
 }

@@ -18,6 +18,7 @@
 #include "OwnPid.h"
 #include "RawSyscall.h"
 #include "SavedContext.h"
+#include "StoreBufferModel.h"
 #include "ThreadPool.h"
 
 namespace ctrl::agent::rollback {
@@ -267,13 +268,16 @@ bool arm_runner(uint32_t ticket, int control_fd) {
   if (ctrl_context_save(&g->ctx) != 0) return true;
   // From here to the copies in arm(), this frame and its callers are what
   // every rollback comes back to.
-  MemoryRange own[2] = {{uint64_t(p), uint64_t(p) + ((sizeof(State) + 4095) & ~uint64_t(4095))},
-                        thread_pool::private_range()};
+  // (And the store buffers: every execution starts by emptying them.)
+  MemoryRange own[3] = {{uint64_t(p), uint64_t(p) + ((sizeof(State) + 4095) & ~uint64_t(4095))}};
+  size_t nown = 1;
+  for (MemoryRange r : {thread_pool::private_range(), store_buffers_memory()})
+    if (r.end > r.start) own[nown++] = r;
   if (unsupported) {
     g->failure = "userfaultfd disabled (CTRL_TEST_NO_UFFD)";
     return false;
   }
-  if (const char* err = g->snapshot.arm(own, own[1].end > own[1].start ? 2 : 1)) {
+  if (const char* err = g->snapshot.arm(own, nown)) {
     g->failure = err;
     return false;
   }

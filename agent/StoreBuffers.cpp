@@ -14,6 +14,7 @@ uint64_t word_of(uint64_t addr) { return addr & ~uint64_t(7); }
 void StoreBuffers::reset(Mode mode) {
   mode_ = mode;
   for (auto& b : buffers_) b.clear();
+  nonempty_ = 0;
   for (auto& e : epoch_) e = 0;
   actor_count_ = 0;
 }
@@ -23,18 +24,11 @@ bool StoreBuffers::bufferable(uint64_t addr, uint32_t size) const {
   return mode_ == Mode::TSO || word_of(addr) == word_of(addr + size - 1);
 }
 
-uint64_t StoreBuffers::nonempty_threads() const {
-  uint64_t m = 0;
-  for (uint32_t t = 0; t < shm::kFlushActorBase; ++t)
-    if (!buffers_[t].empty()) m |= uint64_t(1) << t;
-  return m;
-}
-
 uint64_t StoreBuffers::flushable_actors() const {
   if (mode_ == Mode::TSO) return nonempty_threads();
   uint64_t m = 0;
-  for (const auto& b : buffers_) {
-    if (b.empty()) continue;
+  for (uint64_t threads = nonempty_; threads; threads &= threads - 1) {
+    const auto& b = buffers_[__builtin_ctzll(threads)];
     // Entries of the oldest epoch, oldest first: the first of each actor
     // is that actor's oldest entry.
     for (const Entry& e : b) {
@@ -71,6 +65,7 @@ bool StoreBuffers::record(uint32_t t, uint64_t addr, uint32_t size, uint64_t ste
     }
   }
   Entry& e = buffers_[t].emplace_back();
+  nonempty_ |= uint64_t(1) << t;
   e.addr = addr;
   e.size = size;
   e.actor = actor;
@@ -138,12 +133,14 @@ StoreBuffers::Entry StoreBuffers::flush(uint32_t actor, uint32_t running, uint32
     capture(t);
     Entry e = *it;
     b.erase(it);
+    if (b.empty()) nonempty_ &= ~(uint64_t(1) << t);
     return e;
   }
   bool in_memory = running < shm::kFlushActorBase;
   if (in_memory) switch_out(running);
   Entry e = *it;
   b.erase(it);
+  if (b.empty()) nonempty_ &= ~(uint64_t(1) << t);
   if (!e.dead) copy_raw(at(e.addr), e.written, e.size);
   if (in_memory) switch_in(running);
   return e;

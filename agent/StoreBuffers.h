@@ -31,8 +31,8 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 
+#include "EntryRing.h"
 #include "SharedRegion.h"
 
 namespace ctrl::agent {
@@ -70,7 +70,7 @@ class StoreBuffers {
   // Whether a plain store of `size` bytes at `addr` can be buffered.
   bool bufferable(uint64_t addr, uint32_t size) const;
   // Threads with buffered stores (they wait before anything that drains).
-  uint64_t nonempty_threads() const;
+  uint64_t nonempty_threads() const { return nonempty_; }
   // Flush actors that may flush now (bit i: actor i).
   uint64_t flushable_actors() const;
   // Whether [addr, addr+size) touches bytes of t's buffer.
@@ -120,7 +120,10 @@ class StoreBuffers {
 
  private:
   Mode mode_ = Mode::TSO;
-  std::deque<Entry> buffers_[shm::kFlushActorBase];
+  EntryRing<Entry, kMaxEntries> buffers_[shm::kFlushActorBase];
+  // Bit t: buffers_[t] is not empty (asked at every step: a scan of the
+  // buffers was 4% of a queue2 TSO run's samples).
+  uint64_t nonempty_ = 0;
   uint32_t epoch_[shm::kFlushActorBase] = {};
   struct Actor {
     uint32_t thread;
