@@ -26,6 +26,18 @@ void DporPartition::release(size_t worker) {
   current_[worker] = nullptr;
 }
 
+void DporPartition::adopt(size_t worker, uint64_t item) {
+  std::lock_guard lock(mutex_);
+  Item* it = items_.at(item).get();  // bound to its stopped worker: alive
+  if (Item* mine = current_[worker]; mine && mine != it) {
+    mine->holder = -1;
+    poke(*mine);
+  }
+  if (it->holder >= 0) current_[size_t(it->holder)] = nullptr;
+  it->holder = int(worker);
+  current_[worker] = it;
+}
+
 bool DporPartition::explored() const {
   std::lock_guard lock(mutex_);
   for (const auto& [id, it] : items_) {

@@ -63,6 +63,10 @@ class DporPartition {
   // `worker` stops: the item bound to it is free for the others. (A task it
   // never completed is lost: only when the whole exploration stops.)
   void release(size_t worker);
+  // `worker` takes over item `item`'s task in flight, whose worker stopped
+  // without running it (released by neither); the item it was bound to is
+  // free for the others.
+  void adopt(size_t worker, uint64_t item);
   // No item left: every class explored.
   bool done() const;
   // Every item's own part explored, none running (items are finished only

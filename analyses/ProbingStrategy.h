@@ -35,30 +35,19 @@
 #include <memory>
 #include <vector>
 
+#include "ProbeSchedule.h"
 #include "Strategy.h"
 
 namespace ctrl {
 
 class ProbingStrategy final : public Strategy {
  public:
-  // The budget the systematic search has alone, whichever runs out first:
-  // executions (a few hundred short ones take well under a second), and
-  // steps (long executions: 2-3 s of them at 300-500 thousand steps a
-  // second; ten executions cut by the default --max-steps). Deterministic,
-  // unlike a time budget: the same run probes at the same executions.
-  static constexpr uint64_t kAloneExecutions = 256;
-  static constexpr uint64_t kAloneSteps = 1000000;
-  // And executions cut by --max-steps: a search with one can no longer be
-  // exhaustive, and a lowered --max-steps may end it (not exhaustive) long
-  // before the step budget.
-  static constexpr uint64_t kAloneCuts = 8;
-  // Probes every other execution at first: the shallow bugs they are for
-  // are found within a few dozen (docs/PERFORMANCE.md, "The default
-  // strategy"). After that many the chance of one more finding what all of
-  // them missed is small, while at one probe per search execution they
-  // halve the search's rate to the end; from then on they cost 1/kLateSpacing.
-  static constexpr uint64_t kEagerProbes = 1024;
-  static constexpr uint64_t kLateSpacing = 32;
+  // The probes' budget and rate (ProbeSchedule.h).
+  static constexpr uint64_t kAloneExecutions = ProbeSchedule::kAloneExecutions;
+  static constexpr uint64_t kAloneSteps = ProbeSchedule::kAloneSteps;
+  static constexpr uint64_t kAloneCuts = ProbeSchedule::kAloneCuts;
+  static constexpr uint64_t kEagerProbes = ProbeSchedule::kEagerProbes;
+  static constexpr uint64_t kLateSpacing = ProbeSchedule::kLateSpacing;
 
   ProbingStrategy(std::unique_ptr<Strategy> systematic, uint64_t seed);
   std::string name() const override { return "dpor+probes"; }
@@ -72,29 +61,23 @@ class ProbingStrategy final : public Strategy {
   uint64_t fairness_cuts() const override { return systematic_->fairness_cuts(); }
 
   // Whether probes run now (the budget ran out).
-  bool probing() const {
-    return searched_ >= kAloneExecutions || searched_steps_ >= kAloneSteps || searched_cut_ >= kAloneCuts;
-  }
-  uint64_t probes_planned() const { return probes_; }
+  bool probing() const { return probes_->probing(); }
+  uint64_t probes_planned() const { return probes_->probes_planned(); }
+
+  // Partitioned exploration (-j N, controller/exploration/PartitionedDpor.h)
+  // runs the search's work items on strategies of its own and the probes
+  // from this schedule, as it stands after the executions shown so far.
+  // After it, only the systematic search's accessors may be used.
+  const Strategy& systematic() const { return *systematic_; }
+  std::unique_ptr<ProbeSchedule> release_probes() { return std::move(probes_); }
 
  private:
   std::unique_ptr<Strategy> systematic_;
-  std::vector<std::unique_ptr<Strategy>> samplers_;  // POS, PCT d=2, PCT d=3
+  std::unique_ptr<ProbeSchedule> probes_;
   // The systematic search's next plan, asked for before a probe.
   std::optional<ExecutionPlan> held_;
   bool started_ = false;
   bool last_probe_ = false;
-  uint64_t searched_ = 0, searched_steps_ = 0, searched_cut_ = 0;
-  uint64_t probes_ = 0;
-  // The search's plans handed out (searched_ counts those completed), and
-  // that count when the kEagerProbes-th probe was planned. The probes' rate
-  // follows plans, so that it does not depend on when executions end.
-  uint64_t planned_ = 0, late_from_ = 0;
-  // Which sampler plans probe `index`.
-  static size_t sampler_of(uint64_t index);
-  // Whether a probe comes before the search's next plan, once probing, with
-  // `searched` executions of the search and `probes` probes before it.
-  static bool probe_due(uint64_t searched, uint64_t probes, uint64_t late_from);
 };
 
 }  // namespace ctrl

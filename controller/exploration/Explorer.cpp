@@ -13,7 +13,9 @@
 
 #include "FairYields.h"
 #include "ModelAnalysis.h"
+#include "ProbingStrategy.h"
 #include "cli/ExitStatus.h"
+#include "exploration/HelperSession.h"
 #include "exploration/ModelBugs.h"
 #include "exploration/ProgressLine.h"
 #include "exploration/Shrinker.h"
@@ -174,7 +176,6 @@ ExecutionResult Explorer::run_own(const ExecutionPlan& plan, uint64_t index) {
   // (Header::checked_steps), the rest of the plan's prefix is new.
   ExecutionResult r = checkpointed_ ? checkpointed_->run(plan, index, options_.prefix_signatures)
                                     : session_.run(plan, index, options_.prefix_signatures);
-  if (parallel_) parallel_->check_own(r, session_.region().header().files_changed.load() != 0);
   if (partition_) partition_->check_own(r, session_.region().header().files_changed.load() != 0);
   if (dpor_partition_) dpor_partition_->check_own(r, session_.region().header().files_changed.load() != 0);
   return r;
@@ -338,9 +339,8 @@ ExplorationReport Explorer::run() {
     return !options_.keep_going;
   };
 
-  // -j N (ParallelExplorer.h): speculation starts after a first execution
-  // that left files and descriptors alone, once the strategy predicts.
-  const size_t lookahead = 2 * size_t(options_.jobs);
+  // -j N: the partition starts after a first execution that left files and
+  // descriptors alone, which every helper session must repeat.
   std::optional<std::pair<ExecutionPlan, ExecutionResult>> first;
   bool may_speculate = options_.jobs > 1 || options_.remote;
   // The other ranks (--mpi) stop before the partition they serve goes,
@@ -356,13 +356,18 @@ ExplorationReport Explorer::run() {
   // ranges of plan numbers, each run by one session; the strategy is then
   // asked and taught under the partition's lock.
   const bool seeded = may_speculate && strategy->plan_at(0).has_value();
-  // Source-DPOR is partitioned into work items (PartitionedDpor.h): each
-  // session explores its own with its own strategy; the explorer accounts
-  // for every execution as it finishes.
+  // Source-DPOR, alone or with the default's probes, is partitioned into
+  // work items (PartitionedDpor.h): each session explores its own with its
+  // own strategy; the explorer accounts for every execution as it finishes.
   // (--model ra's weak-trace search is also named "dpor": not this one.)
-  const bool dpor_partitioned = may_speculate && !seeded && dynamic_cast<DporStrategy*>(strategy.get()) &&
-                                strategy->name() == "dpor" && !options_.sober &&
+  auto* probing = dynamic_cast<ProbingStrategy*>(strategy.get());
+  const Strategy& searched = probing ? probing->systematic() : *strategy;
+  const bool dpor_partitioned = may_speculate && !seeded && dynamic_cast<const DporStrategy*>(&searched) &&
+                                searched.name() == "dpor" && !options_.sober &&
                                 !model_analysis(model).plans_choices() && !options_.strategy_factory;
+  // The other strategies run on the explorer's session alone.
+  if (options_.jobs > 1 && !seeded && !dpor_partitioned)
+    report.speculation.off = fmt::format("--strategy {} is not partitioned: one session", strategy->name());
   auto strategy_lock = [&] {
     return partition_ ? std::unique_lock<std::mutex>(partition_->strategy_mutex()) : std::unique_lock<std::mutex>();
   };
@@ -433,7 +438,8 @@ ExplorationReport Explorer::run() {
             s->set_stop_check([this] { return session_.should_stop(); });
             return s;
           },
-          options_.prefix, options_.remote ? options_.remote->sessions() : 0);
+          options_.prefix, probing ? probing->release_probes() : nullptr,
+          options_.remote ? options_.remote->sessions() : 0);
       first.reset();
       if (for_remote) {
         options_.remote->begin_dpor(*dpor_partition_, helpers, options_.prefix_signatures, for_remote->first,
@@ -494,24 +500,6 @@ ExplorationReport Explorer::run() {
         end_remote.remote = options_.remote;
       }
     }
-    if (!seeded && !dpor_partitioned && may_speculate && (parallel_ || first)) {
-      // The plans worth running ahead: this one (a helper may run it
-      // already), then the predicted ones.
-      std::vector<ExecutionPlan> wanted = strategy->predict(lookahead);
-      if (!parallel_ && !wanted.empty()) {
-        auto deadline = options_.time_limit > 0 ? started + std::chrono::duration_cast<clock::duration>(
-                                                                std::chrono::duration<double>(options_.time_limit))
-                                                : clock::time_point::max();
-        SessionConfig helpers = session_.config();
-        helpers.runner_cpu = session_.runner_cpu();  // the helpers take the CPUs after it
-        parallel_ = std::make_unique<ParallelExplorer>(helpers, options_.jobs - 1, deadline, options_.prefix_signatures,
-                                                       std::move(first->first), std::move(first->second));
-        first.reset();
-      }
-      wanted.insert(wanted.begin(), *plan);
-      if (parallel_) parallel_->want(std::move(wanted));
-    }
-    if (parallel_) taken = parallel_->take(*plan, [&](const ExecutionPlan& p) { return run_own(p, index); });
     if (partition_)
       taken = partition_->take(ran, *plan, [&](const ExecutionPlan& p, uint64_t i) { return run_own(p, i); });
     ExecutionResult r = taken ? std::move(*taken) : run_own(*plan, index);
@@ -521,12 +509,10 @@ ExplorationReport Explorer::run() {
       // The helpers' sessions must repeat this first execution exactly.
       if (r.end == ExecutionResult::End::Complete || r.end == ExecutionResult::End::Blocked ||
           r.end == ExecutionResult::End::StepBound) {
-        if (!ParallelExplorer::touches_outside(r, session_.region().header().files_changed.load() != 0))
-          first.emplace(*plan, r);
+        if (!touches_outside(r, session_.region().header().files_changed.load() != 0)) first.emplace(*plan, r);
       }
       may_speculate = first.has_value();
     }
-    if (parallel_ && r.end == ExecutionResult::End::Bug) parallel_->want({});  // idle while it is shrunk
     // The first bug in plan order ends the exploration: no session runs on
     // while it is shrunk.
     if (partition_ && r.end == ExecutionResult::End::Bug && !options_.keep_going) partition_->stop();
@@ -652,11 +638,6 @@ ExplorationReport Explorer::run() {
   if (model == shm::MemoryModel::C11)
     report.exhaustive_scope = "every RC11-consistent execution, and the load buffering its promises reach";
   report.runners = session_.runner_stats();
-  if (parallel_) {
-    report.speculation = parallel_->stats();
-    // The helpers and their targets go with the exploration.
-    parallel_.reset();
-  }
   if (partition_) {
     report.speculation = partition_->stats();
     if (end_remote.remote) options_.remote->end(report.speculation);

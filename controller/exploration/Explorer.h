@@ -13,7 +13,6 @@
 #include "Strategy.h"
 #include "exploration/CheckpointedSearch.h"
 #include "exploration/DataRaceCheck.h"
-#include "exploration/ParallelExplorer.h"
 #include "exploration/PartitionedDpor.h"
 #include "exploration/PartitionedSampling.h"
 #include "parallel/ExplorationState.h"
@@ -34,8 +33,8 @@ struct ExploreOptions {
   // Not a terminal: a progress line (ProgressLine.h) every so many seconds
   // on stderr; 0: none.
   double progress_every = 0;
-  bool keep_going = false;  // collect distinct bugs instead of stopping at the first
-  bool shrink = true;       // look for a schedule with fewer preemptions before reporting
+  bool keep_going = false;    // collect distinct bugs instead of stopping at the first
+  bool shrink = true;         // look for a schedule with fewer preemptions before reporting
   int preemption_bound = -1;  // >= 0: iterative context bounding up to it
   uint32_t pct_depth = 3;     // --strategy pct: the bug depth d
   bool sober = false;         // --monitor sober: report SC executions TSO could break
@@ -47,8 +46,10 @@ struct ExploreOptions {
   // on short programs).
   uint64_t checkpoint_min_steps = CheckpointedSearch::kMinStepsSaved;
   // -j: sessions that run executions at once (PartitionedSampling.h for
-  // random, pos and pct, ParallelExplorer.h for the others); 1: this
-  // session alone. Counts, verdicts and bugs are the same for any value.
+  // random, pos and pct, PartitionedDpor.h for dpor and the default
+  // dpor+probes; the other strategies run on this session alone); 1: this
+  // session alone. Counts, verdicts and bugs are the same for any value
+  // (under DPOR the complete ones: PartitionedDpor.h).
   unsigned jobs = 1;
   // --mpi: the other ranks' sessions, which take part in the partition of a
   // seeded strategy (parallel/RemoteWorkers.h); null: this process alone.
@@ -99,9 +100,9 @@ struct FoundBug {
 
 struct ExplorationReport {
   std::string strategy;
-  uint64_t complete = 0;   // executions that ran to their end (with or without a bug)
-  uint64_t blocked = 0;    // executions a strategy abandoned (none for random/round-robin)
-  uint64_t bounded = 0;    // executions cut by --max-steps
+  uint64_t complete = 0;  // executions that ran to their end (with or without a bug)
+  uint64_t blocked = 0;   // executions a strategy abandoned (none for random/round-robin)
+  uint64_t bounded = 0;   // executions cut by --max-steps
   uint64_t total = 0;
   // Probes (ExecutionPlan::probe, ProbingStrategy.h): sampled executions
   // run beside a systematic search, counted in `total` only, here, and
@@ -234,10 +235,9 @@ class Explorer {
   ExecutionResult run_own(const ExecutionPlan& plan, uint64_t index);
 
   std::unique_ptr<CheckpointedSearch> checkpointed_;  // with options_.checkpoints
-  std::unique_ptr<DataRaceCheck> races_;                // with options_.races, under sc/tso/pso
-  std::unique_ptr<ParallelExplorer> parallel_;        // with options_.jobs > 1, once started
-  std::unique_ptr<PartitionedSampling> partition_;    // the same for a seeded strategy
-  std::unique_ptr<PartitionedDpor> dpor_partition_;   // and for source-DPOR
+  std::unique_ptr<DataRaceCheck> races_;              // with options_.races, under sc/tso/pso
+  std::unique_ptr<PartitionedSampling> partition_;    // with options_.jobs > 1, for a seeded strategy
+  std::unique_ptr<PartitionedDpor> dpor_partition_;   // and for source-DPOR (with probes or not)
   TraceDir trace_dir_;
   proto::Trace template_;
 };

@@ -1,7 +1,7 @@
 // A helper session of -j N: a second launched target of the explorer's
 // program, on a CPU of its own, that must repeat the explorer's first
 // execution event for event before any of its executions may stand for one
-// of the explorer's (ParallelExplorer.h, PartitionedSampling.h).
+// of the explorer's (PartitionedDpor.h, PartitionedSampling.h).
 //
 // Invariants: started and used on one thread from launch to end (the
 // parent-death signal of its target is tied to the thread that forked it;

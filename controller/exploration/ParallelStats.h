@@ -11,10 +11,11 @@ namespace ctrl {
 
 struct SpeculationStats {
   unsigned jobs = 1;  // sessions, the explorer's included
-  // How the sessions shared the work: "run-ahead" (ParallelExplorer.h:
-  // helpers run the plans a strategy predicts), "seed-ranges"
-  // (PartitionedSampling.h: each session runs ranges of execution seeds) or
-  // "dpor-partition" (PartitionedDpor.h: each session explores work items).
+  // How the sessions shared the work: "seed-ranges" (PartitionedSampling.h:
+  // each session runs ranges of execution seeds) or "dpor-partition"
+  // (PartitionedDpor.h: each session explores work items, and runs the
+  // default strategy's probes); empty: the explorer's session alone (`off`
+  // says why).
   std::string mode;
   uint64_t speculative = 0;  // executions run ahead of their turn (any session)
   uint64_t taken = 0;        // of those, results the explorer used

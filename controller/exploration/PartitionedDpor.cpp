@@ -41,13 +41,15 @@ constexpr auto kIdlePoll = std::chrono::milliseconds(20);
 PartitionedDpor::PartitionedDpor(const SessionConfig& config, unsigned helpers, clock::time_point deadline,
                                  std::vector<shm::Signature> expected, ExecutionPlan first,
                                  ExecutionResult first_result, DporPartition::Factory make, std::vector<uint32_t> fixed,
-                                 unsigned remote_sessions)
+                                 std::unique_ptr<ProbeSchedule> probes, unsigned remote_sessions)
     : config_(config),
       deadline_(deadline),
       expected_(std::move(expected)),
       first_(std::move(first)),
       first_result_(std::move(first_result)),
       partition_(std::move(make), std::move(fixed), helpers + 1 + remote_sessions),
+      probes_(std::move(probes)),
+      held_(helpers + 1),
       remote_base_(helpers + 1) {
   stats_.jobs = helpers + 1;
   stats_.mode = "dpor-partition";
@@ -111,17 +113,49 @@ SpeculationStats PartitionedDpor::stats() const {
   return s;
 }
 
+DporPartition::Status PartitionedDpor::next_job(size_t worker, Job& job) {
+  job.probe = false;
+  std::optional<DporPartition::Task> held = std::move(held_[worker]);
+  held_[worker].reset();
+  if (!held && worker == 0) {
+    std::lock_guard lock(mutex_);
+    if (!orphans_.empty()) {
+      held = std::move(orphans_.front());
+      orphans_.pop_front();
+      partition_.adopt(0, held->item);
+    }
+  }
+  if (held) {
+    job.task = std::move(*held);
+    std::lock_guard lock(probes_mutex_);
+    probes_->search_planned();
+    return DporPartition::Status::Run;
+  }
+  DporPartition::Status status = partition_.next(worker, job.task);
+  if (status != DporPartition::Status::Run || !probes_ || explorers_first(job.task)) return status;
+  std::lock_guard lock(probes_mutex_);
+  if (auto probe = probes_->before_search_plan()) {
+    held_[worker] = std::move(job.task);
+    job.task = DporPartition::Task{};
+    job.task.plan = std::move(*probe);
+    job.probe = true;
+    return status;
+  }
+  probes_->search_planned();
+  return status;
+}
+
+void PartitionedDpor::learn(size_t worker, const Job& job, const ExecutionSummary& summary) {
+  if (!job.probe) partition_.completed(worker, job.task, summary);
+  if (!probes_ || explorers_first(job.task)) return;
+  std::lock_guard lock(probes_mutex_);
+  probes_->completed(summary, job.probe);
+}
+
 std::optional<PartitionedDpor::Finished> PartitionedDpor::take(const RunOwn& run_own) {
   for (;;) {
     {
       std::unique_lock lock(mutex_);
-      if (!lost_.empty()) {
-        Lost l = std::move(lost_.front());
-        lost_.pop_front();
-        lock.unlock();
-        if (auto f = run_lost(std::move(l), run_own)) return f;
-        continue;
-      }
       if (!ready_.empty()) {
         Finished f = std::move(ready_.front());
         ready_.pop_front();
@@ -135,21 +169,28 @@ std::optional<PartitionedDpor::Finished> PartitionedDpor::take(const RunOwn& run
         f.result = run_own(f.plan);
         return f;
       }
+      if (!lost_.empty()) {
+        Lost l = std::move(lost_.front());
+        lost_.pop_front();
+        lock.unlock();
+        if (auto f = run_lost(std::move(l), run_own)) return f;
+        continue;
+      }
     }
-    DporPartition::Task task;
-    DporPartition::Status status = partition_.next(0, task);
+    Job job;
+    DporPartition::Status status = next_job(0, job);
     if (status == DporPartition::Status::Run) {
-      ExecutionResult r = run_own(task.plan);
+      ExecutionResult r = run_own(job.task.plan);
       {
         std::lock_guard lock(mutex_);
         ++stats_.workers[0].executions;
       }
       // Stopped half-way: it teaches nothing, the explorer sees the stop.
-      if (r.end == ExecutionResult::End::Interrupted) return Finished{std::move(task.plan), std::move(r)};
-      partition_.completed(0, task, summary_of(r, 0));
+      if (r.end == ExecutionResult::End::Interrupted) return Finished{std::move(job.task.plan), std::move(r)};
+      learn(0, job, summary_of(r, 0));
       changed_.notify_all();
-      if (explorers_first(task)) continue;
-      return Finished{std::move(task.plan), std::move(r)};
+      if (explorers_first(job.task)) continue;
+      return Finished{std::move(job.task.plan), std::move(r)};
     }
     std::unique_lock lock(mutex_);
     if (!ready_.empty() || !lost_.empty()) continue;
@@ -188,8 +229,8 @@ void PartitionedDpor::helper(size_t k) {
         std::lock_guard lock(mutex_);
         if (quit_ || !stats_.off.empty()) break;
       }
-      DporPartition::Task task;
-      DporPartition::Status status = partition_.next(w, task);
+      Job job;
+      DporPartition::Status status = next_job(w, job);
       if (status == DporPartition::Status::Done) break;
       if (status == DporPartition::Status::Wait) {
         std::unique_lock lock(mutex_);
@@ -203,14 +244,14 @@ void PartitionedDpor::helper(size_t k) {
         std::lock_guard lock(mutex_);
         index = dispatched_++;
       }
-      ExecutionResult r = session.run(task.plan, index, expected_);
+      ExecutionResult r = session.run(job.task.plan, index, expected_);
       if (r.end == ExecutionResult::End::Interrupted) break;
       bool outside = touches_outside(r, session.region().header().files_changed.load() != 0);
-      partition_.completed(w, task, summary_of(r, index));
+      learn(w, job, summary_of(r, index));
       std::lock_guard lock(mutex_);
       ++stats_.workers[w].executions;
       ++stats_.speculative;
-      if (!explorers_first(task)) ready_.push_back(Finished{std::move(task.plan), std::move(r)});
+      if (!explorers_first(job.task)) ready_.push_back(Finished{std::move(job.task.plan), std::move(r)});
       if (outside) turn_off("an execution changed a file or waited on a descriptor or a child process");
       changed_.notify_all();
     }
@@ -218,9 +259,13 @@ void PartitionedDpor::helper(size_t k) {
     std::lock_guard lock(mutex_);
     if (!quit_) turn_off(fmt::format("helper {} failed: {}", k + 1, e.what()));
   }
-  // Its item goes on elsewhere.
-  partition_.release(w);
   std::lock_guard lock(mutex_);
+  // Its item goes on elsewhere; a search plan it held before a probe, on
+  // the explorer's session (the item stays bound until then).
+  if (held_[w])
+    orphans_.push_back(std::move(*held_[w]));
+  else
+    partition_.release(w);
   ended_[w] = clock::now();
   changed_.notify_all();
 }

@@ -21,6 +21,17 @@
 //  - The complete executions are one per Mazurkiewicz class whatever N
 //    (DporPartition.h); the blocked ones, and which execution of a class
 //    (which trace of a bug) comes first, may differ from -j 1.
+//  - Probes (--strategy dpor+probes, ProbeSchedule.h): one schedule for
+//    every session, asked whenever a session takes a search plan (the
+//    explorer's first excepted): a probe due then runs first on that
+//    session, which holds the search plan until it is done. So probes
+//    alternate with the search's plans by the same counts as with -j 1 and
+//    none runs after the search's last plan; a probe is no item's (it
+//    teaches no search strategy, only the samplers, as every execution
+//    does). How many run follows the search's executions in all, blocked
+//    ones included, which may differ from -j 1's.
+//  - A search plan held by a helper that stops before running it (the
+//    helpers turned off) is run by the explorer's session, bound to its item.
 //  - An execution that touches the outside (a file, a descriptor or child
 //    wait) stops the helpers; the explorer's session explores the rest.
 //  - Helper threads are stopped (Tracer::kStopSignal) and joined by the
@@ -32,6 +43,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -39,6 +51,7 @@
 #include <vector>
 
 #include "DporPartition.h"
+#include "ProbeSchedule.h"
 #include "exploration/ParallelStats.h"
 #include "session/ExecutionResult.h"
 #include "session/Session.h"
@@ -49,10 +62,14 @@ class PartitionedDpor {
  public:
   // Starts `helpers` helper sessions of `config`; each first runs `first`
   // and must repeat `first_result`. `make`: a fresh source-DPOR strategy
-  // (its stop check set); `fixed`: the exploration's fixed prefix.
+  // (its stop check set); `fixed`: the exploration's fixed prefix;
+  // `probes`: the default strategy's probes as they stand after `first`
+  // (null: none); `remote_sessions`: workers in other ranks (--mpi), which
+  // take no probes (the default strategy is refused under --mpi).
   PartitionedDpor(const SessionConfig& config, unsigned helpers, std::chrono::steady_clock::time_point deadline,
                   std::vector<shm::Signature> expected, ExecutionPlan first, ExecutionResult first_result,
-                  DporPartition::Factory make, std::vector<uint32_t> fixed, unsigned remote_sessions = 0);
+                  DporPartition::Factory make, std::vector<uint32_t> fixed,
+                  std::unique_ptr<ProbeSchedule> probes = nullptr, unsigned remote_sessions = 0);
   ~PartitionedDpor();
   PartitionedDpor(const PartitionedDpor&) = delete;
   PartitionedDpor& operator=(const PartitionedDpor&) = delete;
@@ -79,7 +96,7 @@ class PartitionedDpor {
 
   // Sessions outside this process (--mpi: parallel/RemoteRanks.h), each a
   // worker of the partition as a helper is (`remote_sessions` of them,
-  // slots 0..remote_sessions-1; PartitionedDporRemote.cpp). One caller at a
+  // slots 0..remote_sessions-1; the end of PartitionedDpor.cpp). One caller at a
   // time per slot: it asks for a task, has it run, and gives the result
   // back before asking again, so a slot's item is analysed in order.
   // A task for `slot` to run; false when there is none now (Wait), the
@@ -99,10 +116,19 @@ class PartitionedDpor {
     size_t worker;
     DporPartition::Task task;
   };
-  void helper(size_t k);
   // Runs a lost remote task on the explorer's session (take()); nullopt
   // when it is not handed over (the root's first plan).
   std::optional<Finished> run_lost(Lost lost, const RunOwn& run_own);
+  // What a session runs next: a search task, or a probe (task.plan, with no
+  // item) before the search task it then holds.
+  struct Job {
+    DporPartition::Task task;
+    bool probe = false;
+  };
+  DporPartition::Status next_job(size_t worker, Job& job);
+  // After job's execution: the partition's and the probes' learning.
+  void learn(size_t worker, const Job& job, const ExecutionSummary& summary);
+  void helper(size_t k);
   void turn_off(const std::string& why);  // lock held
 
   SessionConfig config_;
@@ -111,12 +137,17 @@ class PartitionedDpor {
   ExecutionPlan first_;
   ExecutionResult first_result_;
   DporPartition partition_;
+  std::mutex probes_mutex_;
+  std::unique_ptr<ProbeSchedule> probes_;                 // under probes_mutex_
+  std::vector<std::optional<DporPartition::Task>> held_;  // per session, its own only
 
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<Finished> ready_;  // helpers' executions not taken yet
-  std::deque<Lost> lost_;       // remote tasks for the explorer's session to run
-  size_t remote_base_ = 0;      // the first remote slot's worker number
+  // Search tasks held by helpers that stopped: the explorer's to run.
+  std::deque<DporPartition::Task> orphans_;
+  std::deque<Lost> lost_;   // remote tasks for the explorer's session to run
+  size_t remote_base_ = 0;  // the first remote slot's worker number
   bool quit_ = false;
   uint64_t dispatched_ = 1;  // execution indices for the sessions
   SpeculationStats stats_;

@@ -2,7 +2,7 @@
 // stops of any tracee, resuming and interrupting them. A Tracer is used only
 // from the thread that created it (ptrace is per tracer thread), and waits
 // only for that thread's children and tracees (__WNOTHREAD): with -j, each
-// extra session lives in a thread of its own (ParallelExplorer).
+// extra session lives in a thread of its own (HelperSession.h).
 //
 // Signals: SIGCHLD, SIGINT and SIGTERM are blocked and read from a signalfd.
 // SIGINT and SIGTERM belong to the main thread's Tracer; a Tracer made in a
