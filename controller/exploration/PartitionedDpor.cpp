@@ -36,6 +36,12 @@ bool explorers_first(const DporPartition::Task& task) { return task.item == 0 &&
 // finished execution wake it.
 constexpr auto kIdlePoll = std::chrono::milliseconds(20);
 
+// Finished executions the explorer has not taken yet, at most: its analysis
+// (race checks of a real program's long executions) can be slower than the
+// helpers, whose results would otherwise pile up without bound (592 MB on
+// an asio program in 25 s) and be thrown away at a limit.
+constexpr size_t kReadyLimit = 64;
+
 }  // namespace
 
 PartitionedDpor::PartitionedDpor(const SessionConfig& config, unsigned helpers, clock::time_point deadline,
@@ -159,6 +165,7 @@ std::optional<PartitionedDpor::Finished> PartitionedDpor::take(const RunOwn& run
       if (!ready_.empty()) {
         Finished f = std::move(ready_.front());
         ready_.pop_front();
+        if (ready_.size() + 1 == kReadyLimit) changed_.notify_all();
         if (handed_over(f.result.end)) {
           ++stats_.taken;
           return f;
@@ -226,8 +233,14 @@ void PartitionedDpor::helper(size_t k) {
     }
     for (;;) {
       {
-        std::lock_guard lock(mutex_);
+        std::unique_lock lock(mutex_);
         if (quit_ || !stats_.off.empty()) break;
+        if (ready_.size() >= kReadyLimit) {
+          auto t0 = clock::now();
+          changed_.wait_for(lock, kIdlePoll);
+          idle_[w] += seconds_since(t0);
+          continue;
+        }
       }
       Job job;
       DporPartition::Status status = next_job(w, job);
