@@ -3,13 +3,14 @@
 # queue2 and faa, SC, built as bench/anchors.sh builds them): for each
 # program and -j, the classes and wall time of a medium and a large instance,
 # the steady-state rate between them (complete executions per second, start-up
-# cancelled out), and how many of the large run's executions were taken from
-# executions run ahead (the prediction hit rate). The -j runs alternate, so
-# that a change in the machine's load hits both alike.
+# cancelled out), and how many of the large run's executions ran on a helper
+# session ("taken"; "run ahead": all the helpers ran, issue 28's partition
+# runs each execution once, so the two differ only by what a limit cut). The
+# -j runs alternate, so that a change in the machine's load hits both alike.
 #
 #   bash bench/parallel.sh [BUILD_DIR] [JOBS] [STRATEGY]
 #   (JOBS: the -j compared with 1, default 2; STRATEGY: --strategy, default
-#   ctrl's own: dpor+probes runs ahead, dpor is partitioned, issue 28)
+#   ctrl's own, dpor+probes; both it and dpor are partitioned, issue 28)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${1:-$root/build}
