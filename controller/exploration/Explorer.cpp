@@ -509,7 +509,13 @@ ExplorationReport Explorer::run() {
       // The helpers' sessions must repeat this first execution exactly.
       if (r.end == ExecutionResult::End::Complete || r.end == ExecutionResult::End::Blocked ||
           r.end == ExecutionResult::End::StepBound) {
-        if (!touches_outside(r, session_.region().header().files_changed.load() != 0)) first.emplace(*plan, r);
+        if (!touches_outside(r, session_.region().header().files_changed.load() != 0))
+          first.emplace(*plan, r);
+        else if (report.speculation.off.empty())
+          report.speculation.off =
+              "the first execution changed a file or waited on a descriptor or a child process: one session";
+      } else if (report.speculation.off.empty() && r.end != ExecutionResult::End::Interrupted) {
+        report.speculation.off = "the first execution found a bug or did not end: one session";
       }
       may_speculate = first.has_value();
     }
