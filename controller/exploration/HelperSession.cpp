@@ -92,4 +92,10 @@ void start_helper_threads(std::vector<std::thread>& threads, size_t n, const std
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 
+void join_helper_threads(std::vector<std::thread>& threads) {
+  for (auto& t : threads) pthread_kill(t.native_handle(), Tracer::kStopSignal);
+  for (auto& t : threads) t.join();
+  threads.clear();
+}
+
 }  // namespace ctrl

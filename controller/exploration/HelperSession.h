@@ -53,4 +53,9 @@ HelperStart start_helper_session(const SessionConfig& config, size_t k, std::chr
 // ctrl.
 void start_helper_threads(std::vector<std::thread>& threads, size_t n, const std::function<void(size_t)>& body);
 
+// Ends the threads start_helper_threads made and empties `threads`: a helper
+// may be in the middle of an execution (or of its start-up), which the stop
+// signal ends as Ctrl-C ends the explorer's. The caller has told them to stop.
+void join_helper_threads(std::vector<std::thread>& threads);
+
 }  // namespace ctrl

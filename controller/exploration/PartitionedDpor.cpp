@@ -68,15 +68,12 @@ PartitionedDpor::PartitionedDpor(const SessionConfig& config, unsigned helpers, 
 
 PartitionedDpor::~PartitionedDpor() {
   stop();
-  for (auto& t : helpers_) pthread_kill(t.native_handle(), Tracer::kStopSignal);
-  for (auto& t : helpers_) t.join();
+  join_helper_threads(helpers_);
 }
 
 bool PartitionedDpor::explored() {
   stop();
-  for (auto& t : helpers_) pthread_kill(t.native_handle(), Tracer::kStopSignal);
-  for (auto& t : helpers_) t.join();
-  helpers_.clear();
+  join_helper_threads(helpers_);
   {
     // A helper's execution past the limit, not taken: not explored.
     std::lock_guard lock(mutex_);

@@ -46,10 +46,7 @@ PartitionedSampling::PartitionedSampling(const SessionConfig& config, unsigned h
 
 PartitionedSampling::~PartitionedSampling() {
   stop();
-  // A helper may be in the middle of an execution (or of its start-up): the
-  // stop signal ends it as Ctrl-C ends the explorer's.
-  for (auto& t : helpers_) pthread_kill(t.native_handle(), Tracer::kStopSignal);
-  for (auto& t : helpers_) t.join();
+  join_helper_threads(helpers_);
 }
 
 void PartitionedSampling::stop() {
