@@ -376,17 +376,17 @@ int attach(AttachArgs a) {
   }
   if (a.mpi) {
     std::string refused;
-    // Source-DPOR's work items (PartitionedDpor.h) under sc, tso and pso;
-    // the default (dpor with probes), c11/rc11/ra's graphs and weak traces,
-    // sat and a preemption bound are not partitioned across ranks yet.
-    const bool dpor_partitioned = a.strategy == "dpor" && a.preemption_bound < 0 && a.monitor.empty() &&
-                                  (a.model == "sc" || a.model == "tso" || a.model == "pso");
+    // Source-DPOR's work items (PartitionedDpor.h) under sc, tso and pso,
+    // with the default strategy's probes (ProbeSchedule.h); c11/rc11/ra's
+    // graphs and weak traces, sat and a preemption bound are not
+    // partitioned across ranks yet.
+    const bool dpor_partitioned = (a.strategy == "dpor" || a.strategy == "dpor+probes") && a.preemption_bound < 0 &&
+                                  a.monitor.empty() && (a.model == "sc" || a.model == "tso" || a.model == "pso");
     if (a.strategy != "random" && a.strategy != "pct" && a.strategy != "pos" && !dpor_partitioned)
       refused = fmt::format(
-          "--mpi partitions --strategy dpor (under --model sc, tso or pso, without --preemption-bound or "
-          "--monitor) and random, pct and pos only; {} runs on one machine (-j){}",
-          a.strategy == "dpor" ? "this dpor search" : "--strategy " + a.strategy,
-          a.strategy == "dpor+probes" && !a.strategy_given ? " (the default: give --strategy dpor)" : "");
+          "--mpi partitions dpor and the default strategy (under --model sc, tso or pso, without "
+          "--preemption-bound or --monitor) and random, pct and pos only; {} runs on one machine (-j)",
+          a.strategy == "dpor" || a.strategy == "dpor+probes" ? "this search" : "--strategy " + a.strategy);
     else if (a.show_output || a.interactive || !a.batch.empty() || !a.gdb_port.empty())
       refused = "--mpi does not combine with --show-output or stepping (--interactive, --batch, --gdb)";
 #ifndef CTRL_HAVE_MPI
@@ -1020,7 +1020,7 @@ int run_cli(int argc, char** argv) {
       ->type_name("DIR");
   attach_cmd->add_flag("--mpi", a.mpi,
                        "one rank of an MPI job (mpirun -np N ctrl attach --mpi ...): the ranks share the seeds of "
-                       "random, pct and pos; rank 0 reports");
+                       "random, pct and pos, or the work items of dpor and the default; rank 0 reports");
   attach_cmd->add_flag("--keep-going", a.keep_going,
                        "collect distinct bugs (same kind and place once) instead of stopping at the first");
   attach_cmd->add_flag("--no-shrink", a.no_shrink,

@@ -55,7 +55,8 @@ PartitionedDpor::PartitionedDpor(const SessionConfig& config, unsigned helpers, 
       first_result_(std::move(first_result)),
       partition_(std::move(make), std::move(fixed), helpers + 1 + remote_sessions),
       probes_(std::move(probes)),
-      held_(helpers + 1),
+      held_(helpers + 1 + remote_sessions),
+      remote_probe_(remote_sessions, false),
       remote_base_(helpers + 1) {
   stats_.jobs = helpers + 1;
   stats_.mode = "dpor-partition";
@@ -288,7 +289,11 @@ bool PartitionedDpor::remote_next(size_t slot, DporPartition::Task& task) {
     std::lock_guard lock(mutex_);
     if (quit_ || !stats_.off.empty()) return false;
   }
-  return partition_.next(remote_base_ + slot, task) == DporPartition::Status::Run;
+  Job job;
+  if (next_job(remote_base_ + slot, job) != DporPartition::Status::Run) return false;
+  remote_probe_[slot] = job.probe;
+  task = std::move(job.task);
+  return true;
 }
 
 void PartitionedDpor::remote_completed(size_t slot, DporPartition::Task task, ExecutionResult result, bool outside) {
@@ -297,22 +302,39 @@ void PartitionedDpor::remote_completed(size_t slot, DporPartition::Task task, Ex
     std::lock_guard lock(mutex_);
     index = dispatched_++;
   }
-  partition_.completed(remote_base_ + slot, task, summary_of(result, index));
+  Job job{std::move(task), bool(remote_probe_[slot])};
+  learn(remote_base_ + slot, job, summary_of(result, index));
   std::lock_guard lock(mutex_);
   ++stats_.speculative;
-  if (!explorers_first(task)) ready_.push_back(Finished{std::move(task.plan), std::move(result)});
+  if (!explorers_first(job.task)) ready_.push_back(Finished{std::move(job.task.plan), std::move(result)});
   if (outside) turn_off("an execution changed a file or waited on a descriptor or a child process");
   changed_.notify_all();
 }
 
 void PartitionedDpor::remote_lost(size_t slot, DporPartition::Task task) {
   std::lock_guard lock(mutex_);
-  lost_.push_back(Lost{remote_base_ + slot, std::move(task)});
+  const size_t w = remote_base_ + slot;
+  // A probe's slot holds the search task it was given the probe before:
+  // the explorer's, as a stopped helper's (its item stays bound until then).
+  if (remote_probe_[slot] && held_[w]) {
+    orphans_.push_back(std::move(*held_[w]));
+    held_[w].reset();
+  }
+  lost_.push_back(Lost{w, std::move(task), bool(remote_probe_[slot])});
   changed_.notify_all();
 }
 
 void PartitionedDpor::remote_release(size_t slot) {
-  partition_.release(remote_base_ + slot);
+  {
+    std::lock_guard lock(mutex_);
+    const size_t w = remote_base_ + slot;
+    if (held_[w]) {
+      orphans_.push_back(std::move(*held_[w]));
+      held_[w].reset();
+    } else {
+      partition_.release(w);
+    }
+  }
   changed_.notify_all();
 }
 
@@ -324,6 +346,13 @@ std::optional<PartitionedDpor::Finished> PartitionedDpor::run_lost(Lost lost, co
   }
   // Stopped half-way: it teaches nothing, the explorer sees the stop.
   if (r.end == ExecutionResult::End::Interrupted) return Finished{std::move(lost.task.plan), std::move(r)};
+  if (lost.probe) {
+    // No item's: it teaches the probes only (its slot's search task, if
+    // any, went to the orphans when it was lost).
+    std::lock_guard lock(probes_mutex_);
+    probes_->completed(summary_of(r, 0), true);
+    return Finished{std::move(lost.task.plan), std::move(r)};
+  }
   partition_.completed(lost.worker, lost.task, summary_of(r, 0));
   partition_.release(lost.worker);
   changed_.notify_all();

@@ -65,7 +65,7 @@ class PartitionedDpor {
   // (its stop check set); `fixed`: the exploration's fixed prefix;
   // `probes`: the default strategy's probes as they stand after `first`
   // (null: none); `remote_sessions`: workers in other ranks (--mpi), which
-  // take no probes (the default strategy is refused under --mpi).
+  // take probes as helpers do.
   PartitionedDpor(const SessionConfig& config, unsigned helpers, std::chrono::steady_clock::time_point deadline,
                   std::vector<shm::Signature> expected, ExecutionPlan first, ExecutionResult first_result,
                   DporPartition::Factory make, std::vector<uint32_t> fixed,
@@ -115,6 +115,7 @@ class PartitionedDpor {
   struct Lost {
     size_t worker;
     DporPartition::Task task;
+    bool probe = false;  // a probe's plan (no item's)
   };
   // Runs a lost remote task on the explorer's session (take()); nullopt
   // when it is not handed over (the root's first plan).
@@ -140,6 +141,9 @@ class PartitionedDpor {
   std::mutex probes_mutex_;
   std::unique_ptr<ProbeSchedule> probes_;                 // under probes_mutex_
   std::vector<std::optional<DporPartition::Task>> held_;  // per session, its own only
+  // Per remote slot: whether the task out is a probe (at most one task per
+  // slot is out; written and read by the remote ranks' thread only).
+  std::vector<char> remote_probe_;
 
   mutable std::mutex mutex_;
   std::condition_variable changed_;

@@ -11,7 +11,9 @@
 #
 #   cmake -DCTRL=<ctrl> -DMPIRUN=<mpirun> -DWORKDIR=<fresh directory> -DPROGRAM=<program>
 #         [-DPROGRAM_ARGS="a b"] [-DCTRL_ARGS="--strategy random"] [-DRANKS=4]
-#         [-DEXPECT_REMOTE=ON] -P check_mpi.cmake
+#         [-DEXPECT_REMOTE=ON] [-DEXPECT_SAME_PROBES=ON] -P check_mpi.cmake
+# EXPECT_SAME_PROBES: the default strategy's probes were as many under MPI
+# as with -j 1 (true when no execution blocks), and there were some.
 
 cmake_minimum_required(VERSION 3.20)
 include("${CMAKE_CURRENT_LIST_DIR}/e2e_common.cmake")
@@ -43,6 +45,7 @@ foreach(run j1 mpi)
     "${PROGRAM}" ${program_args})
   e2e_expect_exit("${${run}_rc}" "0|1" "ctrl attach (${run})")
   file(READ "${WORKDIR}/${run}.json" json_${run})
+  string(JSON probes_${run} GET "${json_${run}}" executions probes total)
   same_exploration_normalise(${run} ${run}_out "${WORKDIR}/traces")
 endforeach()
 
@@ -56,6 +59,12 @@ if(mpi_mode STREQUAL "dpor-partition")
   endforeach()
 endif()
 same_exploration_compare(j1 mpi "-j 1" "--mpi (${RANKS} ranks)")
+if(EXPECT_SAME_PROBES AND NOT probes_j1 EQUAL probes_mpi)
+  e2e_fail("${probes_j1} probes with -j 1 but ${probes_mpi} with --mpi (${RANKS} ranks)")
+endif()
+if(EXPECT_SAME_PROBES AND probes_j1 EQUAL 0)
+  e2e_fail("no probes ran: the test checks nothing")
+endif()
 
 file(READ "${top}/run-mpi/mpi.json" full)
 # The first execution ran on rank 0 alone; when it ended the exploration

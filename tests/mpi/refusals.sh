@@ -25,10 +25,10 @@ expect_refusal() {
 if "$ctrl" attach --mpi --strategy random --max-executions 1 "$program" 2>&1 | grep -q "built without MPI"; then
   expect_refusal "built without MPI" --mpi --strategy dpor
 else
-  expect_refusal "the default: give --strategy dpor" --mpi
   expect_refusal "--strategy sat runs on one machine" --mpi --strategy sat
-  expect_refusal "this dpor search runs on one machine" --mpi --strategy dpor --model c11
-  expect_refusal "this dpor search runs on one machine" --mpi --strategy dpor --preemption-bound 1
+  expect_refusal "this search runs on one machine" --mpi --strategy dpor --model c11
+  expect_refusal "this search runs on one machine" --mpi --model rc11
+  expect_refusal "this search runs on one machine" --mpi --strategy dpor --preemption-bound 1
 fi
 expect_refusal "--state saves the frontier .* not of --strategy dpor\+probes" --state s
 expect_refusal "--state saves the frontier .* not of this dpor search" --strategy dpor --preemption-bound 1 --state s
