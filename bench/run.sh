@@ -18,10 +18,11 @@
 #
 # Every figure is a median over the repetitions. For the per-operation
 # figures two numbers are printed:
-#   steady   (median span under ctrl - median native span) / ops, where the
-#            span is measured inside the target, from the first worker's first
-#            operation to the last worker's last one (clock_gettime is a vDSO
-#            call, not a visible operation). Excludes ctrl's start-up.
+#   steady   the per-operation cost between two sizes: ((median wall under
+#            ctrl of ops - of ops/2) - (the same natively)) / (ops/2), so
+#            ctrl's start-up and the end of the execution cancel. (It used to
+#            be the span the target measured with clock_gettime, which ctrl
+#            now virtualises: every span under ctrl read 1000 or 3000 ns.)
 #   run      (median wall time of `ctrl attach ...` - median native wall
 #            time) / ops: everything, ctrl's start-up and the end of the
 #            execution included; an upper bound of the per-operation cost.
@@ -103,6 +104,12 @@ run() {
 }
 
 med() { median <"$1"; }
+# steady CTRL NATIVE CTRL_HALF NATIVE_HALF OPS_BETWEEN -> ns per op between
+# the two sizes, under ctrl less natively
+steady() {
+  awk -v c="$(med "$1")" -v n="$(med "$2")" -v ch="$(med "$3")" -v nh="$(med "$4")" -v k="$5" \
+    'BEGIN { printf "%.0f", ((c - ch) - (n - nh)) / k }'
+}
 # per_op CTRL_FILE NATIVE_FILE OPS -> ns per op of the difference of medians
 per_op() { awk -v a="$(med "$1")" -v b="$(med "$2")" -v n="$3" 'BEGIN { printf "%.0f", (a - b) / n }'; }
 us() { awk -v v="$1" 'BEGIN { printf "%.3f", v / 1000 }'; }
@@ -129,18 +136,27 @@ check_steps 1000 "$BIN/bench_atomic" 1 1000
 check_steps 1000 "$BIN/bench_mutex" 1 500
 check_steps 1000 "$BIN/bench_atomic" 2 500
 
-# 1. One worker: the running thread never changes.
-echo "measuring 1: one worker, $N1 atomic fetch_add ..." >&2
+# 1. One worker: the running thread never changes. Each figure at its size
+# and at half of it (the steady column: the difference).
+H1=$((N1 / 2))
+H2=$((N2 / 2))
+echo "measuring 1: one worker, $N1 and $H1 atomic fetch_add ..." >&2
 run a1n "$REPS" "$BIN/bench_atomic" 1 "$N1"
 run a1c "$REPS" "$CTRL" "${RR[@]}" "$BIN/bench_atomic" 1 "$N1"
-echo "measuring 1: one worker, $N1 mutex lock/unlock pairs ..." >&2
+run a1hn "$REPS" "$BIN/bench_atomic" 1 "$H1"
+run a1hc "$REPS" "$CTRL" "${RR[@]}" "$BIN/bench_atomic" 1 "$H1"
+echo "measuring 1: one worker, $N1 and $H1 mutex lock/unlock pairs ..." >&2
 run m1n "$REPS" "$BIN/bench_mutex" 1 "$N1"
 run m1c "$REPS" "$CTRL" "${RR[@]}" "$BIN/bench_mutex" 1 "$N1"
+run m1hn "$REPS" "$BIN/bench_mutex" 1 "$H1"
+run m1hc "$REPS" "$CTRL" "${RR[@]}" "$BIN/bench_mutex" 1 "$H1"
 
 # 2. Two workers under round-robin: the token moves at every step.
-echo "measuring 2: two workers, $N2 atomic fetch_add each ..." >&2
+echo "measuring 2: two workers, $N2 and $H2 atomic fetch_add each ..." >&2
 run a2n "$REPS" "$BIN/bench_atomic" 2 "$N2"
 run a2c "$REPS" "$CTRL" "${RR[@]}" "$BIN/bench_atomic" 2 "$N2"
+run a2hn "$REPS" "$BIN/bench_atomic" 2 "$H2"
+run a2hc "$REPS" "$CTRL" "${RR[@]}" "$BIN/bench_atomic" 2 "$H2"
 
 # 2b. The same confined to one CPU (what happens when the machine is busy and
 # the two workers share a CPU): informational, skipped without taskset.
@@ -148,6 +164,8 @@ if command -v taskset >/dev/null; then
   echo "measuring 2b: the same on one CPU (taskset -c 0) ..." >&2
   run a2tn "$REPS" taskset -c 0 "$BIN/bench_atomic" 2 "$N2"
   run a2tc "$REPS" taskset -c 0 "$CTRL" "${RR[@]}" "$BIN/bench_atomic" 2 "$N2"
+  run a2thn "$REPS" taskset -c 0 "$BIN/bench_atomic" 2 "$H2"
+  run a2thc "$REPS" taskset -c 0 "$CTRL" "${RR[@]}" "$BIN/bench_atomic" 2 "$H2"
 fi
 
 # 3. One execution of a small sample (3 threads, 2 lock/unlock rounds each).
@@ -164,9 +182,9 @@ ops2=$((2 * N2))
 switch_frac=$(awk -v s="$(med a2c.switches)" -v n="$ops2" 'BEGIN { printf "%.4f", s / (n - 1) }')
 native_switch=$(awk -v s="$(med a2n.switches)" -v n="$ops2" 'BEGIN { printf "%.4f", s / (n - 1) }')
 
-a1s=$(per_op a1c.span a1n.span "$ops1"); a1r=$(per_op a1c.wall a1n.wall "$ops1")
-m1s=$(per_op m1c.span m1n.span "$opsm"); m1r=$(per_op m1c.wall m1n.wall "$opsm")
-a2s=$(per_op a2c.span a2n.span "$ops2"); a2r=$(per_op a2c.wall a2n.wall "$ops2")
+a1s=$(steady a1c.wall a1n.wall a1hc.wall a1hn.wall $((ops1 - H1))); a1r=$(per_op a1c.wall a1n.wall "$ops1")
+m1s=$(steady m1c.wall m1n.wall m1hc.wall m1hn.wall $((opsm - 2 * H1))); m1r=$(per_op m1c.wall m1n.wall "$opsm")
+a2s=$(steady a2c.wall a2n.wall a2hc.wall a2hn.wall $((ops2 - 2 * H2))); a2r=$(per_op a2c.wall a2n.wall "$ops2")
 e1=$(med e1.wall)
 eN=$(med eN.wall)
 per_exec=$(awk -v t="$eN" -v n="$EXECS" 'BEGIN { printf "%.0f", t / n }')
@@ -178,7 +196,7 @@ row "1a per op, same thread: atomic fetch_add" "<= 1 us" "$(us "$a1s")" "$(us "$
 row "1b per op, same thread: mutex lock/unlock" "<= 1 us" "$(us "$m1s")" "$(us "$m1r")" "$(verdict "$m1s" 1000) / $(verdict "$m1r" 1000)"
 row "2  per op, thread changes: atomic" "<= 3 us" "$(us "$a2s")" "$(us "$a2r")" "$(verdict "$a2s" 3000) / $(verdict "$a2r" 3000)"
 if [[ -s a2tc.wall ]]; then
-  a2ts=$(per_op a2tc.span a2tn.span "$ops2"); a2tr=$(per_op a2tc.wall a2tn.wall "$ops2")
+  a2ts=$(steady a2tc.wall a2tn.wall a2thc.wall a2thn.wall $((ops2 - 2 * H2))); a2tr=$(per_op a2tc.wall a2tn.wall "$ops2")
   row "2b the same, on one CPU (taskset -c 0)" "<= 3 us" "$(us "$a2ts")" "$(us "$a2tr")" "$(verdict "$a2ts" 3000) / $(verdict "$a2tr" 3000)"
 fi
 echo
@@ -187,14 +205,15 @@ printf '%-44s %s\n' "   marginal execution" "$(us "$marginal") us  (= (wall($EXE
 printf '%-44s %s\n' "   start-up + 1 execution" "$(us "$e1") us  (wall of --max-executions 1)"
 echo
 echo "details (medians; min..max of the runs under ctrl):"
-printf '  1a native span %s ns, wall %s ns; ctrl span %s ns (%s), wall %s ns (%s)\n' \
-  "$(med a1n.span)" "$(med a1n.wall)" "$(med a1c.span)" "$(minmax <a1c.span)" "$(med a1c.wall)" "$(minmax <a1c.wall)"
-printf '  1b native span %s ns, wall %s ns; ctrl span %s ns (%s), wall %s ns (%s)\n' \
-  "$(med m1n.span)" "$(med m1n.wall)" "$(med m1c.span)" "$(minmax <m1c.span)" "$(med m1c.wall)" "$(minmax <m1c.wall)"
-printf '  2  native span %s ns, wall %s ns; ctrl span %s ns (%s), wall %s ns (%s)\n' \
-  "$(med a2n.span)" "$(med a2n.wall)" "$(med a2c.span)" "$(minmax <a2c.span)" "$(med a2c.wall)" "$(minmax <a2c.wall)"
-[[ -s a2tc.wall ]] && printf '  2b native span %s ns, wall %s ns; ctrl span %s ns (%s), wall %s ns (%s)\n' \
-  "$(med a2tn.span)" "$(med a2tn.wall)" "$(med a2tc.span)" "$(minmax <a2tc.span)" "$(med a2tc.wall)" "$(minmax <a2tc.wall)"
+details() { # LABEL PREFIX: native and ctrl walls at both sizes
+  printf '  %s native wall %s ns (half: %s); ctrl wall %s ns (%s) (half: %s ns, %s)\n' "$1" \
+    "$(med "$2n.wall")" "$(med "$2hn.wall")" "$(med "$2c.wall")" "$(minmax <"$2c.wall")" \
+    "$(med "$2hc.wall")" "$(minmax <"$2hc.wall")"
+}
+details 1a a1
+details 1b m1
+details "2 " a2
+[[ -s a2tc.wall ]] && details 2b a2t
 printf '  2  thread changed at %s of the steps under ctrl (native: %s)\n' "$switch_frac" "$native_switch"
 printf '  3  wall of %s executions %s ns (%s); of 1 execution %s ns (%s)\n' \
   "$EXECS" "$eN" "$(minmax <eN.wall)" "$e1" "$(minmax <e1.wall)"
