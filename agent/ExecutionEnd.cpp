@@ -45,7 +45,7 @@ bool Runtime::roll_back_after_attention(uint32_t me) {
   if (rollback::refusal(true)) return false;
   // The main thread (T0) holds the checkpoint's stack: it must be the one
   // that rolls back, parked (not finished) if it is not this thread.
-  bool main_thread = raw_syscall(SYS_gettid) == own_pid();
+  bool main_thread = rollback::in_main_thread();
   if (!main_thread && (me == 0 || model.thread_count() == 0 || model.thread(0).finished)) return false;
   finished_ = true;
   framing::write_all(control_fd, attention_rolled_back_frame_, attention_rolled_back_len_);

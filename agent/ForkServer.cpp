@@ -86,7 +86,8 @@ void Runtime::start_execution(pid_t fork_server, bool resumed) {
   // rolled back (the program's calls only reach its records, which the
   // rollback restores) and the mask it restores unblocks them: nothing to do.
   if (!resumed) install_execution_signal_handlers();
-  live_checkpoint::thread_started(0, prepare_thread_signals(0));
+  // (The mask a rollback resumes with unblocks the managed signals.)
+  live_checkpoint::thread_started(0, prepare_thread_signals(0, resumed));
   active = true;
   ended = false;
   step_ = 0;

@@ -20,6 +20,7 @@
 #include "MemoryModel.h"
 #include "OwnMemory.h"
 #include "ReadOnlyMemory.h"
+#include "Rollback.h"
 #include "Runtime.h"
 #include "SiteMath.h"
 #include "VirtualTsc.h"
@@ -557,6 +558,7 @@ bool handle_site_trap(ucontext_t* uc) {
     // must find the TSC readable (VirtualTsc.h); a failed exec keeps it so.
     long nr = long(uc->uc_mcontext.gregs[REG_RAX]);
     if (nr == SYS_execve || nr == SYS_execveat) virtual_tsc::readable_in_this_thread();
+    rollback::note_syscall(nr);
     if (rt.controlled() && rt.active && perform_syscall_site(uc, e->address)) return true;
     uc->uc_mcontext.gregs[REG_RIP] = greg_t(e->trampoline);  // the call runs itself, from the copy
     return true;

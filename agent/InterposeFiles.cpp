@@ -16,6 +16,7 @@
 
 #include "FileJournal.h"
 #include "RealFunctions.h"
+#include "Rollback.h"
 
 using namespace ctrl::agent;
 
@@ -151,12 +152,14 @@ FILE* fopen64(const char* path, const char* mode) {
 FILE* freopen(const char* path, const char* mode, FILE* stream) {
   ensure_real();
   if (path) note_open(AT_FDCWD, path, fopen_flags(mode));
+  if (stream) rollback::note_descriptor(fileno(stream));  // (Rollback.h)
   return real.freopen(path, mode, stream);
 }
 
 FILE* freopen64(const char* path, const char* mode, FILE* stream) {
   ensure_real();
   if (path) note_open(AT_FDCWD, path, fopen_flags(mode));
+  if (stream) rollback::note_descriptor(fileno(stream));  // (Rollback.h)
   return real.freopen64(path, mode, stream);
 }
 

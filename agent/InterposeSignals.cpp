@@ -228,8 +228,18 @@ stack_t prepare_thread_signals(uint32_t index, bool unblocked) {
   void* stack = nullptr;
   if (alt_stacks && index < shm::kMaxThreads) {
     stack = alt_stacks + size_t(index) * kAltStackSize;
+    // A runner's main thread and its pool's threads keep theirs from one
+    // execution to the next (Rollback.h).
+    if (rollback::alternate_stack_known(index)) {
+      now.ss_sp = stack;
+      now.ss_size = kAltStackSize;
+      return now;
+    }
     raw_syscall(SYS_sigaltstack, 0, reinterpret_cast<long>(&now));
-    if (now.ss_sp == stack && now.ss_size == kAltStackSize && now.ss_flags == 0) return now;
+    if (now.ss_sp == stack && now.ss_size == kAltStackSize && now.ss_flags == 0) {
+      rollback::note_alternate_stack(index);
+      return now;
+    }
   } else {
     stack = mmap(nullptr, kAltStackSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (stack == MAP_FAILED) {
@@ -241,7 +251,10 @@ stack_t prepare_thread_signals(uint32_t index, bool unblocked) {
   ss.ss_sp = stack;
   ss.ss_size = kAltStackSize;
   // Not on it (this is ordinary code): the kernel reports what was set.
-  if (raw_syscall(SYS_sigaltstack, reinterpret_cast<long>(&ss), 0) == 0) return ss;
+  if (raw_syscall(SYS_sigaltstack, reinterpret_cast<long>(&ss), 0) == 0) {
+    if (alt_stacks && index < shm::kMaxThreads) rollback::note_alternate_stack(index);
+    return ss;
+  }
   raw_syscall(SYS_sigaltstack, 0, reinterpret_cast<long>(&now));
   return now;
 }
@@ -326,6 +339,7 @@ long syscall(long number, ...) {
   for (long& v : a) v = va_arg(ap, long);  // as libc's syscall(): six registers, whatever was passed
   va_end(ap);
   ensure_real();
+  rollback::note_syscall(number);
   if (number == SYS_gettid) {
     pid_t tid;
     if (virtual_thread_ids::own(&tid)) return tid;  // (VirtualThreadIds.h)

@@ -622,11 +622,13 @@ const char* remove_new(MemorySnapshot::State* s, uint64_t from, uint64_t to) {
 }
 }  // namespace
 
-const char* MemorySnapshot::restore() {
+uint64_t MemorySnapshot::heap_end() const { return state_ ? state_->brk : 0; }
+
+const char* MemorySnapshot::restore(bool heap_end_unmoved) {
   State* s = state_;
   if (!s) return "memory is not tracked";
   // The heap's end first: brk areas are not re-registered.
-  uint64_t brk = uint64_t(raw_syscall(SYS_brk, 0));
+  uint64_t brk = heap_end_unmoved ? s->brk : uint64_t(raw_syscall(SYS_brk, 0));
   if (brk > s->brk) {
     raw_syscall(SYS_brk, long(s->brk));
     brk = uint64_t(raw_syscall(SYS_brk, 0));

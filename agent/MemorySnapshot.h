@@ -56,7 +56,11 @@ class MemorySnapshot {
   bool armed() const { return state_ != nullptr; }
   // Puts the memory back as it was at arm(). Returns nullptr, or what could
   // not be put back (the process must then not run another execution).
-  const char* restore();
+  // `heap_end_unmoved`: the caller knows the heap's end is the armed one
+  // (heap_end()), which then needs no system call.
+  const char* restore(bool heap_end_unmoved = false);
+  // The heap's end (brk) at arm(), 0 before.
+  uint64_t heap_end() const;
   // [addr, addr+len) overlaps memory tracked since arm().
   bool tracks(uint64_t addr, uint64_t len) const;
 

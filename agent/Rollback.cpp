@@ -18,8 +18,13 @@
 #include "OwnPid.h"
 #include "RawSyscall.h"
 #include "SavedContext.h"
+#include "Signals.h"
 #include "StoreBufferModel.h"
 #include "ThreadPool.h"
+
+// libc's record of the heap's end: every brk and sbrk of libc's (malloc's
+// included) sets it to what the kernel answered.
+extern "C" void* __curbrk;
 
 namespace ctrl::agent::rollback {
 
@@ -56,7 +61,13 @@ struct State {
   const char* failure = nullptr;  // rolling back is impossible in this runner
   const char* taint = nullptr;    // ... after the current execution
   bool spread = false;            // the execution unpinned its threads (spread_threads)
-  uint64_t sig_changed = 0;       // bit sig-1
+  uint32_t changes = 0;           // Change bits noted in this execution
+  bool timers_at_arm = false;     // a timer ran at arming: checked after every execution
+  bool curbrk_exact = false;      // __curbrk was the heap's end at arming
+  // The model index whose alternate stack the main thread (0) and each
+  // pool slot's thread (1 + slot) has, -1 when not known (note_alternate_stack).
+  int32_t alternate_stack[1 + thread_pool::kSlots];
+  uint64_t sig_changed = 0;  // bit sig-1
   KernelSigaction actions[64];
   uint64_t sigmask = 0;
   int cwd_fd = -1;
@@ -66,6 +77,8 @@ struct State {
   int fd_dir = -1;
   int ndescriptors = 0;
   Descriptor descriptors[kMaxDescriptors];
+  // The recorded descriptors' numbers (bit fd), for note_descriptor.
+  uint64_t recorded[kMaxDescriptors / 64];
   // Descriptors open when the checkpoint's are as recorded: the recorded
   // ones and their copies.
   uint64_t nopen = 0;
@@ -75,6 +88,27 @@ struct State {
 
 State* g = nullptr;
 bool unsupported = false;
+// Set in the runner's main thread at arming (its thread-local storage is
+// the checkpoint's: every rollback puts it back as set); false in every
+// other thread, whose storage starts from the initial image.
+thread_local bool t_main __attribute__((tls_model("initial-exec"))) = false;
+
+bool timer_running() {
+  for (int which : {ITIMER_REAL, ITIMER_VIRTUAL, ITIMER_PROF}) {
+    itimerval t;
+    if (raw_syscall(SYS_getitimer, which, reinterpret_cast<long>(&t)) == 0 && (t.it_value.tv_sec || t.it_value.tv_usec))
+      return true;
+  }
+  return false;
+}
+
+// The entry of the calling thread in State::alternate_stack, or -1.
+int alternate_stack_entry() {
+  if (!g || g->failure || g->pid != int(own_pid())) return -1;
+  if (t_main) return 0;
+  uint32_t slot = thread_pool::my_slot();
+  return slot < thread_pool::kSlots ? int(1 + slot) : -1;
+}
 
 bool stat_fd(int fd, uint64_t& dev, uint64_t& ino) {
   struct stat st;
@@ -86,8 +120,8 @@ bool stat_fd(int fd, uint64_t& dev, uint64_t& ino) {
 
 // The descriptors open now, ascending (from /proc/self/fd, read once).
 const char* record_descriptors() {
-  long dir = raw_syscall(SYS_openat, AT_FDCWD, reinterpret_cast<long>("/proc/self/fd"),
-                         O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  long dir =
+      raw_syscall(SYS_openat, AT_FDCWD, reinterpret_cast<long>("/proc/self/fd"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir < 0) return "cannot list /proc/self/fd";
   alignas(8) char buf[8192];
   for (;;) {
@@ -107,6 +141,7 @@ const char* record_descriptors() {
       }
       Descriptor d{fd, 0, 0};
       if (!stat_fd(fd, d.dev, d.ino)) continue;
+      if (fd < kMaxDescriptors) g->recorded[fd / 64] |= uint64_t(1) << (fd % 64);
       if (fd < kAgentDescriptors) {
         long flags = raw_syscall(SYS_fcntl, fd, F_GETFD);
         d.cloexec = flags > 0 && (flags & FD_CLOEXEC);
@@ -129,12 +164,15 @@ const char* record_descriptors() {
 // us). The agent holds its own descriptors and the copies
 // (AgentDescriptors.h): the program cannot close them. So if every other
 // recorded descriptor is still the same file and as many descriptors are
-// open as were recorded, no other one is open.
+// open as were recorded, no other one is open. A recorded descriptor can
+// only be another file if it was closed or replaced (kDescriptors): if
+// not, the count alone says.
 bool descriptors_intact() {
   struct stat st;
   if (g->fd_dir < 0 || raw_syscall(SYS_fstat, g->fd_dir, reinterpret_cast<long>(&st)) != 0 ||
       uint64_t(st.st_size) != g->nopen)
     return false;
+  if (!(g->changes & kDescriptors)) return true;
   for (int i = 0; i < g->ndescriptors; ++i) {
     const Descriptor& d = g->descriptors[i];
     if (holds_descriptor(d.fd)) continue;
@@ -180,7 +218,11 @@ const char* restore_process_state() {
   g->sig_changed = 0;
   // (Cheaper than looking at "." first: about 0.5 us against 3.)
   if (raw_syscall(SYS_fchdir, g->cwd_fd) != 0) return "cannot go back to the working directory";
-  raw_syscall(SYS_umask, g->umask);
+  // (Noted by the umask interposer and the raw calls: note_change.)
+  if (g->changes & kUmask) raw_syscall(SYS_umask, g->umask);
+  if (g->changes & kAlternateStack)
+    for (int32_t& index : g->alternate_stack) index = -1;
+  g->changes = 0;
   if (g->spread) {
     gather_threads();
     g->spread = false;
@@ -194,7 +236,7 @@ void send_failure(const char* reason) {
   uint8_t inner[200], frame[220];
   size_t n = 0;
   inner[n++] = 0x08;  // pid, varint
-  for (uint32_t v = uint32_t(g->pid); ; v >>= 7) {
+  for (uint32_t v = uint32_t(g->pid);; v >>= 7) {
     inner[n++] = uint8_t((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
     if (v <= 0x7f) break;
   }
@@ -214,7 +256,12 @@ void send_failure(const char* reason) {
 }
 
 void restore_on_own_stack(void*) {
-  const char* err = g->snapshot.restore();
+  // The heap's end is the armed one when libc's record of it says so and no
+  // raw brk was made (the record is the execution's: read before the memory
+  // is put back).
+  bool heap_end_unmoved =
+      g->curbrk_exact && !(g->changes & kHeapEnd) && reinterpret_cast<uint64_t>(__curbrk) == g->snapshot.heap_end();
+  const char* err = g->snapshot.restore(heap_end_unmoved);
   if (!err) err = restore_process_state();
   if (err) {
     g->failure = err;
@@ -238,9 +285,15 @@ bool arm_runner(uint32_t ticket, int control_fd) {
   g->pid = int(own_pid());
   g->ticket = ticket;
   g->control_fd = control_fd;
+  for (int32_t& index : g->alternate_stack) index = -1;
+  t_main = true;
+  g->timers_at_arm = timer_running();
   for (int sig = 1; sig <= 64; ++sig)
     raw_syscall(SYS_rt_sigaction, sig, 0, reinterpret_cast<long>(&g->actions[sig - 1]), 8);
   raw_syscall(SYS_rt_sigprocmask, SIG_BLOCK, 0, reinterpret_cast<long>(&g->sigmask), 8);
+  // Every execution's start unblocks the managed signals (Signals.h): a
+  // resumed runner's finds them unblocked already (resume_unblocks_managed).
+  g->sigmask &= ~managed_signal_set();
   g->umask = uint32_t(raw_syscall(SYS_umask, 022));
   raw_syscall(SYS_umask, g->umask);
   long cwd = raw_syscall(SYS_openat, AT_FDCWD, reinterpret_cast<long>("."), O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -281,6 +334,7 @@ bool arm_runner(uint32_t ticket, int control_fd) {
     g->failure = err;
     return false;
   }
+  g->curbrk_exact = reinterpret_cast<uint64_t>(__curbrk) == g->snapshot.heap_end();
   if (const char* err = record_descriptors()) g->failure = err;
   return false;
 }
@@ -295,13 +349,13 @@ bool unusable() { return !g || (g->failure && g->count == 0); }
 
 bool is_runner() { return g && g->pid == int(own_pid()); }
 
+bool in_main_thread() { return t_main && is_runner(); }
 
 const char* refusal(bool any_thread) {
   if (!g) return "not a runner";
   if (g->failure) return g->failure;
   if (g->pid != int(own_pid())) return "not the runner";
-  if (!any_thread && raw_syscall(SYS_gettid) != g->pid)
-    return "the execution ended in another thread than the main one";
+  if (!any_thread && !t_main) return "the execution ended in another thread than the main one";
   if (g->taint) return g->taint;
   siginfo_t info;
   if (raw_syscall(SYS_waitid, P_ALL, 0, reinterpret_cast<long>(&info), WEXITED | WNOHANG | WNOWAIT, 0) == 0)
@@ -309,12 +363,9 @@ const char* refusal(bool any_thread) {
   uint64_t pending = 0;
   raw_syscall(SYS_rt_sigpending, reinterpret_cast<long>(&pending), 8);
   if (pending) return "the execution left a signal pending";
-  for (int which : {ITIMER_REAL, ITIMER_VIRTUAL, ITIMER_PROF}) {
-    itimerval t;
-    if (raw_syscall(SYS_getitimer, which, reinterpret_cast<long>(&t)) == 0 &&
-        (t.it_value.tv_sec || t.it_value.tv_usec))
-      return "the execution left a timer running";
-  }
+  // Only the calls noted can start a timer (note_change); one that ran at
+  // arming may still run.
+  if ((g->timers_at_arm || (g->changes & kTimers)) && timer_running()) return "the execution left a timer running";
   return nullptr;
 }
 
@@ -328,6 +379,53 @@ void taint(const char* why) {
 
 void note_sigaction(int sig) {
   if (g && sig >= 1 && sig <= 64) g->sig_changed |= uint64_t(1) << (sig - 1);
+}
+
+void note_change(uint32_t changes) {
+  if (g) g->changes |= changes;
+}
+
+void note_descriptor(int fd) {
+  // (A negative one closes nothing.)
+  if (g && fd >= 0 && (fd >= kMaxDescriptors || (g->recorded[fd / 64] >> (fd % 64)) & 1)) g->changes |= kDescriptors;
+}
+
+void note_syscall(long nr) {
+  switch (nr) {
+    case SYS_close:
+    case SYS_close_range:
+    case SYS_dup2:
+    case SYS_dup3:
+    case SYS_io_uring_setup:
+    case SYS_io_uring_enter:
+      note_change(kDescriptors);
+      break;
+    case SYS_setitimer:
+    case SYS_alarm:
+      note_change(kTimers);
+      break;
+    case SYS_umask:
+      note_change(kUmask);
+      break;
+    case SYS_sigaltstack:
+      note_change(kAlternateStack);
+      break;
+    case SYS_brk:
+      note_change(kHeapEnd);
+      break;
+    default:
+      break;
+  }
+}
+
+bool alternate_stack_known(uint32_t index) {
+  int entry = alternate_stack_entry();
+  return entry >= 0 && !(g->changes & kAlternateStack) && g->alternate_stack[entry] == int32_t(index);
+}
+
+void note_alternate_stack(uint32_t index) {
+  int entry = alternate_stack_entry();
+  if (entry >= 0) g->alternate_stack[entry] = int32_t(index);
 }
 
 void note_memory_change(uint64_t addr, uint64_t len, const char* what) {

@@ -39,6 +39,10 @@ bool armed();
 // This process is the runner (armed or not; a live checkpoint forked from
 // it is not).
 bool is_runner();
+// The calling thread is the runner's main thread, the one that holds the
+// checkpoint's stack (its tid is the pid; known without asking the kernel:
+// a thread-local set at arming, which every rollback keeps).
+bool in_main_thread();
 // The runner could not be armed at all (nothing will ever roll back here).
 bool unusable();
 // Why the current execution cannot be rolled back, or nullptr; with
@@ -49,6 +53,35 @@ const char* refusal(bool any_thread = false);
 void taint(const char* why);
 // Interposers: the program set the disposition of `sig`.
 void note_sigaction(int sig);
+// Process state the rollback checks or puts back only when the execution
+// may have changed it (each check is a system call; issue 27). The
+// interposers of the libc functions that change it note it, and so do the
+// program's own system calls: libc's syscall() and every `syscall`
+// instruction outside libc, which is a site that traps (InstructionSites.h).
+enum Change : uint32_t {
+  kTimers = 1,          // setitimer, alarm, ualarm, profil: the interval timers
+  kUmask = 2,           // umask
+  kAlternateStack = 4,  // sigaltstack, setting one (any thread's)
+  kHeapEnd = 8,         // a raw brk (libc's brk and sbrk keep __curbrk)
+  // A descriptor open at the checkpoint closed or replaced (close, dup2,
+  // dup3, close_range, closefrom, fclose, fcloseall, freopen, closedir,
+  // login_tty, io_uring): each is then compared with its record.
+  kDescriptors = 16,
+};
+void note_change(uint32_t changes);
+// The program closes or replaces descriptor `fd` (kDescriptors when the
+// checkpoint held it; any other was opened by the execution).
+void note_descriptor(int fd);
+// The program makes system call `nr` itself (a raw call): notes what it
+// may change.
+void note_syscall(long nr);
+// The alternate signal stack of the calling thread (the runner's main thread
+// or a pool slot's, ThreadPool.h) is the one the agent gave thread `index`
+// and nothing may have changed it since (kernel state, which a rollback
+// leaves as it is): its first turn need not ask the kernel.
+bool alternate_stack_known(uint32_t index);
+// The calling thread's alternate stack is now the one for `index`.
+void note_alternate_stack(uint32_t index);
 // The program changes the protection or the content of [addr, addr+len)
 // (mprotect, madvise): refused when it touches the checkpoint's memory.
 void note_memory_change(uint64_t addr, uint64_t len, const char* what);
