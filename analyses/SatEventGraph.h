@@ -201,6 +201,10 @@ class SatEventGraph {
   // The known node of id's instance in the state of read e that id's
   // history may become (see the header), or kSatNone.
   uint32_t same_state(uint32_t id, const shm::Event& e) const;
+  // Whether node p, on its edge to child, changed memory (anything but a
+  // read or a read-modify-write that wrote what it read): where merge()'s
+  // run of reads since the last change starts again.
+  bool changes_memory(uint32_t p, uint32_t child) const;
   // Node id (new, never run) is y: its parent's edge leads to y instead.
   void redirect(uint32_t id, uint32_t y);
   // The nodes with a path to n, n included.

@@ -133,5 +133,28 @@ TEST(SatMerge, NeverIntoItsOwnAncestor) {
   EXPECT_EQ(g.merges(), 0u);
 }
 
+// Dijkstra's seq_cst lock (sat_verdicts.mutex_dijkstra_seq_cst): T0 reads
+// a, exchanges x, reads n, and reads a again in a's state. When the
+// exchange changed x (a reads 0) the second read of a is a new node; when
+// it left x as it was (a reads 1) it is a spin back to the first. Merged at
+// n after the unchanged exchange, the second history's spin would lead
+// back above the merge, into a node the first history had gone on from
+// ("the same history did something else"): a read is merged only right
+// after its thread changed memory.
+TEST(SatMerge, NotAfterAReadOnlyRun) {
+  constexpr uint64_t kA = 0x6000, kN = 0x7000, kS1 = 0x11, kS2 = 0x23;
+  auto execution = [&](uint64_t a) {
+    std::vector<shm::Event> ev{op(0, OpKind::Load, kA, 0x400100, a, kS1), op(0, OpKind::Rmw, kX, 0x400200, a, 1),
+                               op(0, OpKind::Load, kN, 0x400300, 2, kS2), op(0, OpKind::Load, kA, 0x400100, a, kS1),
+                               op(0, OpKind::AtomicStore, kY, 0x400400, 0, 1)};
+    if (a == 1) ev[3].flags = shm::kSameState;
+    for (uint32_t k = 0; k < ev.size(); ++k) ev[k].step = k;
+    return ev;
+  };
+  SatEventGraph g;
+  for (auto ev : {execution(0), execution(1)}) ASSERT_TRUE(g.merge(ev.data(), ev.size())) << g.why();
+  EXPECT_EQ(g.merges(), 0u);
+}
+
 }  // namespace
 }  // namespace ctrl
