@@ -33,7 +33,9 @@
 // state such as a file offset): two histories that differ only there are
 // taken for one, and what only one of them could do is lost. A merge never
 // makes a node reach another it did not reach (no cycle: the node must not
-// reach the read's parent), never under store buffers (a flush instance
+// reach the read's parent), happens only right after the thread changed
+// memory on every edge into the node (spin keys then lead back to the same
+// node on every history), never under store buffers (a flush instance
 // mirrors its thread's path), and never changes the order of two nodes an
 // earlier round encoded: the read's parent must be new in this execution and
 // every older node above it must already reach the node merged into (the
