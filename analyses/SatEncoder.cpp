@@ -165,58 +165,114 @@ void SatEncoder::between(uint32_t n, uint32_t s, uint32_t c, int r) {
 void SatEncoder::encode_spin(uint32_t n) {
   const auto& nodes = g_.nodes();
   const SatNode& node = nodes[n];
-  if (!node.spins) return;       // the agent never saw it repeat a read in the same state
-  std::vector<uint32_t> window;  // the thread's reads since the one n repeats
-  std::vector<uint32_t> stores;  // its stores since then: no progress if each stored what memory held
-  bool repeats = false;
-  for (uint32_t child = n, a = node.parent; a != kSatNone && !repeats; child = a, a = nodes[a].parent) {
-    // Histories merged below the read it repeats: the window depends on the
-    // path, and none is encoded (weaker: a model may run this read while the
-    // agent holds it back, a deviation).
-    if (nodes[child].parents.size() > 1) return;
-    const SatNode& an = nodes[a];
-    const SatEdge* via = nullptr;
-    for (const auto& e : an.edges)
-      if (e.child == child) via = &e;
-    // A read-modify-write that left memory as it was (a failed CAS) reads only.
-    bool reads_only = an.role == SatRole::Read || (an.role == SatRole::Rmw && via && via->written == via->key);
-    if (!reads_only) {
-      if (an.role == SatRole::Other) continue;  // start, yield, fence
-      if (an.role != SatRole::Write) return;
-      stores.push_back(a);
-      continue;
-    }
-    window.push_back(a);
-    repeats = an.op.kind == node.op.kind && an.op.site == node.op.site && an.op.addr == node.op.addr;
-  }
-  if (!repeats) return;
-  std::vector<int> woken{-x(n)};
-  for (uint32_t w : stores)
-    woken.push_back(-(tso_ && nodes[w].buffered ? tso_->unchanged(w) : unchanged(w)));  // tso: the thread's view
-  auto wake = [&](uint32_t k, uint32_t w, uint64_t key, int writes) {
-    uint32_t seen = tso_ ? tso_->vis(w) : w;  // tso: a store wakes when it reaches memory
-    int after = order(k, seen), before = order(seen, n);
-    if (after == 0 || before == 0) return;
-    auto [it, fresh] = woke_.try_emplace({n, k, w, key}, 0);
-    if (fresh) it->second = solver_.new_var();
-    int z = it->second;
-    clause({-z, writes});
-    clause({-z, after});
-    clause({-z, before});
-    woken.push_back(z);
+  if (!node.spins) return;  // the agent never saw it repeat a read in the same state
+  // The thread's histories back from n to the read n repeats. Up to a node
+  // other histories merged into, the history is the one n's running
+  // implies; above it each history is its own window, named by the edges
+  // it takes (`path`: what runs and reads to take them) so that its clause
+  // holds only when that history runs.
+  constexpr size_t kMaxHistories = 64;
+  struct Walk {
+    uint32_t child, a;
+    std::vector<uint32_t> window, stores;  // the thread's reads since the one n repeats; its stores
+    std::vector<int> path;                 // empty until the walk crosses a merged node
+    std::vector<uint32_t> nodes;           // from the crossing on: its nodes (the chain's name)
   };
-  for (uint32_t k : window)
-    for (uint32_t w : g_.locations()[nodes[k].loc].writers) {
-      if (w == k || w == n) continue;
-      if (nodes[w].role != SatRole::Rmw) {
-        wake(k, w, UINT64_MAX, writes_lit(w));
-        continue;
-      }
-      // Only one that changed memory wakes a spinner (a failed CAS does not).
-      for (const SatEdge& e : nodes[w].edges)
-        if (e.written != e.key) wake(k, w, e.key, val(w, e.key));
+  std::vector<Walk> todo;
+  size_t histories = 0;
+  // Walk w steps up from w.child to its parent `a`; at a merged node, one
+  // walk per parent, each from then on naming its history.
+  auto up = [&](Walk& w, uint32_t child) {
+    const auto& ps = nodes[child].parents;
+    w.child = child;
+    w.a = ps.empty() ? kSatNone : ps.front();
+    if (ps.size() < 2) return true;
+    histories += ps.size() - 1;
+    if (histories > kMaxHistories) return false;
+    w.nodes.push_back(kSatNone);  // crossed a merge: the edges name the history from here on
+    for (size_t i = 1; i < ps.size(); ++i) {
+      Walk other = w;
+      other.a = ps[i];
+      todo.push_back(std::move(other));
     }
-  grow({2, n}, woken);
+    return true;
+  };
+  {
+    Walk first{n, kSatNone, {}, {}, {}, {}};
+    if (!up(first, n)) return;  // weaker: left unencoded
+    todo.push_back(std::move(first));
+  }
+  while (!todo.empty()) {
+    Walk w = std::move(todo.back());
+    todo.pop_back();
+    bool repeats = false, ends = false;
+    while (w.a != kSatNone) {
+      const SatNode& an = nodes[w.a];
+      const SatEdge* via = nullptr;
+      for (const auto& e : an.edges)
+        if (e.child == w.child) via = &e;
+      if (!via) {
+        ends = true;
+        break;
+      }
+      if (!w.nodes.empty()) {
+        w.path.push_back(an.reads() ? val(w.a, via->key) : x(w.a));
+        w.nodes.push_back(w.a);
+      }
+      // A read-modify-write that left memory as it was (a failed CAS) reads only.
+      bool reads_only = an.role == SatRole::Read || (an.role == SatRole::Rmw && via->written == via->key);
+      if (reads_only) {
+        w.window.push_back(w.a);
+        repeats = an.op.kind == node.op.kind && an.op.site == node.op.site && an.op.addr == node.op.addr;
+        // On a history whose read there was in another state (both logged)
+        // n repeats nothing.
+        if (repeats && !w.path.empty() && an.role == SatRole::Read && node.role == SatRole::Read &&
+            an.op.value_written && node.op.value_written && an.op.value_written != node.op.value_written)
+          ends = true;
+        if (repeats || ends) break;
+      } else if (an.role == SatRole::Write) {
+        w.stores.push_back(w.a);
+      } else if (an.role != SatRole::Other) {  // start, yield, fence go on
+        ends = true;
+        break;
+      }
+      if (!up(w, w.a)) return;  // weaker: left unencoded
+    }
+    if (!repeats || ends) continue;
+    std::vector<int> woken{-x(n)};
+    for (int l : w.path) woken.push_back(-l);
+    for (uint32_t s : w.stores)
+      woken.push_back(-(tso_ && nodes[s].buffered ? tso_->unchanged(s) : unchanged(s)));  // tso: the thread's view
+    auto wake = [&](uint32_t k, uint32_t wr, uint64_t key, int writes) {
+      uint32_t seen = tso_ ? tso_->vis(wr) : wr;  // tso: a store wakes when it reaches memory
+      int after = order(k, seen), before = order(seen, n);
+      if (after == 0 || before == 0) return;
+      auto [it, fresh] = woke_.try_emplace({n, k, wr, key}, 0);
+      if (fresh) it->second = solver_.new_var();
+      int z = it->second;
+      clause({-z, writes});
+      clause({-z, after});
+      clause({-z, before});
+      woken.push_back(z);
+    };
+    for (uint32_t k : w.window)
+      for (uint32_t wr : g_.locations()[nodes[k].loc].writers) {
+        if (wr == k || wr == n) continue;
+        if (nodes[wr].role != SatRole::Rmw) {
+          wake(k, wr, UINT64_MAX, writes_lit(wr));
+          continue;
+        }
+        // Only one that changed memory wakes a spinner (a failed CAS does not).
+        for (const SatEdge& e : nodes[wr].edges)
+          if (e.written != e.key) wake(k, wr, e.key, val(wr, e.key));
+      }
+    if (w.path.empty()) {
+      grow({2, n}, woken);
+    } else {
+      auto [it, fresh] = spin_histories_.try_emplace({n, w.nodes}, uint32_t(spin_histories_.size()));
+      grow({-1 - int(it->second), n}, woken);
+    }
+  }
 }
 
 int SatEncoder::over(uint32_t w, uint32_t s) {

@@ -206,6 +206,9 @@ class SatEncoder {
   std::unordered_map<uint64_t, int> src_, o_;
   std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint64_t>, int> woke_;  // spin: (n, read, writer, edge key)
   std::map<std::pair<int, uint32_t>, Chain> chains_;
+  // encode_spin: a spinner's history above a merged node (its nodes) ->
+  // the number naming its chain (key -1 - number).
+  std::map<std::pair<uint32_t, std::vector<uint32_t>>, uint32_t> spin_histories_;
   std::unordered_set<std::vector<int>, ClauseHash> added_;
   std::unordered_map<uint32_t, std::unordered_set<uint32_t>> covered_;  // per read: writers its clauses cover
   // unchanged(w): its literal, the writers its clauses cover, the source

@@ -150,17 +150,37 @@ std::vector<char> SatEventGraph::ancestors(uint32_t n) const {
   return seen;
 }
 
+bool SatEventGraph::changes_memory(uint32_t p, uint32_t child) const {
+  const SatNode& node = nodes_[p];
+  if (node.role == SatRole::Read) return false;
+  if (node.role != SatRole::Rmw) return true;
+  for (const SatEdge& e : node.edges)
+    if (e.child == child) return e.written != e.key;
+  return true;
+}
+
 uint32_t SatEventGraph::same_state(uint32_t id, const shm::Event& e) const {
   const SatNode& node = nodes_[id];
   uint32_t p = node.parent;
   // Only a history new in this execution joins an older one (the order of
   // nodes an earlier round encoded stays as it was).
   if (p == kSatNone || nodes_[p].born != merge_calls_) return kSatNone;
+  // Only just after its thread changed memory, on every history into the
+  // node: the reads since the thread last changed memory (where a spin
+  // leads back to, merge()'s `run`) then never reach above a merged node,
+  // so a spin key means the same on every history through it. (Dijkstra's
+  // seq_cst lock: a history whose exchange left c[i] as it was met, at the
+  // next read, one whose exchange had changed it; the read after that was a
+  // spin back above the merge on the first and a new node on the second.)
+  if (!changes_memory(p, id)) return kSatNone;
   auto it = by_state_.find({node.instance, e.site, e.addr, e.value_written});
   if (it == by_state_.end()) return kSatNone;
   std::vector<char> above;  // the nodes with a path to p
   for (uint32_t y : it->second) {
     if (y == id || !nodes_[y].known || !same_op(nodes_[y].op, e)) continue;
+    bool after_change = true;
+    for (uint32_t q : nodes_[y].parents) after_change = after_change && changes_memory(q, y);
+    if (!after_change) continue;
     if (above.empty()) above = ancestors(p);
     if (above[y]) continue;  // y leads to p: a cycle
     std::vector<char> to_y = ancestors(y);

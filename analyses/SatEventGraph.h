@@ -33,7 +33,9 @@
 // state such as a file offset): two histories that differ only there are
 // taken for one, and what only one of them could do is lost. A merge never
 // makes a node reach another it did not reach (no cycle: the node must not
-// reach the read's parent), never under store buffers (a flush instance
+// reach the read's parent), happens only right after the thread changed
+// memory on every edge into the node (spin keys then lead back to the same
+// node on every history), never under store buffers (a flush instance
 // mirrors its thread's path), and never changes the order of two nodes an
 // earlier round encoded: the read's parent must be new in this execution and
 // every older node above it must already reach the node merged into (the
@@ -201,6 +203,10 @@ class SatEventGraph {
   // The known node of id's instance in the state of read e that id's
   // history may become (see the header), or kSatNone.
   uint32_t same_state(uint32_t id, const shm::Event& e) const;
+  // Whether node p, on its edge to child, changed memory (anything but a
+  // read or a read-modify-write that wrote what it read): where merge()'s
+  // run of reads since the last change starts again.
+  bool changes_memory(uint32_t p, uint32_t child) const;
   // Node id (new, never run) is y: its parent's edge leads to y instead.
   void redirect(uint32_t id, uint32_t y);
   // The nodes with a path to n, n included.

@@ -180,12 +180,11 @@ std::vector<uint32_t> SatStrategy::schedule(const std::vector<SatStep>& order) {
 std::optional<ExecutionPlan> SatStrategy::next() {
   if (!stats_.unsupported.empty() || complete_ || stopped_) return std::nullopt;
   ExecutionPlan plan = fixed_plan();
-  // CTRL_SAT_MERGE=1 (experimental, off by default): reads tell their
-  // state, and histories that reach one state merge (SatEventGraph.h; not
-  // under store buffers). Off: a trie per thread instance. On, four of the
-  // sat verdict tests fail (docs/PERFORMANCE.md, fifth piece).
+  // Reads tell their state, and histories that reach one state merge
+  // (SatEventGraph.h; not under store buffers). CTRL_SAT_MERGE=0 turns it
+  // off, for comparison: a trie per thread instance (the fourth piece).
   const char* merge = std::getenv("CTRL_SAT_MERGE");
-  plan.read_states = !graph_.store_buffers() && merge && std::string(merge) == "1";
+  plan.read_states = !graph_.store_buffers() && !(merge && std::string(merge) == "0");
   if (!started_) {
     started_ = true;
     return plan;

@@ -14,7 +14,7 @@
 namespace ctrl {
 namespace {
 
-constexpr uint64_t kX = 0x3000, kY = 0x4000, kFlag = 0x5000;
+constexpr uint64_t kX = 0x3000, kY = 0x4000, kFlag = 0x5000, kW = 0x5800;
 constexpr uint64_t kState = 0x77;  // T0's state at its read of kFlag, whatever it read of kX
 
 shm::Event op(uint32_t thread, OpKind kind, uint64_t addr, uint64_t site, uint64_t read, uint64_t written) {
@@ -29,9 +29,10 @@ shm::Event op(uint32_t thread, OpKind kind, uint64_t addr, uint64_t site, uint64
   return e;
 }
 
-// T1: x = 1; flag = 5. T0: if (x) y = 1; read flag (in state kState on
-// both paths). `x`, `flag`: what T0 reads; `t1_first`: T1's stores before
-// T0's reads of them.
+// T1: x = 1; flag = 5. T0: if (x) y = 1; w = 1; read flag (in state kState
+// on both paths, right after a store on both: SatMerge.NotAfterAReadOnlyRun).
+// `x`, `flag`: what T0 reads; `t1_first`: T1's stores before T0's reads of
+// them.
 std::vector<shm::Event> execution(uint64_t x, uint64_t flag, uint64_t state = kState) {
   std::vector<shm::Event> ev;
   auto t1x = op(1, OpKind::AtomicStore, kX, 0x500100, 0, 1);
@@ -39,6 +40,7 @@ std::vector<shm::Event> execution(uint64_t x, uint64_t flag, uint64_t state = kS
   if (x) ev.push_back(t1x);
   ev.push_back(op(0, OpKind::AtomicLoad, kX, 0x400100, x, 0));
   if (x) ev.push_back(op(0, OpKind::AtomicStore, kY, 0x400200, 0, 1));
+  ev.push_back(op(0, OpKind::AtomicStore, kW, 0x400250, 0, 1));
   if (flag) ev.push_back(t1f);
   ev.push_back(op(0, OpKind::AtomicLoad, kFlag, 0x400300, flag, state));
   if (!x) ev.push_back(t1x);
@@ -131,6 +133,68 @@ TEST(SatMerge, NeverIntoItsOwnAncestor) {
   SatEventGraph g;
   ASSERT_TRUE(g.merge(ev.data(), ev.size())) << g.why();
   EXPECT_EQ(g.merges(), 0u);
+}
+
+// Dijkstra's seq_cst lock (sat_verdicts.mutex_dijkstra_seq_cst): T0 reads
+// a, exchanges x, reads n, and reads a again in a's state. When the
+// exchange changed x (a reads 0) the second read of a is a new node; when
+// it left x as it was (a reads 1) it is a spin back to the first. Merged at
+// n after the unchanged exchange, the second history's spin would lead
+// back above the merge, into a node the first history had gone on from
+// ("the same history did something else"): a read is merged only right
+// after its thread changed memory.
+TEST(SatMerge, NotAfterAReadOnlyRun) {
+  constexpr uint64_t kA = 0x6000, kN = 0x7000, kS1 = 0x11, kS2 = 0x23;
+  auto execution = [&](uint64_t a) {
+    std::vector<shm::Event> ev{op(0, OpKind::Load, kA, 0x400100, a, kS1), op(0, OpKind::Rmw, kX, 0x400200, a, 1),
+                               op(0, OpKind::Load, kN, 0x400300, 2, kS2), op(0, OpKind::Load, kA, 0x400100, a, kS1),
+                               op(0, OpKind::AtomicStore, kY, 0x400400, 0, 1)};
+    // The spin: the thread is back at its first read (the execution ends
+    // there).
+    if (a == 1) ev[3].flags = shm::kSameState, ev.pop_back();
+    // T1 stored both first (the initial values stay 0).
+    if (a == 1)
+      ev.insert(ev.begin(),
+                {op(1, OpKind::AtomicStore, kA, 0x500100, 0, 1), op(1, OpKind::AtomicStore, kX, 0x500200, 0, 1)});
+    for (uint32_t k = 0; k < ev.size(); ++k) ev[k].step = k;
+    return ev;
+  };
+  SatEventGraph g;
+  for (auto ev : {execution(0), execution(1)}) ASSERT_TRUE(g.merge(ev.data(), ev.size())) << g.why();
+  EXPECT_EQ(g.merges(), 0u);
+}
+
+// A spinner's window across a merged node (sat_verdicts.mutex_dijkstra_relaxed
+// with CTRL_SAT_MERGE=1: the agent held back a read the model ran). T1 stores
+// y = 1. T0 reads w (1), y, a (in state kS1), stores w = 1 again (no change),
+// reads flag (merged: right after a store on both histories of y) and is
+// held back at a second read of a in state kS1: nothing it read since the
+// first was written. On both histories running it is a spin, so the search
+// is complete; without the window encoded on each history a model ran it.
+TEST(SatMerge, ASpinWindowAcrossAMergeHoldsOnEveryHistory) {
+  constexpr uint64_t kA = 0x6000, kS1 = 0x11, kS2 = 0x23;
+  auto execution = [&](uint64_t y) {
+    std::vector<shm::Event> ev;
+    auto t1 = op(1, OpKind::AtomicStore, kY, 0x500100, 0, 1);
+    if (y) ev.push_back(t1);
+    ev.push_back(op(0, OpKind::Load, kW, 0x400050, 1, kS2 + 2));
+    ev.push_back(op(0, OpKind::Load, kY, 0x400100, y, kS2 + 4));
+    ev.push_back(op(0, OpKind::Load, kA, 0x400200, 0, kS1));
+    ev.push_back(op(0, OpKind::Store, kW, 0x400300 + 0x10 * y, 1, 1));
+    ev.push_back(op(0, OpKind::Load, kFlag, 0x400400, 0, kS2));
+    if (!y) ev.push_back(t1);
+    for (uint32_t k = 0; k < ev.size(); ++k) ev[k].step = k;
+    return ev;
+  };
+  shm::Event parked = op(0, OpKind::Load, kA, 0x400200, 0, kS1);
+  parked.enabled = 0;
+  SatEventGraph g;
+  for (auto ev : {execution(0), execution(1)}) ASSERT_TRUE(g.merge(ev.data(), ev.size(), &parked, 1)) << g.why();
+  ASSERT_EQ(g.merges(), 1u);
+  auto solver = make_cadical_solver();
+  SatEncoder encoder(g, *solver);
+  SatAnswer answer = encoder.solve({});
+  EXPECT_EQ(answer.result, SatSolver::Result::Unsat);
 }
 
 }  // namespace
