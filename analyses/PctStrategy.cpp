@@ -27,11 +27,12 @@ ExecutionPlan PctStrategy::plan(uint64_t index) const {
   // range too short for d-1 distinct points gets as many as it has.
   uint64_t rng = p.seed ^ 0x5043545f43484e47ULL;  // "PCT_CHNG"
   uint64_t from = fixed_steps();
-  uint64_t range = steps_ > from ? steps_ - from : 0;
+  uint64_t steps = estimated_steps();
+  uint64_t range = steps > from ? steps - from : 0;
   if (counts_writes(index)) {
     p.pct_depth |= kPctWritePoints;
     from = 0;
-    range = writes_;
+    range = estimated_writes();
   }
   uint32_t count = uint32_t(std::min<uint64_t>(depth_ - 1, range));
   while (p.pct_change.size() < count) {
@@ -57,8 +58,10 @@ void PctStrategy::completed(const ExecutionSummary& s) {
       writes += pct_write_step(OpKind(s.events[i].kind));
   }
   // The first execution replaces the defaults; later ones can only lengthen them.
-  steps_ = seen_ ? std::max(steps_, s.steps) : std::max<uint64_t>(s.steps, 1);
-  writes_ = seen_ ? std::max(writes_, writes) : std::max<uint64_t>(writes, 1);
+  uint64_t steps = seen_ ? std::max(estimated_steps(), s.steps) : std::max<uint64_t>(s.steps, 1);
+  writes = seen_ ? std::max(estimated_writes(), writes) : std::max<uint64_t>(writes, 1);
+  steps_.store(steps, std::memory_order_relaxed);
+  writes_.store(writes, std::memory_order_relaxed);
   seen_ = true;
 }
 

@@ -34,6 +34,8 @@
 // it. Never exhaustive.
 #pragma once
 
+#include <atomic>
+
 #include "Strategy.h"
 
 namespace ctrl {
@@ -52,14 +54,18 @@ class PctStrategy final : public Strategy {
   // The next indices' plans under the current estimates: exact unless an
   // execution still to finish is longer than every one before.
   std::vector<ExecutionPlan> predict(size_t n) const override;
+  // Safe from any thread while another calls next() and completed()
+  // (PartitionedSampling.h draws plans without a lock): see steps_.
   std::optional<ExecutionPlan> plan_at(uint64_t n) const override { return plan(n); }
   // The length estimates (steps, writes, whether one execution was seen).
-  std::vector<uint64_t> saved_state() const override { return {steps_, writes_, uint64_t(seen_)}; }
+  std::vector<uint64_t> saved_state() const override {
+    return {estimated_steps(), estimated_writes(), uint64_t(seen_)};
+  }
   bool restore_state(uint64_t next, const std::vector<uint64_t>& state) override {
     if (state.size() != 3) return false;
     index_ = next;
-    steps_ = state[0];
-    writes_ = state[1];
+    steps_.store(state[0], std::memory_order_relaxed);
+    writes_.store(state[1], std::memory_order_relaxed);
     seen_ = state[2] != 0;
     return true;
   }
@@ -68,16 +74,20 @@ class PctStrategy final : public Strategy {
   // What execution `index`'s change points count.
   bool counts_writes(uint64_t index) const;
   // The range the next plans' change points are drawn over.
-  uint64_t estimated_steps() const { return steps_; }
-  uint64_t estimated_writes() const { return writes_; }
+  uint64_t estimated_steps() const { return steps_.load(std::memory_order_relaxed); }
+  uint64_t estimated_writes() const { return writes_.load(std::memory_order_relaxed); }
 
  private:
   uint64_t seed_;
   uint32_t depth_;
   Points points_;
   uint64_t index_ = 0;
-  uint64_t steps_ = kDefaultSteps;
-  uint64_t writes_ = kDefaultSteps;
+  // Written by completed() only; read by plan_at from the sessions' threads
+  // too (PartitionedSampling.h) without a lock: a plan drawn while they
+  // change may use one new and one old estimate, which only makes it differ
+  // from the one next() gives in its turn (it is then run again).
+  std::atomic<uint64_t> steps_ = kDefaultSteps;
+  std::atomic<uint64_t> writes_ = kDefaultSteps;
   bool seen_ = false;  // an execution finished: steps_ and writes_ are the most seen
   ExecutionPlan plan(uint64_t index) const;
 };

@@ -18,6 +18,8 @@ class RandomStrategy final : public Strategy {
   std::optional<ExecutionPlan> next() override;
   // The next seeds: exact, since a random plan depends on nothing learnt.
   std::vector<ExecutionPlan> predict(size_t n) const override;
+  // Reads only what the constructor set: safe from any thread while another
+  // calls next() (PartitionedSampling.h draws plans without a lock).
   std::optional<ExecutionPlan> plan_at(uint64_t n) const override { return plan(n); }
   // Nothing learnt: the plan number is all.
   bool restore_state(uint64_t next, const std::vector<uint64_t>&) override {

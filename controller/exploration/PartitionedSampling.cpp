@@ -96,7 +96,9 @@ bool PartitionedSampling::active() const {
 }
 
 std::optional<ExecutionPlan> PartitionedSampling::plan_of(uint64_t m) {
-  std::lock_guard lock(strategy_mutex_);
+  // Without strategy_mutex_: a seeded strategy's plan_at may run while the
+  // explorer teaches it (Strategy.h), so no session waits for the explorer
+  // to draw its next plan.
   return plan_at_(m);
 }
 
@@ -140,7 +142,9 @@ void PartitionedSampling::check_own(const ExecutionResult& r, bool files_changed
 std::optional<ExecutionResult> PartitionedSampling::take(uint64_t n, const ExecutionPlan& plan, const RunOwn& run_own) {
   std::unique_lock lock(mutex_);
   turn_ = n;
-  changed_.notify_all();  // the window moved
+  // The window moved: a helper waiting for it may claim now. Only then: a
+  // wake-up on another CPU costs more than an execution's own work here.
+  if (helpers_waiting_ > 0 && (next_ < n + window_ || !returned_.empty())) changed_.notify_all();
   for (;;) {
     if (!stats_.off.empty()) return std::nullopt;
     if (auto it = results_.find(n); it != results_.end()) {
@@ -202,7 +206,9 @@ std::optional<ExecutionResult> PartitionedSampling::take(uint64_t n, const Execu
       continue;
     }
     auto t0 = clock::now();
+    explorer_waiting_ = true;
     changed_.wait(lock);
+    explorer_waiting_ = false;
     idle_[0] += seconds_since(t0);
   }
 }
@@ -237,24 +243,18 @@ void PartitionedSampling::helper(size_t k) {
         std::unique_lock lock(mutex_);
         auto t0 = clock::now();
         std::optional<Range> got;
+        ++helpers_waiting_;
         changed_.wait(lock, [&] { return quit_ || !stats_.off.empty() || (got = claim(false)).has_value(); });
+        --helpers_waiting_;
         idle_[w] += seconds_since(t0);
         if (!got) return finish();
         running = *got;
       }
+      // One critical section per execution: a claimed range starts at or
+      // before the cutoff while the partition is on (claim), and each later
+      // plan of it is checked when the result before it is handed in.
       while (running.first < running.second) {
         uint64_t m = running.first;
-        {
-          std::lock_guard lock(mutex_);
-          // Stopped, or past a bug that ends the exploration: the rest is
-          // given back (the explorer runs what it still needs itself).
-          if (quit_ || !stats_.off.empty()) return finish();
-          if (m > cutoff_) {
-            give_back(running);
-            running = {0, 0};
-            break;
-          }
-        }
         std::optional<ExecutionPlan> plan = plan_of(m);
         if (!plan) {
           std::lock_guard lock(mutex_);
@@ -274,8 +274,17 @@ void PartitionedSampling::helper(size_t k) {
         }
         if (!stats_.off.empty()) return finish();
         if (r.end == ExecutionResult::End::Bug && !limits_.keep_going) cutoff_ = std::min(cutoff_, m);
-        results_.emplace(m, Done{std::move(*plan), std::move(r)});
-        changed_.notify_all();
+        results_.emplace_hint(results_.end(), m, Done{std::move(*plan), std::move(r)});
+        // The explorer waits only for its turn's result (or for what
+        // give_back, turn_off and stop announce themselves).
+        if (explorer_waiting_ && m == turn_) changed_.notify_all();
+        // Stopped, or past a bug that ends the exploration: the rest is
+        // given back (the explorer runs what it still needs itself).
+        if (quit_) return finish();
+        if (running.first < running.second && running.first > cutoff_) {
+          give_back(running);
+          running = {0, 0};
+        }
       }
     }
   } catch (const std::exception& e) {

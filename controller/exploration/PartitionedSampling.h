@@ -5,8 +5,8 @@
 // of its own, and the explorer's session (while it waits for a result)
 // claim ranges in order and run each plan of their range on their own
 // target; the plan of number m comes from the strategy itself
-// (Strategy::plan_at), under the lock the explorer holds whenever it asks
-// or teaches the strategy.
+// (Strategy::plan_at, which may run while the explorer asks or teaches the
+// strategy under strategy_mutex(): the sessions never wait for that).
 //
 // The explorer still goes through the plans one by one in their order, as
 // with -j 1, and takes the result of plan n from whichever session ran it:
@@ -67,7 +67,8 @@ class PartitionedSampling {
     uint64_t first = 1;            // the first plan number handed out (--resume: after the first run here)
     unsigned remote_sessions = 0;  // sessions of other ranks (--mpi): they widen the window
   };
-  // Plan number m's plan (Strategy::plan_at), called under strategy_mutex().
+  // Plan number m's plan (Strategy::plan_at), called from any session's
+  // thread without strategy_mutex().
   using PlanAt = std::function<std::optional<ExecutionPlan>(uint64_t)>;
   // Starts `helpers` helper sessions of `config` (runner_cpu: the explorer
   // session's CPU); each first runs `first` and must repeat `first_result`.
@@ -80,7 +81,7 @@ class PartitionedSampling {
   PartitionedSampling& operator=(const PartitionedSampling&) = delete;
 
   // Held by the explorer around every call of the strategy's next() and
-  // completed(), by the sessions around plan_at.
+  // completed(); plan_at is called without it (Strategy.h).
   std::mutex& strategy_mutex() { return strategy_mutex_; }
 
   // The result of plan number `n`, `plan` (what the strategy gives in its
@@ -141,6 +142,10 @@ class PartitionedSampling {
   std::set<uint64_t> own_;        // claimed by the explorer, not run yet
   std::map<uint64_t, Done> results_;
   bool quit_ = false;
+  // Who waits on changed_: a result wakes the explorer only when it is the
+  // one its turn waits for, a turn wakes helpers only when they may claim.
+  bool explorer_waiting_ = false;
+  unsigned helpers_waiting_ = 0;
   SpeculationStats stats_;
   // Per session (the explorer's first): seconds waiting for work, and when
   // it was ready and when it ended (max: still running).
