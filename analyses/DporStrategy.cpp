@@ -287,7 +287,7 @@ void DporStrategy::add_sleepers(ExecutionPlan& plan, const Position& pos, uint32
 
 bool DporStrategy::happens_before(uint64_t a, uint64_t b) const {
   // a -> b iff b's clock has seen a's position in a's thread.
-  return clocks_[b][thread_[a]] >= seq_[a];
+  return clocks_[b][slot_[thread_[a]]] >= seq_[a];
 }
 
 void DporStrategy::ByteTable::reset() {
@@ -342,12 +342,20 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, 
   clocks_.assign(n, Clock{});
   seq_.assign(n, 0);
   thread_.assign(n, 0);
-  // Clocks are joined over the threads (and flush actors) that appear:
-  // the entries of the others stay 0 everywhere.
+  // Clocks have one entry per thread (or flush actor) that appears, in
+  // order of first appearance: joins and copies run over those alone (flush
+  // actors are numbered from kFlushActorBase, so under TSO indexing by
+  // thread would make every clock at least 33 entries wide).
   uint32_t width = 0;
-  for (uint64_t k = 0; k < n; ++k) width = std::max(width, uint32_t(events[k].thread) + 1);
-  for (uint64_t q = 0; q < npending; ++q) width = std::max(width, uint32_t(pending[q].thread) + 1);
-  width = std::min(width, shm::kMaxThreads);
+  slot_.fill(0);
+  uint64_t appeared = 0;
+  auto appear = [&](uint32_t t) {
+    if (t >= shm::kMaxThreads || (appeared & bit(t))) return;
+    appeared |= bit(t);
+    slot_[t] = uint8_t(width++);
+  };
+  for (uint64_t k = 0; k < n; ++k) appear(events[k].thread);
+  for (uint64_t q = 0; q < npending; ++q) appear(pending[q].thread);
   std::array<Clock, shm::kMaxThreads> now{};
   std::array<int64_t, shm::kMaxThreads> last_of_thread;
   last_of_thread.fill(-1);
@@ -359,7 +367,11 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, 
     int64_t last_acquire = -1;  // latest successful acquisition
   };
   std::unordered_map<uint64_t, Object> objects;
-  std::vector<int64_t> cands, racing, hb_only;
+  // Reused from one execution to the next: analysing one allocates
+  // nothing for them once they have grown.
+  std::vector<int64_t>& cands = cands_;
+  std::vector<int64_t>& racing = racing_;
+  std::vector<int64_t>& hb_only = hb_only_;
   std::vector<std::pair<uint64_t, uint64_t>> races;  // optimal mode: (i, j), inserted once every clock is known
   // Store buffers: the owner of each flush actor, each thread's latest
   // sfence, and each actor's flushes (event, store) for PSO's sfence order.
@@ -370,7 +382,9 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, 
   std::array<std::vector<std::pair<int64_t, int64_t>>, shm::kMaxThreads> flushes;
   // Condition waits: what each thread waits on, and the signal or broadcast
   // that woke it (a signal logs the thread it woke).
-  enablers_.assign(n, {});
+  if (enablers_.size() > n) enablers_.resize(n);
+  for (auto& en : enablers_) en.clear();  // their capacity is kept
+  enablers_.resize(n);
   std::array<uint64_t, shm::kMaxThreads> waiting_on{};
   std::array<int64_t, shm::kMaxThreads> woken_by;
   woken_by.fill(-1);
@@ -518,15 +532,15 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, 
     if (check_races) {
       racing.clear();
       for (int64_t x : cands)
-        if (thread_[x] != p && c[thread_[x]] < seq_[x]) racing.push_back(x);
+        if (thread_[x] != p && c[slot_[thread_[x]]] < seq_[x]) racing.push_back(x);
     }
     // The event's clock: its thread's, joined with every conflicting event
     // it comes after.
     for (const auto* list : {&cands, &hb_only})
       for (int64_t x : *list)
         for (uint32_t t = 0; t < width; ++t) c[t] = std::max(c[t], clocks_[x][t]);
-    ++c[p];
-    seq_[k] = c[p];
+    ++c[slot_[p]];
+    seq_[k] = c[slot_[p]];
     std::copy_n(c.begin(), width, now[p].begin());
 
     if (check_races) {
@@ -652,7 +666,7 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, 
     if (OpKind(e.kind) == OpKind::FutexWoken && !can_run) continue;
     racing.clear();
     for (int64_t x : cands)
-      if (thread_[x] != p && c[thread_[x]] < seq_[x]) racing.push_back(x);
+      if (thread_[x] != p && c[slot_[thread_[x]]] < seq_[x]) racing.push_back(x);
     for (int64_t x : racing) {
       bool covered = false;
       for (int64_t y : racing)

@@ -313,6 +313,12 @@ class DporStrategy final : public Strategy {
   std::vector<Clock> clocks_;
   std::vector<uint32_t> seq_;
   std::vector<uint32_t> thread_;
+  // The entry of each thread in the clocks of the latest execution (dense:
+  // the threads and flush actors that appear in it, in order of first
+  // appearance).
+  std::array<uint8_t, shm::kMaxThreads> slot_{};
+  // analyse's candidates per event (kept to reuse their storage).
+  std::vector<int64_t> cands_, racing_, hb_only_;
   std::vector<uint64_t> history_;                         // optimal mode: Step::history of each event
   std::array<uint64_t, shm::kMaxThreads> end_history_{};  // and of each thread's next one
   // Per event: the events it cannot run without (the signal that woke a
