@@ -7,7 +7,11 @@
 // Signals: SIGCHLD, SIGINT and SIGTERM are blocked and read from a signalfd.
 // SIGINT and SIGTERM belong to the main thread's Tracer; a Tracer made in a
 // helper thread (set_helper_thread) never reads them, and takes kStopSignal
-// sent to its thread (pthread_kill) as its stop instead.
+// sent to its thread (pthread_kill) as its stop instead. SIGCHLD is sent to
+// the process, not to the tracing thread, so with several Tracers (-j) any
+// one's signalfd may take another's: a Tracer that reads a SIGCHLD wakes
+// every other live Tracer (each polls an eventfd of its own beside its
+// signalfd), which then asks waitpid for its own children and tracees.
 //
 // Every tracee is seized with EXITKILL, so when ctrl dies, even by SIGKILL,
 // the kernel kills the target, its checkpoint and every execution.
@@ -96,8 +100,10 @@ class Tracer {
 
  private:
   void read_signals();
+  void drain_wake();
 
   int signal_fd_ = -1;
+  int wake_fd_ = -1;  // another Tracer read a SIGCHLD (eventfd)
   int interrupted_signal_ = 0;
 };
 
