@@ -41,7 +41,8 @@ ExplorationReport explore(const Case& c, bool checkpoints) {
   config.sites_fd = instrumentation.fd();
   config.hang_timeout = 20;
   if (c.changes_files) {
-    config.cwd = testing::TempDir() + "ctrl-checkpointed-files-" + (checkpoints ? "on" : "off");
+    // Per case: ctest runs the cases of this suite side by side.
+    config.cwd = testing::TempDir() + "ctrl-checkpointed-files-" + c.name + (checkpoints ? "-on" : "-off");
     std::filesystem::remove_all(config.cwd);
     std::filesystem::create_directories(config.cwd);
   }
