@@ -5,6 +5,7 @@
 // execution is killed afterwards, unless its runner rolls back to run the
 // next one (agent/Rollback.h).
 #include <fmt/format.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <chrono>
@@ -116,7 +117,7 @@ ExecutionResult Session::outcome_from_agent(pid_t tid) {
     default:
       throw InternalError(fmt::format("agent stopped with outcome {}: {}", int(h.outcome), h.message));
   }
-  r.events.assign(region_.view().events, region_.view().events + std::min(h.steps.load(), region_.capacity()));
+  take_events(r, std::min(h.steps.load(), region_.capacity()));
   take_pending(h, r);
   if (attention_rolled_back_) {
     // The runner is putting itself back (agent/Rollback.h): it runs the
@@ -183,7 +184,7 @@ void Session::judge_exit(ExecutionResult& r) {
 
 void Session::name_heap_blocks(ExecutionResult& r) {
   const shm::Header& h = region_.header();
-  r.events.assign(region_.view().events, region_.view().events + std::min(h.steps.load(), region_.capacity()));
+  take_events(r, std::min(h.steps.load(), region_.capacity()));
   learn_pointer_names(r.events, symbolizer());
 }
 
@@ -219,6 +220,28 @@ ExecutionResult Session::interrupted_result() {
   r.steps = std::min(h.steps.load(), region_.capacity());
   kill_execution();
   return r;
+}
+
+void Session::take_events(ExecutionResult& r, uint64_t n) {
+  const shm::Event* events = region_.view().events;
+  constexpr uintptr_t kHuge = uintptr_t(2) << 20;
+  if (n * sizeof(shm::Event) >= 4 * kHuge) {
+    r.events.clear();
+    r.events.reserve(n);
+    // malloc maps a block this large afresh: its pages are untouched, and
+    // the part aligned to 2 MB can be backed by huge pages (the kernel's
+    // "madvise" mode; without it this does nothing).
+    auto begin = (reinterpret_cast<uintptr_t>(r.events.data()) + kHuge - 1) & ~(kHuge - 1);
+    auto end = (reinterpret_cast<uintptr_t>(r.events.data() + n)) & ~(kHuge - 1);
+    if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+    // The region's pages were written by the target: this process maps
+    // them on first read, 16 at a time. One call maps them all (Linux
+    // 5.14; an older kernel says EINVAL and the copy faults them in).
+    auto from = reinterpret_cast<uintptr_t>(events) & ~uintptr_t(4095);
+    auto to = reinterpret_cast<uintptr_t>(events + n);
+    madvise(reinterpret_cast<void*>(from), to - from, MADV_POPULATE_READ);
+  }
+  r.events.assign(events, events + n);
 }
 
 void Session::collect_backtraces(ExecutionResult& r, pid_t stopped_tid) {

@@ -78,7 +78,7 @@ ExecutionResult Session::supervise_execution() {
         ExecutionResult r;
         r.end = ExecutionResult::End::Paused;
         r.steps = std::min(h.steps.load(), region_.capacity());
-        if (copy_paused_events_) r.events.assign(region_.view().events, region_.view().events + r.steps);
+        if (copy_paused_events_) take_events(r, r.steps);
         return r;
       } else if (m->has_attention()) {
         if (current_pid_ == 0) current_pid_ = m->attention().pid();
@@ -96,7 +96,7 @@ ExecutionResult Session::supervise_execution() {
         // From now on a process per execution, forked in advance.
         if (m->finished().runners_unusable()) config_.in_place = false;
         ExecutionResult r;
-        r.events.assign(region_.view().events, region_.view().events + std::min(h.steps.load(), region_.capacity()));
+        take_events(r, std::min(h.steps.load(), region_.capacity()));
         take_pending(h, r);
         r.exit_status = m->finished().exit_status();
         judge_exit(r);
@@ -117,7 +117,7 @@ ExecutionResult Session::supervise_execution() {
         ended_ = true;
         end_status_ = m->ended().status();
         ExecutionResult r;
-        r.events.assign(region_.view().events, region_.view().events + std::min(h.steps.load(), region_.capacity()));
+        take_events(r, std::min(h.steps.load(), region_.capacity()));
         // Only the kernel and other processes send SIGKILL (ctrl's own kills
         // do not come here): not the program's bug.
         if (WIFSIGNALED(end_status_) && WTERMSIG(end_status_) == SIGKILL)

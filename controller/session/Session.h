@@ -234,6 +234,12 @@ class Session {
   // A hang of `thread` (HangWatch's message), with every thread's backtrace.
   ExecutionResult hang_result(const std::string& message, uint32_t thread);
   ExecutionResult interrupted_result();
+  // Copies the ended execution's `n` events out of the shared region into
+  // `r`. 2,000,000 events are 128 MB of fresh pages: 32,000 page faults
+  // took a second on a loaded machine where faults are slow (a stop asked
+  // meanwhile waited for them), so a long execution's copy asks for huge
+  // pages (64 faults instead).
+  void take_events(ExecutionResult& r, uint64_t n);
   // Rust's exit status after a panic that reached main (or a thread's
   // join().unwrap()).
   static constexpr int kRustPanicStatus = 101;

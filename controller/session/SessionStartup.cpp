@@ -225,7 +225,7 @@ ExecutionResult Session::supervise_startup(bool& checkpointed) {
       if (s.tid != current_pid_) continue;
       if (follow_forked_child()) continue;
       ExecutionResult r;
-      r.events.assign(region_.view().events, region_.view().events + std::min(h.steps.load(), region_.capacity()));
+      take_events(r, std::min(h.steps.load(), region_.capacity()));
       if (WIFSIGNALED(s.status) && WTERMSIG(s.status) == SIGKILL)
         throw TargetLost(killed_from_outside("the program (in its start-up)"));
       if (WIFSIGNALED(s.status)) {
