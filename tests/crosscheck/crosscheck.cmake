@@ -9,6 +9,7 @@
 #         -DWORKDIR=<dir>
 #         [-DFIRST=<seed> -DLAST=<seed>] [-DFIXED=ON] [-DBUDGET=<seconds>]
 #         [-DCTRL_ARGS="--dpor optimal"] [-DNO_BLOCKED=ON] [-DEQUIV=rf-sc]
+#         [-DCTRL_ARGS2=... -DNO_BLOCKED2=ON -DEQUIV2=rf-tso]
 #         -P crosscheck.cmake
 #
 # FIRST..LAST: the random programs of those seeds; FIXED: the hand-written
@@ -23,6 +24,10 @@
 # EQUIV: what the brute force counts (gen_and_count's EQUIV): mazurkiewicz
 # (the default), rf-sc or rf-tso (reads-from classes, for --equivalence rf;
 # rf-tso expects ctrl to run --model tso).
+# CTRL_ARGS2, NO_BLOCKED2, EQUIV2: a second mode checked on the same compiled
+# programs (compiling and checking the machine code is half of a case's
+# time): each case then counts twice and runs ctrl twice; a failure names
+# the mode. EQUIV2 defaults to EQUIV.
 
 cmake_minimum_required(VERSION 3.20)
 
@@ -35,14 +40,24 @@ if(NOT DEFINED BUDGET)
   set(BUDGET 400)
 endif()
 string(TIMESTAMP start "%s" UTC)
-separate_arguments(ctrl_args UNIX_COMMAND "${CTRL_ARGS}")
 if(NOT DEFINED EQUIV OR EQUIV STREQUAL "")
   set(EQUIV mazurkiewicz)
 endif()
-set(expected_model sc)
-if(EQUIV STREQUAL "rf-tso")
-  set(expected_model tso)
+# Modes: 1, and 2 when a second one is given.
+set(modes 1)
+set(EQUIV_1 "${EQUIV}")
+set(CTRL_ARGS_1 "${CTRL_ARGS}")
+set(NO_BLOCKED_1 "${NO_BLOCKED}")
+if(DEFINED CTRL_ARGS2 OR DEFINED EQUIV2 OR DEFINED NO_BLOCKED2)
+  list(APPEND modes 2)
+  if(NOT DEFINED EQUIV2 OR EQUIV2 STREQUAL "")
+    set(EQUIV2 "${EQUIV}")
+  endif()
+  set(EQUIV_2 "${EQUIV2}")
+  set(CTRL_ARGS_2 "${CTRL_ARGS2}")
+  set(NO_BLOCKED_2 "${NO_BLOCKED2}")
 endif()
+list(LENGTH modes nmodes)
 
 set(cases "")
 if(DEFINED FIRST AND DEFINED LAST)
@@ -75,7 +90,11 @@ set(sum_blocked 0)
 # fail_case(<case> <reason>): records a failure; the first 5 get the source
 # and ctrl's output in the log. Reads dir, gen_out and run_* of the caller.
 function(fail_case case reason)
-  string(REPLACE ";" "," line "${case}: ${reason}")
+  set(label "${case}")
+  if(nmodes GREATER 1)
+    set(label "${case} (${EQUIV}: ${CTRL_ARGS})")
+  endif()
+  string(REPLACE ";" "," line "${label}: ${reason}")
   set(failures ${failures} "${line}" PARENT_SCOPE)
   if(ndetailed LESS 5)
     math(EXPR n "${ndetailed} + 1")
@@ -89,7 +108,7 @@ function(fail_case case reason)
       file(READ "${dir}/report.json" report)
     endif()
     string(APPEND details
-      "==================== case ${case}: ${reason}\n"
+      "==================== case ${label}: ${reason}\n"
       "-- brute force (gen_and_count gen ${case} ${EQUIV}): ${gen_out}"
       "-- program (${dir}/prog.c):\n${src}"
       "-- $ ${CTRL} attach --strategy dpor --races off ${CTRL_ARGS} --json report.json --trace-dir traces prog\n"
@@ -115,14 +134,27 @@ foreach(case IN LISTS cases)
   set(run_out "")
   set(run_err "")
 
-  execute_process(COMMAND "${TOOL}" gen "${case}" "${dir}/prog.c" ${EQUIV}
-    RESULT_VARIABLE rc OUTPUT_VARIABLE gen_out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0 OR NOT gen_out MATCHES "^classes ([0-9]+) ")
-    fail_case("${case}" "gen_and_count failed (${rc}): ${err}${gen_out}")
+  # Each mode's brute-force count (the program is the same for all).
+  set(gen_failed OFF)
+  foreach(m IN LISTS modes)
+    set(EQUIV "${EQUIV_${m}}")
+    set(CTRL_ARGS "${CTRL_ARGS_${m}}")
+    execute_process(COMMAND "${TOOL}" gen "${case}" "${dir}/prog.c" ${EQUIV}
+      RESULT_VARIABLE rc OUTPUT_VARIABLE gen_out ERROR_VARIABLE err)
+    if(NOT rc EQUAL 0 OR NOT gen_out MATCHES "^classes ([0-9]+) ")
+      fail_case("${case}" "gen_and_count failed (${rc}): ${err}${gen_out}")
+      set(gen_failed ON)
+      break()
+    endif()
+    set(expected_${m} "${CMAKE_MATCH_1}")
+    set(gen_out_${m} "${gen_out}")
+  endforeach()
+  if(gen_failed)
     continue()
   endif()
-  set(expected "${CMAKE_MATCH_1}")
-
+  set(EQUIV "${EQUIV_1}")
+  set(CTRL_ARGS "${CTRL_ARGS_1}")
+  set(gen_out "${gen_out_1}")
   execute_process(COMMAND "${CC}" -O2 -pthread -o "${dir}/prog" "${dir}/prog.c"
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
@@ -136,65 +168,87 @@ foreach(case IN LISTS cases)
     continue()
   endif()
 
-  # --races off: the generated programs apply __atomic builtins to plain
-  # ints (relaxed ones are plain movs no DWARF marks atomic) and the check
-  # is about DPOR's classes, not races.
-  execute_process(COMMAND "${CTRL}" attach --strategy dpor --races off ${ctrl_args} --json "${dir}/report.json"
-      --trace-dir "${dir}/traces" "${dir}/prog"
-    WORKING_DIRECTORY "${dir}"
-    RESULT_VARIABLE run_rc OUTPUT_VARIABLE run_out ERROR_VARIABLE run_err
-    TIMEOUT 120)
-  if(NOT run_rc STREQUAL "0")
-    fail_case("${case}" "ctrl exit status ${run_rc}, expected 0")
-    continue()
-  endif()
-  if(NOT EXISTS "${dir}/report.json")
-    fail_case("${case}" "ctrl wrote no JSON report")
-    continue()
-  endif()
-  file(READ "${dir}/report.json" json)
-  string(JSON complete ERROR_VARIABLE e1 GET "${json}" executions complete)
-  string(JSON blocked ERROR_VARIABLE e2 GET "${json}" executions blocked)
-  string(JSON blocked_type ERROR_VARIABLE e2b TYPE "${json}" executions blocked)
-  string(JSON exhaustive ERROR_VARIABLE e3 GET "${json}" exhaustive)
-  string(JSON nbugs ERROR_VARIABLE e4 LENGTH "${json}" bugs)
-  string(JSON strategy ERROR_VARIABLE e5 GET "${json}" strategy)
-  if(e1 OR e2 OR e2b OR e3 OR e4 OR e5 OR NOT blocked_type STREQUAL "NUMBER")
-    fail_case("${case}" "report.json lacks executions.complete, executions.blocked (a number), exhaustive, bugs or strategy")
-    continue()
-  endif()
-  string(JSON model ERROR_VARIABLE e6 GET "${json}" model)
-  if(NOT e6 AND NOT model STREQUAL expected_model)
-    fail_case("${case}" "memory model ${model}: the brute force counts ${expected_model} classes")
-    continue()
-  endif()
-  if(NOT strategy MATCHES "^dpor")
-    fail_case("${case}" "strategy ${strategy}, expected dpor (or a DPOR mode)")
-    continue()
-  endif()
-  if(NOT exhaustive)
-    fail_case("${case}" "exploration not exhaustive")
-    continue()
-  endif()
-  if(NOT nbugs EQUAL 0)
-    fail_case("${case}" "${nbugs} bugs reported, expected none")
-    continue()
-  endif()
-  if(NOT complete EQUAL expected)
-    if(complete GREATER expected)
-      set(how "duplicates: some class explored more than once")
-    else()
-      set(how "missing classes")
+  set(case_ok ON)
+  foreach(m IN LISTS modes)
+    set(EQUIV "${EQUIV_${m}}")
+    set(CTRL_ARGS "${CTRL_ARGS_${m}}")
+    set(NO_BLOCKED "${NO_BLOCKED_${m}}")
+    set(expected "${expected_${m}}")
+    set(gen_out "${gen_out_${m}}")
+    separate_arguments(ctrl_args UNIX_COMMAND "${CTRL_ARGS}")
+    set(expected_model sc)
+    if(EQUIV STREQUAL "rf-tso")
+      set(expected_model tso)
     endif()
-    fail_case("${case}" "ctrl: ${complete} complete executions (${blocked} blocked), brute force: ${expected} classes (${how})")
+    set(run_rc "(not run)")
+    set(run_out "")
+    set(run_err "")
+    set(case_ok OFF)
+    file(REMOVE "${dir}/report.json")
+    # --races off: the generated programs apply __atomic builtins to plain
+    # ints (relaxed ones are plain movs no DWARF marks atomic) and the check
+    # is about DPOR's classes, not races.
+    execute_process(COMMAND "${CTRL}" attach --strategy dpor --races off ${ctrl_args} --json "${dir}/report.json"
+        --trace-dir "${dir}/traces" "${dir}/prog"
+      WORKING_DIRECTORY "${dir}"
+      RESULT_VARIABLE run_rc OUTPUT_VARIABLE run_out ERROR_VARIABLE run_err
+      TIMEOUT 120)
+    if(NOT run_rc STREQUAL "0")
+      fail_case("${case}" "ctrl exit status ${run_rc}, expected 0")
+      break()
+    endif()
+    if(NOT EXISTS "${dir}/report.json")
+      fail_case("${case}" "ctrl wrote no JSON report")
+      break()
+    endif()
+    file(READ "${dir}/report.json" json)
+    string(JSON complete ERROR_VARIABLE e1 GET "${json}" executions complete)
+    string(JSON blocked ERROR_VARIABLE e2 GET "${json}" executions blocked)
+    string(JSON blocked_type ERROR_VARIABLE e2b TYPE "${json}" executions blocked)
+    string(JSON exhaustive ERROR_VARIABLE e3 GET "${json}" exhaustive)
+    string(JSON nbugs ERROR_VARIABLE e4 LENGTH "${json}" bugs)
+    string(JSON strategy ERROR_VARIABLE e5 GET "${json}" strategy)
+    if(e1 OR e2 OR e2b OR e3 OR e4 OR e5 OR NOT blocked_type STREQUAL "NUMBER")
+      fail_case("${case}" "report.json lacks executions.complete, executions.blocked (a number), exhaustive, bugs or strategy")
+      break()
+    endif()
+    string(JSON model ERROR_VARIABLE e6 GET "${json}" model)
+    if(NOT e6 AND NOT model STREQUAL expected_model)
+      fail_case("${case}" "memory model ${model}: the brute force counts ${expected_model} classes")
+      break()
+    endif()
+    if(NOT strategy MATCHES "^dpor")
+      fail_case("${case}" "strategy ${strategy}, expected dpor (or a DPOR mode)")
+      break()
+    endif()
+    if(NOT exhaustive)
+      fail_case("${case}" "exploration not exhaustive")
+      break()
+    endif()
+    if(NOT nbugs EQUAL 0)
+      fail_case("${case}" "${nbugs} bugs reported, expected none")
+      break()
+    endif()
+    if(NOT complete EQUAL expected)
+      if(complete GREATER expected)
+        set(how "duplicates: some class explored more than once")
+      else()
+        set(how "missing classes")
+      endif()
+      fail_case("${case}" "ctrl: ${complete} complete executions (${blocked} blocked), brute force: ${expected} classes (${how})")
+      break()
+    endif()
+    if(NO_BLOCKED AND NOT blocked EQUAL 0)
+      fail_case("${case}" "${blocked} sleep-set-blocked executions, expected none (redundant wakeup tree branches)")
+      break()
+    endif()
+    math(EXPR sum_classes "${sum_classes} + ${expected}")
+    math(EXPR sum_blocked "${sum_blocked} + ${blocked}")
+    set(case_ok ON)
+  endforeach()
+  if(NOT case_ok)
     continue()
   endif()
-  if(NO_BLOCKED AND NOT blocked EQUAL 0)
-    fail_case("${case}" "${blocked} sleep-set-blocked executions, expected none (redundant wakeup tree branches)")
-    continue()
-  endif()
-  math(EXPR sum_classes "${sum_classes} + ${expected}")
-  math(EXPR sum_blocked "${sum_blocked} + ${blocked}")
   file(REMOVE_RECURSE "${dir}")
 endforeach()
 
