@@ -181,7 +181,9 @@ std::optional<Borderline> find_borderline(const shm::Event* events, uint64_t n, 
   };
 
   for (uint64_t k = 0; k < n; ++k) {
-    if (cancel && (k & 4095) == 0 && cancel->load(std::memory_order_relaxed)) return std::nullopt;
+    // Every 256 events: a load may walk back over many writes, and 4,096
+    // events of that took a second on a loaded machine after a stop.
+    if (cancel && (k & 255) == 0 && cancel->load(std::memory_order_relaxed)) return std::nullopt;
     const shm::Event& e = events[k];
     const uint32_t p = e.thread;
     accesses_of(e, shapes, accesses);
