@@ -79,10 +79,6 @@ class DporStrategy final : public Strategy {
   std::optional<ExecutionPlan> next() override;
   void completed(const ExecutionSummary& summary) override;
   bool exhaustive() const override { return exhausted_; }
-  // Source mode (DporPrediction.cpp): the open backtrack threads at the
-  // planned execution's branch point and below, in next()'s order; none in
-  // optimal mode.
-  std::vector<ExecutionPlan> predict(size_t n) const override;
 
   // Fair scheduling of yields (FairYields.h): the agent's tail never runs a
   // thread the rule holds back, and neither does a backtrack point. The
@@ -232,11 +228,8 @@ class DporStrategy final : public Strategy {
   static uint64_t mask_of(const std::vector<Sleeper>& s);
   static void add_sleepers(ExecutionPlan& plan, const Position& pos, uint32_t chosen);
   // The plan that takes thread `q` at open position `i` (asleep: the
-  // state's own sleepers); marks q done at `pos` (a copy when predicting).
+  // state's own sleepers); marks q done at `pos`.
   void branch_plan(ExecutionPlan& plan, uint64_t i, Position& pos, uint64_t asleep, uint32_t q) const;
-  // Prediction: the step thread `t` takes from state `i`, as the latest
-  // execution shows it (its first step after i); false when it took none.
-  bool step_from(uint64_t i, uint32_t t, Sleeper& out) const;
   void analyse(const shm::Event* events, uint64_t n, uint64_t from, const shm::Event* pending, uint64_t npending);
   // `last`: e_j is that pending operation (j == its index).
   void add_backtrack(const shm::Event* events, uint64_t i, uint64_t j, const Virtual* last = nullptr);

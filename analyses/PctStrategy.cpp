@@ -65,10 +65,4 @@ void PctStrategy::completed(const ExecutionSummary& s) {
   seen_ = true;
 }
 
-std::vector<ExecutionPlan> PctStrategy::predict(size_t n) const {
-  std::vector<ExecutionPlan> plans;
-  for (size_t k = 0; k < n; ++k) plans.push_back(plan(index_ + k));
-  return plans;
-}
-
 }  // namespace ctrl

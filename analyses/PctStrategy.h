@@ -51,9 +51,6 @@ class PctStrategy final : public Strategy {
   std::string name() const override { return "pct"; }
   std::optional<ExecutionPlan> next() override;
   void completed(const ExecutionSummary& s) override;
-  // The next indices' plans under the current estimates: exact unless an
-  // execution still to finish is longer than every one before.
-  std::vector<ExecutionPlan> predict(size_t n) const override;
   // Safe from any thread while another calls next() and completed()
   // (PartitionedSampling.h draws plans without a lock): see steps_.
   std::optional<ExecutionPlan> plan_at(uint64_t n) const override { return plan(n); }

@@ -51,30 +51,6 @@ std::optional<ExecutionPlan> PreemptionBoundedStrategy::next() {
   }
 }
 
-std::vector<ExecutionPlan> PreemptionBoundedStrategy::predict(size_t n) const {
-  // The states at and below the branch point keep their enabled sets and
-  // threads before them whatever the planned execution does; above it the
-  // execution makes new states, with nothing open if it teaches nothing.
-  std::vector<ExecutionPlan> plans;
-  if (!started_ || stack_.empty()) return plans;
-  uint64_t top = std::min<uint64_t>(branch_ + 1, stack_.size());
-  for (uint64_t k = top; k-- > fixed_steps() && plans.size() < n;) {
-    const Position& pos = stack_[k];
-    uint32_t used = preemptions_before(k);
-    for (uint64_t open = pos.enabled & ~pos.tried; open && plans.size() < n; open &= open - 1) {
-      uint32_t t = uint32_t(__builtin_ctzll(open));
-      if (used + preempts(k, t) > bound_) continue;
-      ExecutionPlan plan = fixed_plan();
-      plan.policy = shm::TailPolicy::Sticky;
-      plan.prefix.clear();
-      for (uint64_t i = 0; i < k; ++i) plan.prefix.push_back(stack_[i].thread);
-      plan.prefix.push_back(t);
-      plans.push_back(std::move(plan));
-    }
-  }
-  return plans;
-}
-
 void PreemptionBoundedStrategy::completed(const ExecutionSummary& summary) {
   uint64_t from = std::min<uint64_t>(branch_, summary.steps);
   if (from < stack_.size()) {

@@ -26,9 +26,6 @@ class PreemptionBoundedStrategy final : public Strategy {
   bool exhaustive() const override { return false; }
   // The largest bound whose schedules all ran, or -1.
   int completed_bound() const override { return completed_bound_; }
-  // The untried threads at the branch point and below, within this bound
-  // (none past it: a new bound starts over).
-  std::vector<ExecutionPlan> predict(size_t n) const override;
 
  private:
   struct Position {

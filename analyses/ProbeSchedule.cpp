@@ -54,35 +54,4 @@ void ProbeSchedule::completed(const ExecutionSummary& s, bool probe) {
   searched_cut_ += !s.complete && !s.blocked;
 }
 
-std::vector<ExecutionPlan> ProbeSchedule::predict(size_t n, const std::optional<ExecutionPlan>& held,
-                                                  const std::vector<ExecutionPlan>& searched) const {
-  std::vector<ExecutionPlan> plans;
-  if (held) plans.push_back(*held);
-  // The probes to come, by sampler: each sampler's own next plans in turn.
-  std::vector<std::vector<ExecutionPlan>> sampled(samplers_.size());
-  std::vector<size_t> used(samplers_.size(), 0);
-  if (probing())
-    for (size_t k = 0; k < samplers_.size(); ++k) sampled[k] = samplers_[k]->predict(n);
-  // A probe comes next whether or not the search's next plan is known yet
-  // (it runs unless the search is done).
-  uint64_t index = probes_, late_from = late_from_;
-  // The search's execution the next probe would come before: held is
-  // planned already, so the one after it.
-  uint64_t searched_before = planned_ + (held ? 1 : 0);
-  for (size_t i = 0; plans.size() < n; ++i, ++searched_before) {
-    if (probing() && probe_due(searched_before, index, late_from)) {
-      if (index + 1 == kEagerProbes) late_from = searched_before;
-      size_t k = sampler_of(index++);
-      if (used[k] >= sampled[k].size()) break;
-      ExecutionPlan probe = sampled[k][used[k]++];
-      probe.probe = true;
-      plans.push_back(std::move(probe));
-    }
-    if (i >= searched.size()) break;
-    plans.push_back(searched[i]);
-  }
-  if (plans.size() > n) plans.resize(n);
-  return plans;
-}
-
 }  // namespace ctrl

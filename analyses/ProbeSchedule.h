@@ -70,13 +70,6 @@ class ProbeSchedule {
   void completed(const ExecutionSummary& s, bool probe);
   uint64_t probes_planned() const { return probes_; }
 
-  // Strategy::predict's part for probes: `searched`, the search's predicted
-  // plans, with the probes that will come between them; `held`, the search
-  // plan already taken, which comes first (assuming probing starts or not
-  // as it stands now).
-  std::vector<ExecutionPlan> predict(size_t n, const std::optional<ExecutionPlan>& held,
-                                     const std::vector<ExecutionPlan>& searched) const;
-
  private:
   std::vector<std::unique_ptr<Strategy>> samplers_;  // POS, PCT d=2, PCT d=3
   uint64_t searched_ = 0, searched_steps_ = 0, searched_cut_ = 0;

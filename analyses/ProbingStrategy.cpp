@@ -40,8 +40,4 @@ void ProbingStrategy::completed(const ExecutionSummary& s) {
   if (!last_probe_) systematic_->completed(s);
 }
 
-std::vector<ExecutionPlan> ProbingStrategy::predict(size_t n) const {
-  return probes_->predict(n, held_, systematic_->predict(n));
-}
-
 }  // namespace ctrl

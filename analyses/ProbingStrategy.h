@@ -33,7 +33,6 @@
 #pragma once
 
 #include <memory>
-#include <vector>
 
 #include "ProbeSchedule.h"
 #include "Strategy.h"
@@ -53,9 +52,6 @@ class ProbingStrategy final : public Strategy {
   std::string name() const override { return "dpor+probes"; }
   std::optional<ExecutionPlan> next() override;
   void completed(const ExecutionSummary& s) override;
-  // The systematic search's predictions with the probes that will come
-  // between them (assuming probing starts or not as it stands now).
-  std::vector<ExecutionPlan> predict(size_t n) const override;
   bool exhaustive() const override { return systematic_->exhaustive(); }
   int completed_bound() const override { return systematic_->completed_bound(); }
   uint64_t fairness_cuts() const override { return systematic_->fairness_cuts(); }

@@ -13,10 +13,4 @@ ExecutionPlan RandomStrategy::plan(uint64_t index) const {
 
 std::optional<ExecutionPlan> RandomStrategy::next() { return plan(index_++); }
 
-std::vector<ExecutionPlan> RandomStrategy::predict(size_t n) const {
-  std::vector<ExecutionPlan> plans;
-  for (size_t k = 0; k < n; ++k) plans.push_back(plan(index_ + k));
-  return plans;
-}
-
 }  // namespace ctrl

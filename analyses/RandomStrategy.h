@@ -16,8 +16,6 @@ class RandomStrategy final : public Strategy {
       : seed_(seed), policy_(policy) {}
   std::string name() const override { return policy_ == shm::TailPolicy::Pos ? "pos" : "random"; }
   std::optional<ExecutionPlan> next() override;
-  // The next seeds: exact, since a random plan depends on nothing learnt.
-  std::vector<ExecutionPlan> predict(size_t n) const override;
   // Reads only what the constructor set: safe from any thread while another
   // calls next() (PartitionedSampling.h draws plans without a lock).
   std::optional<ExecutionPlan> plan_at(uint64_t n) const override { return plan(n); }

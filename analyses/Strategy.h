@@ -50,8 +50,8 @@ struct ExecutionPlan {
 };
 
 // Everything an execution's agent is given by its plan, compared field by
-// field: two plans that are the same run the same execution (ParallelExplorer
-// hands the result of one to the other).
+// field: two plans that are the same run the same execution (partitioned
+// exploration, PartitionedSampling.h, hands the result of one to the other).
 inline bool same_plan(const ExecutionPlan& a, const ExecutionPlan& b) {
   if (a.prefix != b.prefix || a.policy != b.policy || a.seed != b.seed || a.pause_at != b.pause_at ||
       a.checkpoint_at != b.checkpoint_at || a.sleep_mask != b.sleep_mask || a.sleep_from != b.sleep_from ||
@@ -89,13 +89,6 @@ class Strategy {
   // May return early when the stop check (below) says so; the strategy is
   // then not asked for another plan.
   virtual void completed(const ExecutionSummary&) {}
-  // Speculation (ParallelExplorer): at most `n` plans that next() would
-  // return after the plan it returned last, in that order, if no execution
-  // taught the strategy anything new. Changes nothing. A plan predicted
-  // wrongly only costs the execution run for it (the results handed back
-  // are those of plans equal to the real ones), so an approximation is
-  // fine. Default: none (every execution runs when planned).
-  virtual std::vector<ExecutionPlan> predict(size_t /*n*/) const { return {}; }
   // Seeded strategies (random, pos, pct), whose every plan is drawn from
   // (--seed, its number) and at most an estimate learnt from the executions
   // shown to completed(): the plan next() would return as its n-th (0: the

@@ -171,24 +171,6 @@ TEST(PctStrategy, ChangePointsAreUniformAndDistinct) {
   for (const auto& [step, n] : hits) EXPECT_NEAR(n, runs / 10, 200) << "step " << step;
 }
 
-TEST(PctStrategy, PredictionIsExactWhileTheLengthHolds) {
-  PctStrategy s(3, 2);
-  ExecutionSummary e;
-  e.steps = 50;
-  s.next();
-  s.completed(e);
-  auto predicted = s.predict(3);
-  ASSERT_EQ(predicted.size(), 3u);
-  s.completed(e);  // as long as before: nothing new
-  for (const auto& p : predicted) EXPECT_TRUE(same_plan(p, *s.next()));
-  auto stale = s.predict(1);
-  e.steps = 70;  // longer: the change points move
-  s.completed(e);
-  auto real = s.next();
-  EXPECT_EQ(stale[0].seed, real->seed);
-  EXPECT_FALSE(same_plan(stale[0], *real));
-}
-
 TEST(PctStrategy, ChangePointsComeAfterAFixedPrefix) {
   PctStrategy s(3, 4, PctStrategy::Points::Steps);
   s.set_fixed_prefix({0, 0, 1, 1, 0});

@@ -1,7 +1,7 @@
 // ProbingStrategy (the default strategy, dpor+probes): the systematic search
 // inside it plans exactly what it plans alone, and is the only judge of
 // exhaustiveness; probes start once its budget is spent, alternate with its
-// executions, stop with it, and are predicted for -j.
+// executions and stop with it.
 #include "ProbingStrategy.h"
 
 #include <gtest/gtest.h>
@@ -22,22 +22,12 @@ constexpr uint64_t X = 0x1000;
 
 struct Explored {
   std::vector<ExecutionPlan> plans;  // in next()'s order
-  uint64_t predicted = 0;            // plans predicted by the predict() after the plan before
-  uint64_t predicted_probes = 0;     // of them, probes
 };
 
 Explored explore(Strategy& s, const Program& p) {
   Explored r;
-  std::vector<ExecutionPlan> ahead;
   while (auto plan = s.next()) {
-    for (const auto& q : ahead)
-      if (same_plan(q, *plan) && q.probe == plan->probe) {
-        ++r.predicted;
-        r.predicted_probes += plan->probe;
-        break;
-      }
     r.plans.push_back(*plan);
-    ahead = s.predict(4);
     Outcome o = simulate(p, *plan);
     ExecutionSummary sum;
     sum.events = o.events.data();
@@ -117,20 +107,6 @@ TEST(ProbingStrategy, ProbesAlternateAfterTheBudgetAndStopWithTheSearch) {
   EXPECT_NE(probes[0].seed, probes[2].seed);
 }
 
-TEST(ProbingStrategy, PredictsItsProbes) {
-  Program p = increments(6);
-  ProbingStrategy probing(std::make_unique<DporStrategy>(), 1);
-  Explored b = explore(probing, p);
-  DporStrategy alone;
-  Explored a = explore(alone, p);
-  // Probes are predicted exactly (every execution has the same length, so
-  // PCT's estimates do not move), but the first: it was not due when the
-  // plan before it was made. The search's plans no worse than alone.
-  uint64_t probes = b.plans.size() - a.plans.size();
-  EXPECT_EQ(b.predicted_probes, probes - 1);
-  EXPECT_GE(b.predicted - b.predicted_probes, a.predicted / 2);
-}
-
 TEST(ProbingStrategy, AfterTheEagerProbesOnePerLateSpacing) {
   Program p = increments(8);  // C(16, 8) = 12,870 classes
   ProbingStrategy probing(std::make_unique<DporStrategy>(), 1);
@@ -153,8 +129,6 @@ TEST(ProbingStrategy, AfterTheEagerProbesOnePerLateSpacing) {
   for (uint64_t k = 0; k < eager; ++k) ASSERT_EQ(before[k], budget + k) << k;
   for (uint64_t k = eager; k < before.size(); ++k) ASSERT_EQ(before[k] - before[k - 1], spacing) << k;
   EXPECT_EQ(before.size(), eager + (own.size() - (budget + eager)) / spacing);
-  // Predicted exactly through the change of rate (but the first probe).
-  EXPECT_EQ(b.predicted_probes, before.size() - 1);
 }
 
 TEST(ProbingStrategy, IsTheFactorysDefaultName) {
