@@ -152,7 +152,16 @@ __attribute__((constructor)) void agent_init() {
   // after every constructor, seeds its threads' random generators from
   // them). The vDSO's code reads the TSC: rdtsc traps only once the vDSO's
   // clocks are system calls.
-  if (virtual_vdso::redirect_clocks() && virtual_tsc::start()) take_segv_for_tsc();
+  if (virtual_vdso::redirect_clocks() && virtual_tsc::start()) {
+    if (sites.tsc_reads() > 0) {
+      take_early_for_tsc(SIGTRAP);
+      if (const char* err = sites.patch_tsc_reads()) fail(control, err);
+    }
+    if (virtual_tsc::request_trap()) {
+      take_early_for_tsc(SIGSEGV);
+      virtual_tsc::confirm_trap();
+    }
+  }
   startup_random::make_replayable();
 }
 

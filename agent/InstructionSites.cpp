@@ -274,17 +274,41 @@ const char* InstructionSites::build_trampolines(uint32_t module, Entry* first, E
 
 const char* InstructionSites::patch() {
   if (patched_ || count_ == 0) return nullptr;
+  if (const char* err = write_patches(false)) return err;
+  patched_ = true;
+  return nullptr;
+}
+
+const char* InstructionSites::patch_tsc_reads() {
+  if (count_ == 0) return nullptr;
+  return write_patches(true);
+}
+
+uint64_t InstructionSites::tsc_reads() const {
+  uint64_t n = 0;
+  for (uint64_t i = 0; i < count_; ++i) n += entries_[i].site->kind == SiteKind::Tsc;
+  return n;
+}
+
+const char* InstructionSites::write_patches(bool tsc) {
+  auto chosen = [&](const Entry& e) { return (e.site->kind == SiteKind::Tsc) == tsc; };
   // Group the writes by page: unprotect, write the int3s, restore.
   uint64_t i = 0;
   while (i < count_) {
     uint64_t page = page_down(entries_[i].address - entries_[i].pre);
     uint64_t j = i;
-    while (j < count_ && page_down(entries_[j].address) < page + 2 * 4096) ++j;
+    bool any = false;
+    for (; j < count_ && page_down(entries_[j].address) < page + 2 * 4096; ++j) any |= chosen(entries_[j]);
+    if (!any) {
+      i = j;
+      continue;
+    }
     uint64_t end = page_up(entries_[j - 1].address + std::max<uint64_t>(entries_[j - 1].patch->length, 1));
     if (mprotect(reinterpret_cast<void*>(page), end - page, PROT_READ | PROT_WRITE | PROT_EXEC) != 0)
       return "cannot unprotect the program's code";
     for (uint64_t k = i; k < j; ++k) {
       const Entry& e = entries_[k];
+      if (!chosen(e)) continue;
       auto* code = reinterpret_cast<uint8_t*>(e.address);
       if (e.jump) {
         code -= e.pre;
@@ -306,7 +330,6 @@ const char* InstructionSites::patch() {
       return "cannot protect the program's code again";
     i = j;
   }
-  patched_ = true;
   return nullptr;
 }
 
@@ -411,7 +434,9 @@ void visible_site(const InstructionSites::Entry& e, ucontext_t* uc, const void* 
     case SiteKind::Rmw: kind = OpKind::Rmw; break;
     case SiteKind::Fence: kind = OpKind::Fence; break;
     case SiteKind::StringOp: break;
-    case SiteKind::Syscall: return;  // performed by handle_site_trap
+    case SiteKind::Syscall:  // performed by handle_site_trap
+    case SiteKind::Tsc:      // answered by handle_site_trap
+      return;
   }
   if (s.kind == SiteKind::StringOp) {
     StringAccess a = string_access(s, *uc);
@@ -552,6 +577,15 @@ bool handle_site_trap(ucontext_t* uc) {
   uint64_t at = uint64_t(uc->uc_mcontext.gregs[REG_RIP]) - 1;
   const InstructionSites::Entry* e = sites.find(at);
   if (!e) return false;
+  if (e->site->kind == SiteKind::Tsc) {
+    // Not a step: the virtual TSC (VirtualTsc.h), in every thread, whoever
+    // controls it; the real one, from the original instruction, in a
+    // process that reads the real TSC.
+    uc->uc_mcontext.gregs[REG_RIP] = greg_t(e->address);
+    if (!virtual_tsc::answer_site(uc, e->site->length, e->site->length == 3))
+      uc->uc_mcontext.gregs[REG_RIP] = greg_t(e->trampoline);
+    return true;
+  }
   if (e->site->kind == SiteKind::Syscall) {
     t_program_sp = uint64_t(uc->uc_mcontext.gregs[REG_RSP]) - 128;
     // A new image (a Go program's os/exec, in the child of its raw clone)

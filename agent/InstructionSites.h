@@ -9,6 +9,8 @@
 // goes over the first byte of every site; the executions inherit the patched
 // text. A trap is then one SIGTRAP handled in the thread that hit it: the
 // visible operation, then RIP moved to the trampoline. No single-stepping.
+// The rdtsc sites are no visible operations: their int3s go in from the
+// agent's constructor on, and the handler answers the read (VirtualTsc.h).
 #pragma once
 
 #include <ucontext.h>
@@ -25,8 +27,13 @@ class InstructionSites {
   // Maps the table behind `fd` and prepares the trampolines. Returns an error
   // message, or nullptr.
   const char* load(int fd);
-  // Writes the int3s and jumps. Returns an error message, or nullptr.
+  // Writes the int3s and jumps, but those of the rdtsc sites. Returns an
+  // error message, or nullptr.
   const char* patch();
+  // Writes the int3s of the rdtsc sites (SiteKind::Tsc, VirtualTsc.h), from
+  // the agent's constructor. Returns an error message, or nullptr.
+  const char* patch_tsc_reads();
+  uint64_t tsc_reads() const;
   bool empty() const { return count_ == 0; }
   uint64_t count() const { return count_; }
 
@@ -54,6 +61,8 @@ class InstructionSites {
 
  private:
   const char* resolve_modules();
+  // The patches of the rdtsc sites (`tsc`), or of the others.
+  const char* write_patches(bool tsc);
   const char* build_trampolines(uint32_t module, Entry* first, Entry* last);
 
   const SiteTableHeader* table_ = nullptr;

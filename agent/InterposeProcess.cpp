@@ -210,7 +210,7 @@ pid_t fork() {
     // The child is a separate, unserialised process: its agent lets go of
     // the controller's channel and region, and it reads the real TSC.
     rt.enabled = false;
-    virtual_tsc::readable_in_this_thread();
+    virtual_tsc::real_in_this_process();
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (rt.control_fd >= 0) close(rt.control_fd);
     rt.control_fd = -1;

@@ -37,16 +37,20 @@ struct ProgramAction {
 
 ProgramAction program_actions[NSIG];
 bool handlers_installed = false;
-// SIGSEGV is the agent's from its constructor on when rdtsc traps
-// (VirtualTsc.h), before the other managed signals become its own.
-bool segv_taken_early = false;
+// SIGTRAP (the rdtsc sites) and SIGSEGV (when rdtsc traps) are the agent's
+// from its constructor on (VirtualTsc.h), before the other managed signals
+// become its own. Bit sig-1.
+uint64_t taken_early = 0;
 
-bool agent_keeps(int sig) { return handlers_installed || (segv_taken_early && sig == SIGSEGV); }
+bool is_taken_early(int sig) { return (taken_early >> (sig - 1)) & 1; }
 
-// A mask the program sets before the first execution: rdtsc's SIGSEGV
-// cannot be blocked (a blocked fault kills the process).
+bool agent_keeps(int sig) { return handlers_installed || is_taken_early(sig); }
+
+// A mask the program sets before the first execution: rdtsc's SIGSEGV or
+// SIGTRAP cannot be blocked (a blocked fault kills the process).
 void remove_early(sigset_t& set) {
-  if (segv_taken_early) sigdelset(&set, SIGSEGV);
+  for (int sig : {SIGSEGV, SIGTRAP})
+    if (is_taken_early(sig)) sigdelset(&set, sig);
 }
 
 // The kernel's struct sigaction (x86-64) and signal set, for the raw calls.
@@ -66,7 +70,8 @@ void remove_managed(sigset_t& set) {
 
 void on_signal(int sig, siginfo_t* info, void* context) {
   // First: the program's rdtsc is no fault of its own, and no handler of
-  // the program (or of a sanitizer) must see it.
+  // the program (or of a sanitizer) must see it (nor its rdtsc sites' int3,
+  // handle_site_trap).
   if (virtual_tsc::emulate(sig, info, static_cast<ucontext_t*>(context))) return;
   if (sig == SIGTRAP && info->si_code == SI_KERNEL && handle_site_trap(static_cast<ucontext_t*>(context))) return;
   if (sig == SIGTRAP && info->si_code == SI_KERNEL && rt.enabled && rt.active && !rt.ended) {
@@ -148,23 +153,23 @@ struct sigaction agent_action() {
 }
 }  // namespace
 
-void take_segv_for_tsc() {
+void take_early_for_tsc(int sig) {
   ensure_real();
-  ProgramAction& p = program_actions[SIGSEGV];
+  ProgramAction& p = program_actions[sig];
   if (!p.known) {
     // A sanitizer's runtime, initialised before the agent, has its handler
     // there already: it becomes the program's action, called from ours.
-    real.sigaction(SIGSEGV, nullptr, &p.act);
+    real.sigaction(sig, nullptr, &p.act);
     if ((p.act.sa_flags & SA_SIGINFO) && p.act.sa_sigaction == on_signal) p.act.sa_handler = SIG_DFL;
     p.known = true;
   }
   struct sigaction ours = agent_action();
-  real.sigaction(SIGSEGV, &ours, nullptr);
-  segv_taken_early = true;
-  sigset_t segv;
-  sigemptyset(&segv);
-  sigaddset(&segv, SIGSEGV);
-  real.pthread_sigmask(SIG_UNBLOCK, &segv, nullptr);
+  real.sigaction(sig, &ours, nullptr);
+  taken_early |= uint64_t(1) << (sig - 1);
+  sigset_t one;
+  sigemptyset(&one);
+  sigaddset(&one, sig);
+  real.pthread_sigmask(SIG_UNBLOCK, &one, nullptr);
 }
 
 void install_execution_signal_handlers() {
@@ -307,7 +312,7 @@ sighandler_t signal(int sig, sighandler_t handler) {
 
 int sigprocmask(int how, const sigset_t* set, sigset_t* old) {
   ensure_real();
-  if (!rt.enabled || !set || how == SIG_UNBLOCK || (!handlers_installed && !segv_taken_early))
+  if (!rt.enabled || !set || how == SIG_UNBLOCK || (!handlers_installed && !taken_early))
     return real.sigprocmask(how, set, old);
   sigset_t copy = *set;
   if (handlers_installed)
@@ -319,7 +324,7 @@ int sigprocmask(int how, const sigset_t* set, sigset_t* old) {
 
 int pthread_sigmask(int how, const sigset_t* set, sigset_t* old) {
   ensure_real();
-  if (!rt.enabled || !set || how == SIG_UNBLOCK || (!handlers_installed && !segv_taken_early))
+  if (!rt.enabled || !set || how == SIG_UNBLOCK || (!handlers_installed && !taken_early))
     return real.pthread_sigmask(how, set, old);
   sigset_t copy = *set;
   if (handlers_installed)

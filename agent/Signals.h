@@ -18,11 +18,12 @@ namespace ctrl::agent {
 bool managed_signal(int sig);
 // Process-wide, at the start of an execution.
 void install_execution_signal_handlers();
-// Process-wide, from the agent's constructor, when rdtsc traps
-// (VirtualTsc.h): SIGSEGV only; the program's action (a sanitizer's
-// handler installed before) is recorded and called from ours, and masks the
-// program sets cannot block it.
-void take_segv_for_tsc();
+// Process-wide, from the agent's constructor, for the virtual TSC
+// (VirtualTsc.h): SIGTRAP for its rdtsc sites, SIGSEGV when rdtsc traps.
+// `sig` only; the program's action (a sanitizer's handler installed before)
+// is recorded and called from ours, and masks the program sets cannot block
+// it.
+void take_early_for_tsc(int sig);
 // Per thread: an alternate stack, so a stack overflow is still reported.
 // Maps the alternate signal stacks of every thread index (once).
 void reserve_alternate_stacks();

@@ -225,6 +225,7 @@ inline uint64_t value_to_write(const Site& s, const ucontext_t& uc, uint64_t old
     case SiteKind::Load:
     case SiteKind::Fence:
     case SiteKind::Syscall:  // writes no memory operand
+    case SiteKind::Tsc:
       return old;
     case SiteKind::StringOp:
       if (s.op == SiteOp::Stos) return greg(uc, REG_RAX) & mask;

@@ -14,14 +14,18 @@
 namespace ctrl {
 
 enum class SiteKind : uint8_t {
-  Load = 1,       // reads memory
-  Store = 2,      // writes memory without reading it
-  Rmw = 3,        // reads and writes (locked or not: see kSiteLocked)
-  Fence = 4,      // mfence/lfence/sfence, no memory operand
-  StringOp = 5,   // movs/stos/lods/cmps/scas, possibly rep-prefixed
+  Load = 1,      // reads memory
+  Store = 2,     // writes memory without reading it
+  Rmw = 3,       // reads and writes (locked or not: see kSiteLocked)
+  Fence = 4,     // mfence/lfence/sfence, no memory operand
+  StringOp = 5,  // movs/stos/lods/cmps/scas, possibly rep-prefixed
   // A `syscall` instruction (always an int3 site): the agent performs the
   // call itself, modelling the ones a thread would block in (KernelWaits.h).
   Syscall = 6,
+  // rdtsc (0f 31) or rdtscp (0f 01 f9), those exact bytes (always an int3
+  // site): not a visible operation; the agent answers it with the virtual
+  // TSC (agent/VirtualTsc.h), where the kernel's TSC trap cannot be relied on.
+  Tsc = 7,
 };
 
 // What the instruction computes, so the agent can tell the value it is about
@@ -101,12 +105,13 @@ static_assert(sizeof(SitePatch) == 64);
 inline bool takes_jump(const SitePatch& p) { return p.length > 0 && p.pre_len + p.length >= 5; }
 
 inline constexpr uint32_t kSiteTableMagic = 0x53545243;  // "CRTS"
-inline constexpr uint32_t kSiteTableVersion = 5;
+inline constexpr uint32_t kSiteTableVersion = 6;
 inline constexpr uint32_t kMaxSiteModules = 16;
 
 // SiteModule::flags: a library of the program that was not asked for with
-// --instrument, decoded only for its `syscall` instructions; the agent drops
-// its sites when the loader did not load that file.
+// --instrument, decoded only for its `syscall`, rdtsc and rdtscp
+// instructions; the agent drops its sites when the loader did not load that
+// file.
 inline constexpr uint64_t kModuleSyscallsOnly = 1;
 
 struct SiteModule {

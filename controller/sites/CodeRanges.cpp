@@ -109,15 +109,19 @@ CodeRanges find_code_ranges(const MappedFile& file, const ElfLayout& elf, bool s
   starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
 
   if (syscalls_only) {
-    // Only the code ranges that hold the bytes of a `syscall` at all (in
-    // step or not: decoding tells); a library's other functions are not
-    // decoded, which keeps this cheap for big libraries.
+    // Only the code ranges that hold the bytes of a `syscall`, an rdtsc or
+    // an rdtscp at all (in step or not: decoding tells); a library's other
+    // functions are not decoded, which keeps this cheap for big libraries.
     std::erase_if(pieces, [&](const Piece& p) {
       const ExecSegment& seg = regions[p.region];
-      const uint8_t* code = file.at(seg.offset + (p.start - seg.vaddr), p.end - p.start);
+      const uint64_t n = p.end - p.start;
+      const uint8_t* code = file.at(seg.offset + (p.start - seg.vaddr), n);
       if (!code) return true;
-      for (uint64_t k = 0; k + 1 < p.end - p.start; ++k)
-        if (code[k] == 0x0f && code[k + 1] == 0x05) return false;
+      for (uint64_t k = 0; k + 1 < n; ++k) {
+        if (code[k] != 0x0f) continue;
+        if (code[k + 1] == 0x05 || code[k + 1] == 0x31) return false;
+        if (code[k + 1] == 0x01 && k + 2 < n && code[k + 2] == 0xf9) return false;
+      }
       return true;
     });
   }

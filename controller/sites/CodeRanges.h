@@ -37,9 +37,10 @@ struct CodeRanges {
   std::vector<uint64_t> starts;
 };
 
-// `syscalls_only`: keep only the pieces whose bytes contain 0f 05 (the bytes
-// of a `syscall`, in step or not), so a big library's other functions are
-// not decoded. `starts` is the same either way.
+// `syscalls_only`: keep only the pieces whose bytes contain 0f 05, 0f 31 or
+// 0f 01 f9 (the bytes of a `syscall`, an rdtsc, an rdtscp, in step or not),
+// so a big library's other functions are not decoded. `starts` is the same
+// either way.
 CodeRanges find_code_ranges(const MappedFile& file, const ElfLayout& elf, bool syscalls_only);
 
 }  // namespace ctrl::decoding

@@ -80,7 +80,8 @@ Instrumentation::Instrumentation(const std::string& program, const Instrumentati
   // The program's other libraries (not libc: the agent interposes its
   // functions) are decoded for their inline `syscall` instructions alone,
   // such as libgomp's futex calls: a thread blocked there would otherwise
-  // sleep in the kernel, unseen (agent/KernelWaits.h).
+  // sleep in the kernel, unseen (agent/KernelWaits.h); and for their rdtsc
+  // and rdtscp, which must read the virtual TSC (agent/VirtualTsc.h).
   for (const auto& lib : program_libraries(program)) {
     if (files.size() == kMaxSiteModules) break;
     if (is_c_library(lib) || is_sanitizer_runtime(lib) || std::find(files.begin(), files.end(), lib) != files.end())
@@ -106,9 +107,10 @@ Instrumentation::Instrumentation(const std::string& program, const Instrumentati
       if (syscalls_only) continue;  // not one ctrl can decode: left as it is
       throw;
     }
-    bool any_syscall =
-        std::any_of(mod.sites.begin(), mod.sites.end(), [](const Site& s) { return s.kind == SiteKind::Syscall; });
-    if (syscalls_only && !any_syscall) continue;
+    // System calls and TSC reads are sites under every policy, in every
+    // library the program loads (but libc's).
+    auto always = [](const Site& s) { return s.kind == SiteKind::Syscall || s.kind == SiteKind::Tsc; };
+    if (syscalls_only && std::none_of(mod.sites.begin(), mod.sites.end(), always)) continue;
     if (files[f].size() >= sizeof header.modules[m].path) {
       if (syscalls_only) continue;
       throw UsageError(fmt::format("path too long for instrumentation: {}", files[f]));
@@ -120,8 +122,8 @@ Instrumentation::Instrumentation(const std::string& program, const Instrumentati
     uint64_t kept = 0;
     for (size_t i = 0; i < mod.sites.size(); ++i) {
       const Site& s = mod.sites[i];
-      bool atomic = (s.flags & kSiteLocked) || s.kind == SiteKind::Fence || s.kind == SiteKind::Syscall;
-      if (syscalls_only && s.kind != SiteKind::Syscall) continue;
+      bool atomic = (s.flags & kSiteLocked) || s.kind == SiteKind::Fence || always(s);
+      if (syscalls_only && !always(s)) continue;
       if (options.visible == "atomics" && !atomic) continue;
       SitePatch p = mod.patches[i];
       all.push_back(s);
@@ -130,7 +132,7 @@ Instrumentation::Instrumentation(const std::string& program, const Instrumentati
       ++kept;
     }
     parts.push_back(fmt::format("{} in {}{}", kept, fs::path(files[f]).filename().string(),
-                                syscalls_only ? " (system calls)" : ""));
+                                syscalls_only ? " (system calls, rdtsc)" : ""));
   }
   header.module_count = m;
   header.count = all.size();

@@ -48,9 +48,10 @@ void plan_patches(DecodedModule& result, const std::vector<InsnInfo>& insns, std
   for (size_t i = 0; i < result.sites.size(); ++i) {
     const Site& site = result.sites[i];
     SitePatch& patch = result.patches[i];
-    // The agent performs a system call site's call itself, in its SIGTRAP
-    // handler: it never runs from a trampoline.
-    if (site.kind == SiteKind::Syscall) continue;
+    // The agent performs a system call site's call itself, and answers an
+    // rdtsc site's read, in its SIGTRAP handler: neither runs from a
+    // trampoline's hook.
+    if (site.kind == SiteKind::Syscall || site.kind == SiteKind::Tsc) continue;
     // (Left out below when even its first byte is read as data.)
     if (is_data(site.offset, site.offset + 5)) continue;
     if (site.length >= 5) {

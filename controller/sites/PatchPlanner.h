@@ -43,8 +43,9 @@ class PatchPlanner {
   // no indirect jump (a jump table could land on any of them). Failing that,
   // with the instructions right before it under the same rules, none covered
   // by an earlier site's jmp, where the site itself is no branch target or
-  // known start (the first of them may be: a branch there lands on the jmp). Syscall sites
-  // always keep an int3 (length 0): the agent performs their call itself.
+  // known start (the first of them may be: a branch there lands on the jmp). Syscall and
+  // Tsc sites always keep an int3 (length 0): the agent performs their call,
+  // or answers their read, itself.
   // Bytes that an instruction reads rip-relative (not `lea`) are data, even
   // amid code (V8's builtins load constants from earlier instructions'
   // immediates): a jmp never goes over them (the site takes an int3), and a

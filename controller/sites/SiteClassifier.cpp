@@ -148,6 +148,11 @@ std::optional<SiteOp> fence_op(const uint8_t* b, size_t n, const Prefixes& p) {
   }
 }
 
+// rdtsc or rdtscp, exactly (the agent's emulation steps over these bytes).
+bool tsc_read(const uint8_t* b, size_t n) {
+  return (n == 2 && b[0] == 0x0f && b[1] == 0x31) || (n == 3 && b[0] == 0x0f && b[1] == 0x01 && b[2] == 0xf9);
+}
+
 std::optional<SiteOp> string_op(uint8_t opcode) {
   switch (opcode) {
     case 0xa4:
@@ -300,6 +305,10 @@ bool SiteClassifier::classify(const cs_insn& insn, Site& s) const {
 
   if (insn.id == X86_INS_SYSCALL) {
     s.kind = SiteKind::Syscall;
+    return true;
+  }
+  if (tsc_read(insn.bytes, insn.size)) {
+    s.kind = SiteKind::Tsc;
     return true;
   }
   const Prefixes pre = scan_prefixes(insn.bytes, insn.size);

@@ -54,6 +54,9 @@ enum class Classification : uint8_t {
 //    register for vector stores.
 //  - `syscall`: Syscall, no operand fields; always patched with an int3
 //    (the agent performs the call, KernelWaits.h).
+//  - rdtsc and rdtscp, by their exact bytes 0f 31 and 0f 01 f9 (no prefix:
+//    the agent's emulation knows no other form): Tsc, no operand fields;
+//    always patched with an int3 (the agent answers it, VirtualTsc.h).
 //
 // Not sites: instructions without an explicit memory operand, rsp-addressed
 // accesses other than the locked ones above, lea, nop, prefetch*, clflush*,

@@ -68,7 +68,8 @@ DecodedModule decode_sites(const std::string& path, uint8_t module, bool syscall
       // this instruction could run from a trampoline.
       planner.add(pos, code, insn, in_step);
       Site site;
-      if (classifier.classify(insn, site) && (!syscalls_only || site.kind == SiteKind::Syscall)) {
+      if (classifier.classify(insn, site) &&
+          (!syscalls_only || site.kind == SiteKind::Syscall || site.kind == SiteKind::Tsc)) {
         if (in_step) {
           site.module = module;
           site.dead = classifier.dead_registers(code, avail, pos);

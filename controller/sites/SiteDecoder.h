@@ -58,8 +58,9 @@ struct DecodedModule {
 // sections decoded whole from their starts. A file without section headers
 // (sstrip) yields no sites: nothing in it tells code from data.
 //
-// `syscalls_only`: only `syscall` instructions, and only code ranges whose
-// bytes contain 0f 05 are decoded (the program's other libraries).
+// `syscalls_only`: only `syscall`, rdtsc and rdtscp instructions, and only
+// code ranges whose bytes contain theirs are decoded (the program's other
+// libraries).
 DecodedModule decode_sites(const std::string& path, uint8_t module, bool syscalls_only = false);
 
 }  // namespace ctrl

@@ -330,6 +330,26 @@ TEST(SiteClassifyTest, ASyscallInstructionIsASyscallSite) {
   EXPECT_EQ(classify(sysenter, sizeof sysenter, 0x1000, s), kNotSite);
 }
 
+TEST(SiteClassifyTest, RdtscAndRdtscpAreTscSites) {
+  // rdtsc; then (not part of the site) mov eax, [rdi].
+  const uint8_t rdtsc[] = {0x0f, 0x31, 0x8b, 0x07};
+  Site s{};
+  ASSERT_EQ(classify(rdtsc, sizeof rdtsc, 0x1000, s), kSite);
+  EXPECT_EQ(s.kind, SiteKind::Tsc);
+  EXPECT_EQ(s.length, 2);
+  EXPECT_EQ(s.size, 0);
+  const uint8_t rdtscp[] = {0x0f, 0x01, 0xf9};
+  ASSERT_EQ(classify(rdtscp, sizeof rdtscp, 0x1000, s), kSite);
+  EXPECT_EQ(s.kind, SiteKind::Tsc);
+  EXPECT_EQ(s.length, 3);
+  // A prefixed form is no site: the agent steps over the exact bytes only.
+  const uint8_t prefixed[] = {0x66, 0x0f, 0x31};
+  EXPECT_NE(classify(prefixed, sizeof prefixed, 0x1000, s), kSite);
+  // rdpid, rdrand: other reads, not the TSC.
+  const uint8_t rdrand[] = {0x0f, 0xc7, 0xf0};
+  EXPECT_NE(classify(rdrand, sizeof rdrand, 0x1000, s), kSite);
+}
+
 // Spin detection leaves out of a thread's state what the code overwrites
 // before it reads it (Site::dead).
 uint16_t dead_of(std::initializer_list<uint8_t> code) {
