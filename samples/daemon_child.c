@@ -1,9 +1,11 @@
 /* Buggy: the threads run in a forked child, and lose an update there.
  *
  * The argument says how: daemon (daemon(3): the parent exits at once),
- * wait (fork, the parent waits for the child) or exit (fork, the parent
- * exits without waiting). ctrl must follow the child that creates the
- * threads and find the lost update. */
+ * wait (fork, the parent waits for the child), exit (fork, the parent
+ * exits without waiting) or late (as exit, and the child waits 0.3 s
+ * before its threads: with -j 2, a helper session is still in that wait
+ * when the explorer's session has found the bug and stops it). ctrl must
+ * follow the child that creates the threads and find the lost update. */
 #define _GNU_SOURCE
 #include <assert.h>
 #include <pthread.h>
@@ -39,7 +41,10 @@ int main(int argc, char **argv) {
   }
   pid_t child = fork();
   if (child < 0) return 3;
-  if (child == 0) _exit(work());
+  if (child == 0) {
+    if (strcmp(how, "late") == 0) usleep(300000);
+    _exit(work());
+  }
   if (strcmp(how, "wait") == 0) {
     int status;
     if (waitpid(child, &status, 0) != child) return 3;

@@ -220,11 +220,19 @@ void Session::kill_execution() {
     return;
   }
   // An execution is the fork server's child: the fork server reaps it and
-  // says so. Meanwhile the exits of threads we seized come to us.
+  // says so. Meanwhile the exits of threads we seized come to us. Bounded:
+  // an end that never comes (a process that is not ours, or a zombie whose
+  // threads another thread traces) must end ctrl with an error, not hang it.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kKillWaitMs);
   while (!ended_) {
+    if (std::chrono::steady_clock::now() >= deadline)
+      throw InternalError(
+          fmt::format("the killed execution (pid {}) did not end within {} s", pid, kKillWaitMs / 1000));
     // Reaped already (its ExecutionEnded read by an earlier loop that was
-    // not waiting for it): nothing is left to wait for.
-    if (::kill(pid, 0) != 0 && errno == ESRCH) {
+    // not waiting for it), or dead with only its parent's wait missing (a
+    // child the program forked before its threads, whose parent exited, is
+    // reaped by init, late): nothing is left to wait for.
+    if ((::kill(pid, 0) != 0 && errno == ESRCH) || is_zombie(pid)) {
       ended_ = true;
       break;
     }

@@ -220,7 +220,10 @@ class Session {
   void resume_other(const Stop& s);
   bool is_execution_thread(pid_t tid) const;
   void seize_execution();
+  // SIGKILL to the current execution and wait for its end (the fork server's
+  // ExecutionEnded), at most kKillWaitMs; then an InternalError.
   void kill_execution();
+  static constexpr int kKillWaitMs = 10000;
   // Detaches the threads inspect() seized (they go on waiting where they were).
   void release_inspection();
 

@@ -280,8 +280,11 @@ void Session::handle_startup_message(const proto::ControlMessage& m, bool& check
 bool Session::follow_forked_child() {
   // The program forked before its first thread and this process ended: a
   // child still alive may yet create threads (daemon(), or the work done
-  // in a child). Our tracees are the launched process's descendants.
-  pid_t me = getpid();
+  // in a child). Our tracees are the launched process's descendants, traced
+  // by this thread: with -j, the other sessions' threads trace theirs (an
+  // explorer's fork server taken for a helper's was killed by the helper,
+  // and nothing could reap it: the explorer waited for that helper).
+  pid_t me = gettid();
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
     const std::string name = entry.path().filename().string();

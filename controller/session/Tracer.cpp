@@ -47,13 +47,24 @@ const char* const kAlreadyTraced =
 
 }  // namespace
 
+bool is_zombie(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  std::getline(stat, text);
+  // "pid (comm) S ...": the name may hold spaces and parentheses.
+  size_t close = text.rfind(')');
+  return close != std::string::npos && close + 2 < text.size() && text[close + 2] == 'Z';
+}
+
 bool traced_by_other(pid_t pid) {
   std::ifstream status("/proc/" + std::to_string(pid) + "/status");
   std::string line;
   while (std::getline(status, line))
     if (line.rfind("TracerPid:", 0) == 0) {
       pid_t tracer = pid_t(std::atol(line.c_str() + 10));
-      return tracer != 0 && tracer != getpid();
+      // Any thread of ctrl may trace (with -j, each helper session's own):
+      // only a tracer outside this process is another.
+      return tracer != 0 && access(("/proc/self/task/" + std::to_string(tracer)).c_str(), F_OK) != 0;
     }
   return false;
 }

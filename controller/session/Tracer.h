@@ -109,6 +109,10 @@ class Tracer {
 
 // Threads of a process, from /proc.
 std::vector<pid_t> threads_of(pid_t pid);
+// Whether `pid` is a zombie (its state in /proc/pid/stat): dead, and only
+// its parent's wait is missing, which may be long in coming (a process
+// whose parent exited waits for init).
+bool is_zombie(pid_t pid);
 // Whether a process other than ctrl traces `pid` (TracerPid in /proc).
 bool traced_by_other(pid_t pid);
 // Whether `tid` has a handler installed for `sig` (SigCgt in /proc).

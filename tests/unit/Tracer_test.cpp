@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -65,6 +68,78 @@ TEST(Tracer, AStopWakesItsTracerWhenAnotherReadTheSigchld) {
   // sleep 0.2 and the stops around it: well under the 3 s a missed wake-up
   // would wait.
   EXPECT_LT(waited_ms, 2000);
+}
+
+TEST(Tracer, AZombieIsSeenAsOne) {
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    pause();
+    _exit(0);
+  }
+  EXPECT_FALSE(is_zombie(child));
+  kill(child, SIGKILL);
+  // Dead, not yet waited for: a zombie until the waitpid below.
+  siginfo_t info{};
+  ASSERT_EQ(waitid(P_PID, child, &info, WEXITED | WNOWAIT), 0);
+  EXPECT_TRUE(is_zombie(child));
+  waitpid(child, nullptr, 0);
+  EXPECT_FALSE(is_zombie(child)) << "a reaped process";
+}
+
+TEST(Tracer, ATraceeOfAnotherThreadOfCtrlIsNotTracedByAnother) {
+  // With -j a helper session's thread traces its own program: to the other
+  // threads (and to the tracer thread itself) that process is ctrl's, not
+  // another tracer's (traced_by_other once compared with getpid(), the
+  // main thread's id).
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    pause();
+    _exit(0);
+  }
+  bool seized = false, other_in_tracer = true;
+  std::thread tracer([&] {
+    seized = ptrace(PTRACE_SEIZE, child, nullptr, PTRACE_O_EXITKILL) == 0;
+    other_in_tracer = traced_by_other(child);
+    // Kill and reap here: a tracee's exit is its tracer thread's to wait.
+    kill(child, SIGKILL);
+    waitpid(child, nullptr, __WALL | __WNOTHREAD);
+  });
+  tracer.join();
+  ASSERT_TRUE(seized);
+  EXPECT_FALSE(other_in_tracer);
+  waitpid(child, nullptr, WNOHANG);
+}
+
+TEST(Tracer, AProcessTracedByAnotherProcessIsTracedByAnother) {
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    pause();
+    _exit(0);
+  }
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  pid_t other = fork();
+  ASSERT_GE(other, 0);
+  if (other == 0) {
+    char c = ptrace(PTRACE_SEIZE, child, nullptr, nullptr) == 0 ? 'y' : 'n';
+    if (write(ready[1], &c, 1) != 1) _exit(1);
+    pause();
+    _exit(0);
+  }
+  char c = 0;
+  ASSERT_EQ(read(ready[0], &c, 1), 1);
+  close(ready[0]);
+  close(ready[1]);
+  bool traced = traced_by_other(child);
+  kill(other, SIGKILL);
+  waitpid(other, nullptr, 0);
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  if (c != 'y') GTEST_SKIP() << "ptrace between siblings is not allowed here (Yama ptrace_scope)";
+  EXPECT_TRUE(traced);
 }
 
 }  // namespace
