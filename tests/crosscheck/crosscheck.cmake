@@ -1,9 +1,11 @@
 # One batch of the DPOR cross-check: for each case, gen_and_count writes a
 # small concurrent C program and counts its Mazurkiewicz classes by brute
-# force; the program is compiled with gcc -O2 -pthread, its machine code is
-# checked to do exactly the modelled accesses, and `ctrl attach --strategy
-# dpor` must report exactly that many complete executions, exhaustively,
-# with no bug, under sequential consistency (the model the count assumes).
+# force; the batch's programs are compiled together into one (gcc -O2
+# -pthread; `batch K` runs the K-th case, with its own threads and
+# variables), its machine code is checked to do exactly the modelled
+# accesses, case by case, and `ctrl attach --strategy dpor batch K` must
+# report exactly that many complete executions, exhaustively, with no bug,
+# under sequential consistency (the model the count assumes).
 #
 #   cmake -DTOOL=<gen_and_count> -DCTRL=<ctrl> -DCC=<gcc> -DOBJDUMP=<objdump>
 #         -DWORKDIR=<dir>
@@ -17,7 +19,8 @@
 # known ones. Every case is run; then the test fails if any did, after
 # printing for each failure the case, the program, both counts and what ctrl
 # printed. A failing case stays in WORKDIR/<case>/ (the passing ones are
-# removed); `gen_and_count classes <case>` lists one interleaving per class.
+# removed; the batch program stays in WORKDIR/batch while any case fails);
+# `gen_and_count classes <case>` lists one interleaving per class.
 # CTRL_ARGS: more options of ctrl attach (space-separated), e.g. a DPOR mode.
 # NO_BLOCKED: the mode promises that no execution ends sleep-set-blocked
 # (optimal DPOR): a case with one fails.
@@ -25,8 +28,7 @@
 # (the default), rf-sc or rf-tso (reads-from classes, for --equivalence rf;
 # rf-tso expects ctrl to run --model tso).
 # CTRL_ARGS2, NO_BLOCKED2, EQUIV2: a second mode checked on the same compiled
-# programs (compiling and checking the machine code is half of a case's
-# time): each case then counts twice and runs ctrl twice; a failure names
+# program: each case then counts twice and runs ctrl twice; a failure names
 # the mode. EQUIV2 defaults to EQUIV.
 
 cmake_minimum_required(VERSION 3.20)
@@ -111,7 +113,7 @@ function(fail_case case reason)
       "==================== case ${label}: ${reason}\n"
       "-- brute force (gen_and_count gen ${case} ${EQUIV}): ${gen_out}"
       "-- program (${dir}/prog.c):\n${src}"
-      "-- $ ${CTRL} attach --strategy dpor --races off ${CTRL_ARGS} --json report.json --trace-dir traces prog\n"
+      "-- $ ${CTRL} attach --strategy dpor --races off ${CTRL_ARGS} --json report.json --trace-dir traces ${WORKDIR}/batch ${k}\n"
       "-> exit status ${run_rc}\n-- stdout:\n${run_out}\n-- stderr:\n${run_err}\n"
       "-- report.json:\n${report}\n"
       "-- one interleaving per class: ${TOOL} classes ${case} ${EQUIV}\n")
@@ -119,6 +121,7 @@ function(fail_case case reason)
   endif()
 endfunction()
 
+set(counted "")  # the cases whose brute-force counts are in
 foreach(case IN LISTS cases)
   string(TIMESTAMP now "%s" UTC)
   math(EXPR elapsed "${now} - ${start}")
@@ -152,22 +155,77 @@ foreach(case IN LISTS cases)
   if(gen_failed)
     continue()
   endif()
+  foreach(m IN LISTS modes)
+    set(expected_${m}_${name} "${expected_${m}}")
+    set(gen_out_${m}_${name} "${gen_out_${m}}")
+  endforeach()
+  list(APPEND counted ${case})
+endforeach()
+
+# One program for the whole batch (gen_and_count batch): `batch K` runs the
+# K-th counted case. Compiling and linking a program per case was most of a
+# case's time. Its machine code is checked once, case by case.
+set(batch_cases "")
+if(counted)
   set(EQUIV "${EQUIV_1}")
   set(CTRL_ARGS "${CTRL_ARGS_1}")
-  set(gen_out "${gen_out_1}")
-  execute_process(COMMAND "${CC}" -O2 -pthread -o "${dir}/prog" "${dir}/prog.c"
+  set(batch_failed "")
+  execute_process(COMMAND "${TOOL}" batch "${WORKDIR}/batch.c" ${counted}
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
-    fail_case("${case}" "does not compile (${rc}): ${err}")
-    continue()
+    set(batch_failed "gen_and_count batch failed (${rc}): ${err}")
+  else()
+    execute_process(COMMAND "${CC}" -O2 -pipe -pthread -o "${WORKDIR}/batch" "${WORKDIR}/batch.c"
+      RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    if(NOT rc EQUAL 0)
+      set(batch_failed "the batch does not compile (${rc}): ${err}")
+    endif()
   endif()
-  execute_process(COMMAND "${TOOL}" verify "${case}" "${dir}/prog" "${OBJDUMP}"
-    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    fail_case("${case}" "the compiled code does not match the model (generator bug) (${rc}):\n${err}")
-    continue()
+  set(bad_code "")
+  set(verify_err "")
+  if(NOT batch_failed)
+    execute_process(COMMAND "${TOOL}" verify-batch "${WORKDIR}/batch" "${OBJDUMP}" ${counted}
+      RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE verify_err)
+    string(REGEX MATCHALL "fail [0-9]+" bad_code "${out}")
+    if(NOT rc EQUAL 0 AND NOT bad_code)
+      set(batch_failed "gen_and_count verify-batch failed (${rc}): ${verify_err}")
+    endif()
   endif()
+  set(k 0)
+  foreach(case IN LISTS counted)
+    string(REPLACE ":" "_" name "${case}")
+    set(dir "${WORKDIR}/${name}")
+    set(gen_out "${gen_out_1_${name}}")
+    set(run_rc "(not run)")
+    set(run_out "")
+    set(run_err "")
+    if(batch_failed)
+      fail_case("${case}" "${batch_failed}")
+    elseif("fail ${k}" IN_LIST bad_code)
+      fail_case("${case}" "the compiled code does not match the model (generator bug):\n${verify_err}")
+    else()
+      list(APPEND batch_cases "${case}:${k}")
+    endif()
+    math(EXPR k "${k} + 1")
+  endforeach()
+endif()
 
+foreach(entry IN LISTS batch_cases)
+  string(REGEX MATCH "^(.*):([0-9]+)$" _ "${entry}")
+  set(case "${CMAKE_MATCH_1}")
+  set(k "${CMAKE_MATCH_2}")
+  string(TIMESTAMP now "%s" UTC)
+  math(EXPR elapsed "${now} - ${start}")
+  if(elapsed GREATER BUDGET)
+    list(APPEND failures "${case} and the cases after it: not run, out of time (BUDGET ${BUDGET} s)")
+    break()
+  endif()
+  string(REPLACE ":" "_" name "${case}")
+  set(dir "${WORKDIR}/${name}")
+  foreach(m IN LISTS modes)
+    set(expected_${m} "${expected_${m}_${name}}")
+    set(gen_out_${m} "${gen_out_${m}_${name}}")
+  endforeach()
   set(case_ok ON)
   foreach(m IN LISTS modes)
     set(EQUIV "${EQUIV_${m}}")
@@ -189,7 +247,7 @@ foreach(case IN LISTS cases)
     # ints (relaxed ones are plain movs no DWARF marks atomic) and the check
     # is about DPOR's classes, not races.
     execute_process(COMMAND "${CTRL}" attach --strategy dpor --races off ${ctrl_args} --json "${dir}/report.json"
-        --trace-dir "${dir}/traces" "${dir}/prog"
+        --trace-dir "${dir}/traces" "${WORKDIR}/batch" ${k}
       WORKING_DIRECTORY "${dir}"
       RESULT_VARIABLE run_rc OUTPUT_VARIABLE run_out ERROR_VARIABLE run_err
       TIMEOUT 120)
@@ -255,6 +313,9 @@ endforeach()
 string(TIMESTAMP now "%s" UTC)
 math(EXPR elapsed "${now} - ${start}")
 list(LENGTH failures nfailed)
+if(nfailed EQUAL 0)
+  file(REMOVE "${WORKDIR}/batch" "${WORKDIR}/batch.c")
+endif()
 math(EXPR npassed "${ncases} - ${nfailed}")
 message("crosscheck: ${npassed}/${ncases} cases agree (${sum_classes} classes, ${sum_blocked} sleep-set-blocked executions), ${elapsed} s")
 if(nfailed GREATER 0)
