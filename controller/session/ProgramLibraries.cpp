@@ -2,16 +2,17 @@
 
 #include <elf.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <fmt/format.h>
 
 #include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 #include "cli/ExitStatus.h"
@@ -45,7 +46,9 @@ std::string interpreter_of(const std::string& program) {
 
 }  // namespace
 
-std::vector<std::string> program_libraries(const std::string& program) {
+namespace {
+
+std::vector<std::string> ask_loader(const std::string& program) {
   std::string interp = interpreter_of(program);
   if (interp.empty()) return {};
   int out[2];
@@ -102,6 +105,24 @@ std::vector<std::string> program_libraries(const std::string& program) {
     std::string canonical = std::filesystem::canonical(path, ec).string();
     if (!ec) libs.push_back(canonical);
   }
+  return libs;
+}
+
+}  // namespace
+
+std::vector<std::string> program_libraries(const std::string& program) {
+  // Asked once per program and run: the site scan and the launch both need
+  // the list (a loader run each, 5-10 ms of every short ctrl run), and so
+  // does every -j helper's launch; the environment it depends on is ctrl's.
+  static std::mutex mutex;
+  static std::map<std::string, std::vector<std::string>> known;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = known.find(program); it != known.end()) return it->second;
+  }
+  std::vector<std::string> libs = ask_loader(program);
+  std::lock_guard<std::mutex> lock(mutex);
+  known.emplace(program, libs);
   return libs;
 }
 

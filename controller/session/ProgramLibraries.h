@@ -11,7 +11,8 @@ namespace ctrl {
 // Absolute paths in load order; empty for a static program or when the
 // loader cannot be asked (the program then simply gets no library sites).
 // Throws TargetLost when the loader was killed by a signal part-way (from
-// outside ctrl): a shorter list would silently watch fewer sites.
+// outside ctrl): a shorter list would silently watch fewer sites. The
+// loader is asked once per program in a run of ctrl (then remembered).
 std::vector<std::string> program_libraries(const std::string& program);
 
 // Whether `path` is part of the C library itself (libc, the dynamic loader,
