@@ -61,6 +61,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -610,7 +611,47 @@ struct RfCounter {
 
   static int8_t code(int writer_id) { return int8_t(writer_id < 0 ? 1 : 2 + writer_id); }
 
+  // Interleavings below each state already walked. Two interleavings that
+  // reach the same state (threads' positions, memory and who wrote it, the
+  // store buffers, the mutex) with the same reads-from so far complete the
+  // same way: the classes below were counted by the first. Exact, and what
+  // keeps x86-TSO's store-buffer machine countable (seed 1891: 771,891,120
+  // interleavings, 50 s without it).
+  std::unordered_map<std::string, uint64_t> walked;
+
+  std::string state_key() const {
+    std::string k;
+    auto put = [&k](const void* data, size_t n) { k.append(static_cast<const char*>(data), n); };
+    put(pc.data(), sizeof(int) * size_t(nthreads));
+    put(mem.data(), sizeof mem);
+    put(writer.data(), sizeof writer);
+    put(&holder, sizeof holder);
+    put(&last_unlock, sizeof last_unlock);
+    for (int t = 0; t < nthreads; ++t) {
+      int n = int(buffer[t].size());
+      put(&n, sizeof n);
+      for (const Buffered& b : buffer[t]) put(&b, sizeof b);
+    }
+    put(sig.data(), sizeof sig);
+    return k;
+  }
+
   void dfs() {
+    // Examples need each interleaving's own trail: no shortcut then.
+    std::string key;
+    uint64_t before = interleavings;
+    if (!want_examples) {
+      key = state_key();
+      if (auto it = walked.find(key); it != walked.end()) {
+        interleavings += it->second;
+        return;
+      }
+    }
+    dfs_moves();
+    if (!want_examples) walked.emplace(std::move(key), interleavings - before);
+  }
+
+  void dfs_moves() {
     bool any = false;
     for (int t = 0; t < nthreads; ++t) {
       // A flush of t's oldest buffered store.

@@ -28,7 +28,8 @@ set_tests_properties(ra.crosscheck.fixed ra.crosscheck.seeds_1_1500 ra.crosschec
   PROPERTIES LABELS "ra;crosscheck" TIMEOUT 600)
 
 # ctrl itself, on compiled random load/store programs (threads created and
-# joined by main, libatomic calls): 200 seeds in 2 batches, about 30 s each.
+# joined by main, libatomic calls): 200 seeds in 2 batches, each batch
+# compiled into one program (ra_programs.cmake).
 find_program(RA_CROSSCHECK_CC gcc)
 if(RA_CROSSCHECK_CC)
   foreach(batch 1_100 101_200)

@@ -1,40 +1,73 @@
 # One batch of --model ra's cross-check of ctrl itself: for each seed in
 # FIRST..LAST, `ra_crosscheck emit` writes a random load/store program as C
 # and prints the oracle's count of its RA-consistent weak traces; the
-# program is compiled (libatomic calls) and `ctrl attach --model ra` must
-# explore exactly that many consistent executions, none infeasible, none
-# redundant. Arguments: TOOL CTRL CC WORKDIR FIRST LAST, and RMW (1: the
-# programs have fetch-adds too; infeasible runs are then allowed, wasted
-# runs, not wrong counts: WeakTraceStrategy.h).
+# batch's programs are compiled together into one (libatomic calls; each
+# program's names renamed by macros around its #include, `batch K` running
+# the K-th: compiling and linking a program per seed was most of the time)
+# and `ctrl attach --model ra batch K` must explore exactly that many
+# consistent executions, none infeasible, none redundant. Arguments: TOOL
+# CTRL CC WORKDIR FIRST LAST, and RMW (1: the programs have fetch-adds too;
+# infeasible runs are then allowed, wasted runs, not wrong counts:
+# WeakTraceStrategy.h).
+file(REMOVE_RECURSE ${WORKDIR})
 file(MAKE_DIRECTORY ${WORKDIR})
-set(failures 0)
+if(NOT DEFINED RMW)
+  set(RMW 0)
+endif()
+# The names an emitted program defines (ra_crosscheck.cpp, mode emit).
+set(names x sink main t0 t1 t2 t3 t4 t5 t6 t7 t8 t9)
+set(batch "#include <pthread.h>\n#include <stdlib.h>\n")
+set(dispatch "")
+set(seeds "")
+set(k 0)
 foreach(seed RANGE ${FIRST} ${LAST})
   set(src ${WORKDIR}/p${seed}.c)
-  if(NOT DEFINED RMW)
-    set(RMW 0)
-  endif()
-  execute_process(COMMAND ${TOOL} emit ${seed} 3 7 ${src} ${RMW} OUTPUT_VARIABLE want RESULT_VARIABLE rc
+  execute_process(COMMAND ${TOOL} emit ${seed} 3 7 ${src} ${RMW} OUTPUT_VARIABLE want_${seed} RESULT_VARIABLE rc
     OUTPUT_STRIP_TRAILING_WHITESPACE)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "seed ${seed}: ra_crosscheck emit failed")
   endif()
-  execute_process(COMMAND ${CC} -O1 -fno-inline-atomics -pthread -o ${WORKDIR}/p${seed} ${src} -latomic
-    RESULT_VARIABLE rc ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "seed ${seed}: compile failed: ${err}")
-  endif()
-  execute_process(COMMAND ${CTRL} attach --model ra ${WORKDIR}/p${seed}
+  foreach(n IN LISTS names)
+    string(APPEND batch "#define ${n} c${k}_${n}\n")
+  endforeach()
+  string(APPEND batch "#include \"p${seed}.c\"\n")
+  foreach(n IN LISTS names)
+    string(APPEND batch "#undef ${n}\n")
+  endforeach()
+  string(APPEND dispatch "int c${k}_main(void);\n")
+  list(APPEND seeds ${seed})
+  math(EXPR k "${k} + 1")
+endforeach()
+string(APPEND batch "${dispatch}int main(int argc, char **argv) {\n  switch (argc == 2 ? atoi(argv[1]) : -1) {\n")
+set(k 0)
+foreach(seed IN LISTS seeds)
+  string(APPEND batch "    case ${k}: return c${k}_main();\n")
+  math(EXPR k "${k} + 1")
+endforeach()
+string(APPEND batch "  }\n  return 2;\n}\n")
+file(WRITE ${WORKDIR}/batch.c "${batch}")
+execute_process(COMMAND ${CC} -O1 -pipe -fno-inline-atomics -pthread -o ${WORKDIR}/batch ${WORKDIR}/batch.c -latomic
+  RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "seeds ${FIRST}..${LAST}: the batch does not compile: ${err}")
+endif()
+set(failures 0)
+set(k 0)
+foreach(seed IN LISTS seeds)
+  execute_process(COMMAND ${CTRL} attach --model ra ${WORKDIR}/batch ${k}
     WORKING_DIRECTORY ${WORKDIR} OUTPUT_VARIABLE out ERROR_VARIABLE out RESULT_VARIABLE rc)
+  set(want "${want_${seed}}")
   set(expect "${want} consistent, 0 infeasible, 0 redundant")
   if(RMW)
     set(expect "${want} consistent, [0-9]+ infeasible, 0 redundant")
   endif()
   if(NOT rc EQUAL 0 OR NOT out MATCHES "; ${expect}\\)")
-    file(READ ${src} text)
+    file(READ ${WORKDIR}/p${seed}.c text)
     string(REGEX MATCH "[0-9]+ executions \\([^\n]*" summary "${out}")
-    message(STATUS "seed ${seed}: oracle ${want}, ctrl: ${summary} (exit ${rc})\n${text}")
+    message(STATUS "seed ${seed} (${WORKDIR}/batch ${k}): oracle ${want}, ctrl: ${summary} (exit ${rc})\n${text}")
     math(EXPR failures "${failures} + 1")
   endif()
+  math(EXPR k "${k} + 1")
 endforeach()
 if(failures GREATER 0)
   message(FATAL_ERROR "${failures} of the programs ${FIRST}..${LAST} disagree with the oracle")

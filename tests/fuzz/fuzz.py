@@ -186,7 +186,11 @@ class Fuzz:
         case), in session `sid` (the program's processes stay in the case's
         session unless they call setsid), or re-parented to this script (a
         child subreaper, see main: whatever a case left, setsid or not). Those
-        of the last kind that ended already are reaped here."""
+        of the last kind that ended already are reaped here. An orphan in the
+        session of another case still running is that case's (a program that
+        forks and exits runs on in its child, orphaned while its ctrl runs),
+        and so is one in a session of its own (setsid, daemon(3)) while
+        another case runs: only its own case's check may blame it."""
         found = []
         short = {n[:15] for n in names}
         with self.lock:
@@ -197,6 +201,8 @@ class Fuzz:
                             os.waitpid(pid, 0)
                         except ChildProcessError:
                             pass
+                        continue
+                    if session != sid and (session in self.live or (session == pid and self.live)):
                         continue
                     found.append((pid, "%s:%d (orphan)" % (name, pid)))
                 elif state != "Z" and (name in short or (sid and session == sid)):
