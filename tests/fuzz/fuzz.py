@@ -186,15 +186,17 @@ class Fuzz:
         case), in session `sid` (the program's processes stay in the case's
         session unless they call setsid), or re-parented to this script (a
         child subreaper, see main: whatever a case left, setsid or not). Those
-        of the last kind that ended already are reaped here. An orphan in the
-        session of another case still running is that case's (a program that
-        forks and exits runs on in its child, orphaned while its ctrl runs),
-        and so is one in a session of its own (setsid, daemon(3)) while
-        another case runs: only its own case's check may blame it."""
+        of the last kind that ended already are reaped here. A process in the
+        session of another case still running is that case's (found by name,
+        or orphaned: a program that forks and exits runs on in its child while
+        its ctrl runs), and so is one in a session of its own (setsid,
+        daemon(3)) while another case runs: only its own case's check blames
+        it, or the sweep after the last case (main)."""
         found = []
         short = {n[:15] for n in names}
         with self.lock:
             for pid, name, state, ppid, session in self.processes():
+                others = session != sid and (session in self.live or (session == pid and bool(self.live)))
                 if ppid == os.getpid() and pid not in self.live:
                     if state == "Z":
                         try:
@@ -202,10 +204,9 @@ class Fuzz:
                         except ChildProcessError:
                             pass
                         continue
-                    if session != sid and (session in self.live or (session == pid and self.live)):
-                        continue
-                    found.append((pid, "%s:%d (orphan)" % (name, pid)))
-                elif state != "Z" and (name in short or (sid and session == sid)):
+                    if not others:
+                        found.append((pid, "%s:%d (orphan)" % (name, pid)))
+                elif state != "Z" and not others and (name in short or (sid and session == sid)):
                     found.append((pid, "%s:%d" % (name, pid)))
         return found
 
@@ -735,6 +736,12 @@ def main():
     f = Fuzz(args)
     start = time.time()
     KINDS[args.kind](f, args.cases, args.jobs)
+    # Every case ended: what is left now was left by one of them, whichever
+    # session it is in (a check that ran beside other cases skipped theirs).
+    left = f.left_processes()
+    if left:
+        f.failures.append(("after the last case", [], ["processes left: " + " ".join(left)], []))
+        f.kill_left()
     print("%s: %d cases (seed %d) in %.1f s" % (args.kind, f.count, args.seed, time.time() - start))
     print("slowest: " + "; ".join("%s s %s" % (t, label[:60]) for t, label in getattr(f, "slowest", [])))
     for label, argv, problems, err in f.failures:
