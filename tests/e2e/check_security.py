@@ -20,6 +20,10 @@ PROGRAM is a sample with a bug ctrl finds at once (deadlock_lock_order).
   peer     (root only: creates a user) another user's connection to a --gdb
            session is refused with one line and gets no reply; ctrl's own
            user then connects with gdb.
+  libraries  ctrl started in a directory that holds files named as its
+           libraries loads none of them: the loader looks for ctrl's
+           libraries only under absolute paths (an empty run path entry
+           means the working directory).
 """
 import os
 import pwd
@@ -371,4 +375,23 @@ def mode_peer():
     print("ok: another user's connection refused, the owner's served")
 
 
-{"trace": mode_trace, "save": mode_save, "command": mode_command, "fields": mode_fields, "peer": mode_peer}[MODE]()
+def mode_libraries():
+    env = dict(os.environ, LD_DEBUG="libs")
+    rc, out, err = run("--version", env=env)
+    expect(rc == 0, f"ctrl --version exited {rc}:\n{err}")
+    tried = re.findall(r"trying file=(\S+)", err)
+    expect(tried, "LD_DEBUG=libs printed no search: the check cannot see the loader\n" + err)
+    relative = [f for f in tried if not f.startswith("/")]
+    expect(not relative, f"the loader searched the working directory for ctrl's libraries ({len(relative)} paths): {relative[:4]}")
+    # Files named as the libraries it looked for, here: still not loaded.
+    for name in {os.path.basename(f) for f in tried}:
+        with open(name, "w") as f:
+            f.write("not a library\n")
+    rc, out, err = run("--version")
+    expect(rc == 0, f"ctrl --version beside files named as its libraries exited {rc}:\n{err}")
+    record()
+    print(f"ok: {len(tried)} library paths tried, all absolute; files named as them here were not loaded")
+
+
+{"trace": mode_trace, "save": mode_save, "command": mode_command, "fields": mode_fields, "peer": mode_peer,
+ "libraries": mode_libraries}[MODE]()
