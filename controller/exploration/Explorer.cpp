@@ -367,7 +367,7 @@ ExplorationReport Explorer::run() {
                                 !model_analysis(model).plans_choices() && !options_.strategy_factory;
   // The other strategies run on the explorer's session alone.
   if (options_.jobs > 1 && !seeded && !dpor_partitioned)
-    report.speculation.off = fmt::format("--strategy {} is not partitioned: one session", strategy->name());
+    report.speculation.off = fmt::format("--strategy {} is not partitioned", strategy->name());
   auto strategy_lock = [&] {
     return partition_ ? std::unique_lock<std::mutex>(partition_->strategy_mutex()) : std::unique_lock<std::mutex>();
   };
@@ -512,10 +512,9 @@ ExplorationReport Explorer::run() {
         if (!touches_outside(r, session_.region().header().files_changed.load() != 0))
           first.emplace(*plan, r);
         else if (report.speculation.off.empty())
-          report.speculation.off =
-              "the first execution changed a file or waited on a descriptor or a child process: one session";
+          report.speculation.off = "the first execution changed a file or waited on a descriptor or a child process";
       } else if (report.speculation.off.empty() && r.end != ExecutionResult::End::Interrupted) {
-        report.speculation.off = "the first execution found a bug or did not end: one session";
+        report.speculation.off = "the first execution found a bug or did not end";
       }
       may_speculate = first.has_value();
     }

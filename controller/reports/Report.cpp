@@ -348,8 +348,10 @@ void print_summary(std::FILE* out, const ExplorationReport& report) {
     fmt::print(stderr, "ctrl: -j {}: partitioned DPOR: {} work items, {} stolen{}; per session: {}\n", sp.jobs,
                sp.ranges, sp.steals, sp.off.empty() ? "" : fmt::format(" (helpers stopped: {})", sp.off), sessions);
   } else if (sp.jobs > 1) {
-    fmt::print(stderr, "ctrl: -j {}: {} of {} executions taken from {} run ahead{}\n", sp.jobs, sp.taken, report.total,
-               sp.speculative, sp.off.empty() ? "" : fmt::format(" (speculation stopped: {})", sp.off));
+    // Not partitioned (a strategy -j does not split, or a first execution
+    // no other session may repeat): the explorer's session ran everything.
+    fmt::print(stderr, "ctrl: -j {}: one session ran every execution: {}\n", sp.jobs,
+               sp.off.empty() ? "not partitioned" : sp.off);
   }
 }
 
