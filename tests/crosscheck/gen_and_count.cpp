@@ -900,6 +900,15 @@ std::vector<std::vector<std::string>> verify(const std::vector<Program>& cases,
   return problems;
 }
 
+// Writes a generated program; false (and a line) when it could not.
+bool write_source(const char* path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  out.close();
+  if (!out) fprintf(stderr, "gen_and_count: cannot write %s\n", path);
+  return bool(out);
+}
+
 int usage() {
   fprintf(stderr,
           "usage: gen_and_count gen CASE OUT.c [EQUIV] | verify CASE BINARY [OBJDUMP] | classes CASE [EQUIV] | fixed\n"
@@ -933,16 +942,7 @@ int main(int argc, char** argv) {
       prefixes.push_back(batch_prefix(cases.size()));
       cases.push_back(std::move(p));
     }
-    if (mode == "batch") {
-      std::ofstream out(argv[2]);
-      out << batch_source_of(cases);
-      out.close();
-      if (!out) {
-        fprintf(stderr, "gen_and_count: cannot write %s\n", argv[2]);
-        return 2;
-      }
-      return 0;
-    }
+    if (mode == "batch") return write_source(argv[2], batch_source_of(cases)) ? 0 : 2;
     auto problems = verify(cases, prefixes, argv[2], argv[3]);
     int failed = 0;
     for (size_t k = 0; k < cases.size(); ++k) {
@@ -1009,13 +1009,7 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < examples.size(); ++i) printf("class %zu: %s\n", i + 1, examples[i].c_str());
     return 0;
   }
-  std::ofstream out(argv[3]);
-  out << source_of(p);
-  out.close();
-  if (!out) {
-    fprintf(stderr, "gen_and_count: cannot write %s\n", argv[3]);
-    return 2;
-  }
+  if (!write_source(argv[3], source_of(p))) return 2;
   printf("classes %zu interleavings %llu events %d memops %d threads %zu\n", nclasses,
          (unsigned long long)ninterleavings, event_count(p), mem_op_count(p), p.threads.size());
   return 0;
