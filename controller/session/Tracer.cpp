@@ -321,7 +321,12 @@ void Tracer::read_signals() {
 
 bool Tracer::poll_signals() {
   // Only SIGINT and SIGTERM matter here; a SIGCHLD read along the way loses
-  // nothing (wait() asks waitpid before it sleeps on the descriptor).
+  // nothing (wait() asks waitpid before it sleeps on the descriptor, and
+  // reads the descriptor whenever it sleeps on it).
+  if (interrupted()) return true;
+  auto now = std::chrono::steady_clock::now();
+  if (now - signals_polled_ < kSignalPollInterval) return false;
+  signals_polled_ = now;
   read_signals();
   return interrupted();
 }

@@ -20,6 +20,7 @@
 #include <signal.h>
 #include <sys/types.h>
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -86,8 +87,11 @@ class Tracer {
   // SIGINT or SIGTERM once interrupted, else 0.
   int interrupted_by() const { return interrupted_signal_; }
   // Reads the signals that arrived, without waiting (for code that does not
-  // call wait() for a while). Returns interrupted().
+  // call wait() for a while), at most once per kSignalPollInterval: the
+  // explorer asks several times per execution, and each read is a system
+  // call, a costly one in a virtual machine. Returns interrupted().
   bool poll_signals();
+  static constexpr std::chrono::microseconds kSignalPollInterval{500};
   // The descriptor SIGINT and SIGTERM arrive on (a prompt polls it while it
   // waits for input) and forgetting one that was handled there.
   int signal_fd() const { return signal_fd_; }
@@ -105,6 +109,7 @@ class Tracer {
   int signal_fd_ = -1;
   int wake_fd_ = -1;  // another Tracer read a SIGCHLD (eventfd)
   int interrupted_signal_ = 0;
+  std::chrono::steady_clock::time_point signals_polled_{};
 };
 
 // Threads of a process, from /proc.

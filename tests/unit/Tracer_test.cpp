@@ -142,5 +142,23 @@ TEST(Tracer, AProcessTracedByAnotherProcessIsTracedByAnother) {
   EXPECT_TRUE(traced);
 }
 
+TEST(Tracer, AStopAskedBetweenTwoPollsIsSeenWithinTheInterval) {
+  // poll_signals reads the signal descriptor at most once per interval; a
+  // stop that came meanwhile must still be seen once the interval is over.
+  bool seen_after = false;
+  std::thread helper([&] {
+    Tracer::set_helper_thread();
+    Tracer tracer;
+    EXPECT_FALSE(tracer.poll_signals());
+    pthread_kill(pthread_self(), Tracer::kStopSignal);
+    tracer.poll_signals();  // too soon, or not: either is right
+    std::this_thread::sleep_for(2 * Tracer::kSignalPollInterval);
+    seen_after = tracer.poll_signals();
+    EXPECT_EQ(tracer.interrupted_by(), Tracer::kStopSignal);
+  });
+  helper.join();
+  EXPECT_TRUE(seen_after);
+}
+
 }  // namespace
 }  // namespace ctrl
