@@ -20,6 +20,7 @@
 #include <fstream>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "binary/Backtracer.h"
 #include "binary/Symbolizer.h"
@@ -64,7 +65,10 @@ ExecutionResult Session::supervise_execution() {
       handle_ptrace_stop(*stop);
       continue;
     }
-    while (auto m = read_message()) {
+    // The first read needs no poll when the wait ended on the channel (a
+    // system call per message saved).
+    bool ready = tracer_.also_fd_ready();
+    while (auto m = read_message(std::exchange(ready, false))) {
       // Earlier executions may still be exiting: their ExecutionEnded comes
       // late and is not this execution's. This one's own messages can come
       // before the fork server's ExecutionStarted for it.

@@ -120,9 +120,9 @@ void Session::abandon() {
   current_pid_ = 0;
 }
 
-std::optional<proto::ControlMessage> Session::read_message() {
+std::optional<proto::ControlMessage> Session::read_message(bool known_ready) {
   pollfd pfd{control_fd_, POLLIN, 0};
-  if (poll(&pfd, 1, 0) <= 0 || !(pfd.revents & (POLLIN | POLLHUP))) return std::nullopt;
+  if (!known_ready && (poll(&pfd, 1, 0) <= 0 || !(pfd.revents & (POLLIN | POLLHUP)))) return std::nullopt;
   proto::ControlMessage m;
   if (!framing::receive_message(control_fd_, m)) {
     if (template_pid_ == 0 || current_pid_ == template_pid_) return std::nullopt;  // the template is exiting

@@ -271,8 +271,9 @@ class Session {
   // ExecutionEnded for any of its children (an execution, a spare, a runner
   // between executions, a live checkpoint) killed by a SIGKILL ctrl did not
   // send throws TargetLost, whoever reads it: a spare or idle runner lost
-  // unseen was later waited on for ever.
-  std::optional<proto::ControlMessage> read_message();
+  // unseen was later waited on for ever. `known_ready`: the caller just saw
+  // the channel readable (Tracer::also_fd_ready), so no poll first.
+  std::optional<proto::ControlMessage> read_message(bool known_ready = false);
   // The name of the fork server's child `pid` in TargetLost's line.
   std::string process_name(pid_t pid) const;
 

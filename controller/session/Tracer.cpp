@@ -274,6 +274,7 @@ pid_t Tracer::launch(const LaunchSpec& spec) {
 }
 
 std::optional<Stop> Tracer::wait(int timeout_ms, int also_fd) {
+  also_fd_ready_ = false;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms < 0 ? 0 : timeout_ms);
   for (;;) {
     Stop s;
@@ -294,7 +295,10 @@ std::optional<Stop> Tracer::wait(int timeout_ms, int also_fd) {
       read_signals();
       if (interrupted()) return std::nullopt;
     }
-    if (n > 0 && also_fd >= 0 && (fds[2].revents & (POLLIN | POLLHUP | POLLERR))) return std::nullopt;
+    if (n > 0 && also_fd >= 0 && (fds[2].revents & (POLLIN | POLLHUP | POLLERR))) {
+      also_fd_ready_ = (fds[2].revents & (POLLIN | POLLHUP)) != 0;
+      return std::nullopt;
+    }
   }
 }
 

@@ -67,6 +67,9 @@ class Tracer {
   // returning early (nullopt) when `also_fd` becomes readable or a SIGINT or
   // SIGTERM arrives (then interrupted() is true).
   std::optional<Stop> wait(int timeout_ms, int also_fd = -1);
+  // Whether the last wait() returned because `also_fd` was readable (or
+  // hung up): its reader may skip asking again.
+  bool also_fd_ready() const { return also_fd_ready_; }
   // Bound of a wait for one thread's stop (wait_for). A thread interrupted
   // or killed stops within milliseconds; one that does not within this is
   // gone in a way waitpid cannot say: a thread-group leader that is a
@@ -110,6 +113,7 @@ class Tracer {
   int wake_fd_ = -1;  // another Tracer read a SIGCHLD (eventfd)
   int interrupted_signal_ = 0;
   std::chrono::steady_clock::time_point signals_polled_{};
+  bool also_fd_ready_ = false;
 };
 
 // Threads of a process, from /proc.
