@@ -1007,8 +1007,9 @@ int run_cli(int argc, char** argv) {
   attach_cmd->add_flag("--show-output", a.show_output, "let the program's stdout/stderr through (implies -j 1)");
   attach_cmd
       ->add_option("-j,--jobs", a.jobs_text,
-                   "sessions exploring at once, each running ahead what the strategy will ask for; "
-                   "results are those of -j 1 (default: 1; always 1 with --model c11/rc11)")
+                   "sessions exploring at once: random, pct and pos share ranges of seeds, dpor and the default "
+                   "share work items; results are those of -j 1 (default: 1, as -j 2 is slower on runs of a "
+                   "fraction of a second; always 1 with --model c11/rc11)")
       ->type_name("N");
   attach_cmd
       ->add_option("--state", a.state_dir,
