@@ -19,6 +19,7 @@
 #include "FileJournal.h"
 #include "Notice.h"
 #include "RealFunctions.h"
+#include "Rollback.h"
 #include "Runtime.h"
 
 namespace ctrl::agent::file_state {
@@ -207,7 +208,9 @@ void restore_descriptors(bool at_end) {
     if (s.offset >= 0) lseek(s.fd, s.offset, SEEK_SET);
   }
   // F_SETFL changes only O_APPEND, O_ASYNC, O_DIRECT, O_NOATIME and
-  // O_NONBLOCK: the rest of the recorded flags is ignored.
+  // O_NONBLOCK: the rest of the recorded flags is ignored. (A system call
+  // per descriptor: only when something may have changed them.)
+  if (!at_end && !rollback::take_status_flags_change()) return;
   for (int i = 0; i < nstatus; ++i) {
     int now = real.fcntl(status[i].fd, F_GETFL);
     if (now >= 0 && now != status[i].flags) real.fcntl(status[i].fd, F_SETFL, status[i].flags);

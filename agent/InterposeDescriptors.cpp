@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "AgentDescriptors.h"
@@ -91,7 +92,27 @@ int fcntl(int fd, int cmd, ...) {
   va_end(ap);
   ensure_real();
   if (agent_descriptor(fd)) return bad_descriptor();
+  if (cmd == F_SETFL) rollback::note_change(rollback::kStatusFlags);
   return real.fcntl(fd, cmd, arg);
+}
+
+// Every ioctl request takes at most one argument. FIONBIO and FIOASYNC set
+// status flags.
+int ioctl(int fd, unsigned long request, ...) {
+  static auto* libc = next<int (*)(int, unsigned long, ...)>("ioctl");
+  va_list ap;
+  va_start(ap, request);
+  void* arg = va_arg(ap, void*);
+  va_end(ap);
+  if (request == FIONBIO || request == FIOASYNC) rollback::note_change(rollback::kStatusFlags);
+  return libc(fd, request, arg);
+}
+
+// libc's fdopen sets O_APPEND itself for mode "a" (past fcntl).
+FILE* fdopen(int fd, const char* mode) {
+  static auto* libc = next<decltype(&fdopen)>("fdopen");
+  rollback::note_change(rollback::kStatusFlags);
+  return libc(fd, mode);
 }
 
 // The same entry point under its large-file name: fcntl's argument is never

@@ -19,6 +19,7 @@
 
 #include "CheckpointClaim.h"
 #include "RealFunctions.h"
+#include "Rollback.h"
 #include "Runtime.h"
 #include "SanitizerRuntime.h"
 #include "VirtualClock.h"
@@ -205,6 +206,7 @@ pid_t fork() {
     if (child == 0) note_forked_child();
     return child;
   }
+  rollback::note_change(rollback::kStatusFlags);
   pid_t child = real.fork();
   if (child == 0) {
     // The child is a separate, unserialised process: its agent lets go of

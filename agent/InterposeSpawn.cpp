@@ -5,11 +5,14 @@
 // (it was killed by SIGSEGV). libc makes the exec inside, past the agent's
 // exec interposers, so the calling thread lets the TSC be read for the call.
 // (Its own reads meanwhile, in a signal handler during system()'s wait,
-// would be real: none are known.)
+// would be real: none are known.) Each is noted for a runner's
+// rollback: the new process shares the descriptors' status flags
+// (Rollback.h, kStatusFlags).
 #include <dlfcn.h>
 #include <spawn.h>
 #include <stdio.h>
 
+#include "Rollback.h"
 #include "VirtualTsc.h"
 
 using namespace ctrl::agent;
@@ -22,7 +25,10 @@ F next(const char* name) {
 }
 
 struct ReadableTsc {
-  ReadableTsc() { virtual_tsc::readable_in_this_thread(); }
+  ReadableTsc() {
+    rollback::note_change(rollback::kStatusFlags);
+    virtual_tsc::readable_in_this_thread();
+  }
   ~ReadableTsc() { virtual_tsc::trapped_in_this_thread(); }
   ReadableTsc(const ReadableTsc&) = delete;
   ReadableTsc& operator=(const ReadableTsc&) = delete;

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <new>
+#include <utility>
 
 #include "AgentDescriptors.h"
 #include "MemorySnapshot.h"
@@ -62,6 +63,7 @@ struct State {
   const char* taint = nullptr;    // ... after the current execution
   bool spread = false;            // the execution unpinned its threads (spread_threads)
   uint32_t changes = 0;           // Change bits noted in this execution
+  bool status_flags_changed = true;  // take_status_flags_change (the fork server's executions: unknown)
   bool timers_at_arm = false;     // a timer ran at arming: checked after every execution
   bool curbrk_exact = false;      // __curbrk was the heap's end at arming
   // The model index whose alternate stack the main thread (0) and each
@@ -382,7 +384,14 @@ void note_sigaction(int sig) {
 }
 
 void note_change(uint32_t changes) {
-  if (g) g->changes |= changes;
+  if (!g) return;
+  g->changes |= changes;
+  if (changes & kStatusFlags) g->status_flags_changed = true;
+}
+
+bool take_status_flags_change() {
+  if (!armed()) return true;
+  return std::exchange(g->status_flags_changed, false);
 }
 
 void note_descriptor(int fd) {
@@ -412,6 +421,14 @@ void note_syscall(long nr) {
       break;
     case SYS_brk:
       note_change(kHeapEnd);
+      break;
+    case SYS_fcntl:
+    case SYS_ioctl:
+    case SYS_clone:
+    case SYS_clone3:
+    case SYS_fork:
+    case SYS_vfork:
+      note_change(kStatusFlags);
       break;
     default:
       break;

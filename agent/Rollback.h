@@ -67,8 +67,18 @@ enum Change : uint32_t {
   // dup3, close_range, closefrom, fclose, fcloseall, freopen, closedir,
   // login_tty, io_uring): each is then compared with its record.
   kDescriptors = 16,
+  // A descriptor's status flags (F_GETFL), which live in the open file
+  // description: fcntl(F_SETFL), ioctl(FIONBIO, FIOASYNC), fdopen (it may
+  // add O_APPEND), or a process the execution started (fork, posix_spawn,
+  // system, popen, a raw clone or fork: it shares the descriptions).
+  kStatusFlags = 32,
 };
 void note_change(uint32_t changes);
+// FileState: whether the status flags of the checkpoint's descriptors may
+// differ from the checkpoint's since the last call (true outside an armed
+// runner: a process per execution shares the descriptions with the fork
+// server and the executions before it).
+bool take_status_flags_change();
 // The program closes or replaces descriptor `fd` (kDescriptors when the
 // checkpoint held it; any other was opened by the execution).
 void note_descriptor(int fd);
