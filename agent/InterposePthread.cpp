@@ -52,13 +52,13 @@ namespace {
 void* controlled_start(const StartInfo& info) {
   t_me = info.index;
   rt.first_turn(info.index);
-  // The start routine's frames are below this one. (A real thread's stack
-  // bounds come from the heap-using pthread_getattr_np: only now that it is
-  // this thread's turn. A slot's are known.)
+  // The start routine's frames are below this one. (Its stack's bounds come
+  // from the heap-using pthread_getattr_np: only now that it is this
+  // thread's turn.)
   {
     uint64_t top = reinterpret_cast<uint64_t>(__builtin_frame_address(0)), low = top, end = top;
     pthread_attr_t attr;
-    if (!known_stack(low, end) && pthread_getattr_np(pthread_self(), &attr) == 0) {
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
       void* stack = nullptr;
       size_t size = 0;
       if (pthread_attr_getstack(&attr, &stack, &size) == 0) {

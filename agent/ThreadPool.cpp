@@ -86,9 +86,6 @@ thread_local uint32_t t_slot __attribute__((tls_model("initial-exec"))) = kNoSlo
 // calls before the first turn), read once.
 thread_local bool t_started_unblocked __attribute__((tls_model("initial-exec"))) = false;
 
-// Slot k's stack (its lowest byte), above its guard page.
-uint8_t* slot_stack(uint32_t k) { return stacks + k * (stack_size + 4096) + 4096; }
-
 long futex(void* word, int op, uint32_t value) {
   return raw_syscall(SYS_futex, reinterpret_cast<long>(word), op, long(value), 0, 0, 0);
 }
@@ -237,7 +234,7 @@ void adopt_pool() {
 bool create_thread(uint32_t k, pthread_t* handle) {
   pthread_attr_t attr;
   if (pthread_attr_init(&attr) != 0) return false;
-  uint8_t* base = slot_stack(k);
+  uint8_t* base = stacks + k * (stack_size + 4096) + 4096;
   bool ok = pthread_attr_setstack(&attr, base, stack_size) == 0 &&
             real.pthread_create(handle, &attr, slot_main, reinterpret_cast<void*>(uintptr_t(k))) == 0;
   pthread_attr_destroy(&attr);
@@ -378,13 +375,6 @@ uint32_t slot_of(uint64_t handle) {
 void* result(uint32_t slot) { return slots[slot].result; }
 bool ended(uint32_t slot) { return slots[slot].ended; }
 uint32_t my_slot() { return t_slot; }
-
-bool known_stack(uint64_t& low, uint64_t& end) {
-  if (t_slot == kNoSlot || !stacks) return false;
-  low = reinterpret_cast<uint64_t>(slot_stack(t_slot));
-  end = low + stack_size;
-  return true;
-}
 
 bool started_unblocked() {
   bool was = t_started_unblocked;

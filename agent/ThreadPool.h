@@ -110,11 +110,6 @@ void note_exit(uint32_t slot, void* value);
 [[noreturn]] void park_for_rollback(uint32_t slot);
 // The slot of the calling thread, kNoSlot for any other.
 uint32_t my_slot();
-// The calling slot thread's stack [low, end), the one create_thread gave it
-// (what pthread_getattr_np says of it); false in any other thread. Slot
-// threads never ask libc: pthread_getattr_np costs a system call (the
-// thread's affinity) and a heap block at every thread start.
-bool known_stack(uint64_t& low, uint64_t& end);
 // Rollback, in the main thread: waits until every slot thread that ran in
 // this execution is parked for the rollback (true), false when one cannot
 // be (it is not in this process, or was created during the execution).
