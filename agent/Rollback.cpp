@@ -218,8 +218,10 @@ const char* restore_process_state() {
     if (g->sig_changed & (uint64_t(1) << (sig - 1)))
       raw_syscall(SYS_rt_sigaction, sig, reinterpret_cast<long>(&g->actions[sig - 1]), 0, 8);
   g->sig_changed = 0;
-  // (Cheaper than looking at "." first: about 0.5 us against 3.)
-  if (raw_syscall(SYS_fchdir, g->cwd_fd) != 0) return "cannot go back to the working directory";
+  // (Cheaper than looking at "." first: about 0.5 us against 3; only when
+  // the execution may have moved it, a system call fewer per execution.)
+  if ((g->changes & kWorkingDirectory) && raw_syscall(SYS_fchdir, g->cwd_fd) != 0)
+    return "cannot go back to the working directory";
   // (Noted by the umask interposer and the raw calls: note_change.)
   if (g->changes & kUmask) raw_syscall(SYS_umask, g->umask);
   if (g->changes & kAlternateStack)
@@ -424,11 +426,17 @@ void note_syscall(long nr) {
       break;
     case SYS_fcntl:
     case SYS_ioctl:
-    case SYS_clone:
-    case SYS_clone3:
     case SYS_fork:
     case SYS_vfork:
       note_change(kStatusFlags);
+      break;
+    case SYS_clone:
+    case SYS_clone3:
+      note_change(kStatusFlags | kWorkingDirectory);
+      break;
+    case SYS_chdir:
+    case SYS_fchdir:
+      note_change(kWorkingDirectory);
       break;
     default:
       break;

@@ -72,6 +72,11 @@ enum Change : uint32_t {
   // add O_APPEND), or a process the execution started (fork, posix_spawn,
   // system, popen, a raw clone or fork: it shares the descriptions).
   kStatusFlags = 32,
+  // The working directory: chdir, fchdir, and libc's walkers that change it
+  // inside (nftw with FTW_CHDIR; fts_read, fts_children and fts_close
+  // without FTS_NOCHDIR), or a raw chdir, fchdir, clone or clone3 (a child
+  // with CLONE_FS shares it).
+  kWorkingDirectory = 64,
 };
 void note_change(uint32_t changes);
 // FileState: whether the status flags of the checkpoint's descriptors may

@@ -3,18 +3,28 @@
  * process back in place: globals, the heap, thread-locals, a file offset, the
  * descriptors (and none of ctrl's visible), mappings, a signal disposition,
  * the working directory and the umask. Each execution checks all of that first, then changes all of it.
- * Two workers take a mutex in turn: 2 executions under DPOR, correct. */
+ * Two workers take a mutex in turn: 2 executions under DPOR, correct.
+ *
+ * argv[1] names how the working directory is changed (a runner puts it back
+ * only after an execution that may have changed it, Rollback.h
+ * kWorkingDirectory): chdir (default), fchdir, syscall (libc's syscall()),
+ * fts (a walk left inside a directory) or nftw (FTW_CHDIR, left with
+ * longjmp from inside a directory). */
 #define _GNU_SOURCE
 #include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fts.h>
+#include <ftw.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static int global = 1;
@@ -28,6 +38,37 @@ static int counter;
 
 static void handler(int sig) { (void)sig; }
 
+static jmp_buf walked;
+
+static int walk_step(const char* path, const struct stat* st, int type, struct FTW* at) {
+  (void)path, (void)st, (void)type;
+  if (at->level == 1) longjmp(walked, 1); /* inside "walk" */
+  return 0;
+}
+
+/* Leaves the working directory elsewhere, the way `how` says. */
+static void move_away(const char* how) {
+  if (strcmp(how, "fchdir") == 0) {
+    int root = open("/", O_RDONLY | O_DIRECTORY);
+    assert(root >= 0 && fchdir(root) == 0);
+    close(root);
+  } else if (strcmp(how, "syscall") == 0) {
+    assert(syscall(SYS_chdir, "/") == 0);
+  } else if (strcmp(how, "fts") == 0) {
+    char* paths[] = {"walk", NULL};
+    FTS* walk = fts_open(paths, FTS_PHYSICAL, NULL);
+    assert(walk);
+    for (FTSENT* e; (e = fts_read(walk)) && e->fts_level < 1;) {
+    } /* at walk/sub: fts is inside walk (never closed) */
+  } else if (strcmp(how, "nftw") == 0) {
+    if (!setjmp(walked)) nftw("walk", walk_step, 4, FTW_CHDIR);
+  } else {
+    assert(chdir("/") == 0);
+  }
+  char dir[4096];
+  assert(getcwd(dir, sizeof dir) && strcmp(dir, start_dir) != 0);
+}
+
 static void* worker(void* arg) {
   (void)arg;
   assert(tls == 3); /* a new thread's thread-local starts from its initialiser */
@@ -38,7 +79,10 @@ static void* worker(void* arg) {
   return NULL;
 }
 
-int main(void) {
+int main(int argc, char** argv) {
+  const char* how = argc > 1 ? argv[1] : "chdir";
+  /* A directory with one inside, for the walks. */
+  assert((mkdir("walk", 0755) == 0 || errno == EEXIST) && (mkdir("walk/sub", 0755) == 0 || errno == EEXIST));
   heap = malloc(64);
   memset(heap, 7, 64);
   mapped = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -89,7 +133,7 @@ int main(void) {
   void* big = malloc(1 << 20); /* a mapping of its own (malloc's threshold) */
   memset(big, 1, 4096);
   signal(SIGUSR1, handler);
-  assert(chdir("/") == 0);
+  move_away(how);
 
   assert(pthread_create(&b, NULL, worker, NULL) == 0);
   pthread_join(a, NULL);
