@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <string>
 
 #include "SatGoalTiers.h"
 
@@ -9,6 +11,10 @@ namespace ctrl {
 
 SatEncoder::SatEncoder(const SatEventGraph& graph, SatSolver& solver) : g_(graph), solver_(solver) {
   if (g_.store_buffers()) tso_ = std::make_unique<SatTsoEncoding>(g_, *this);  // tso:
+  const char* eager = std::getenv("CTRL_SAT_EAGER_BETWEEN");
+  lazy_between_ = !tso_ && !(eager && std::string(eager) == "1");
+  const char* lazy = std::getenv("CTRL_SAT_LAZY_ORDER");
+  lazy_order_ = lazy && std::string(lazy) == "1";
 }
 
 int SatEncoder::x(uint32_t n) {
@@ -139,13 +145,18 @@ bool SatEncoder::encode_read(uint32_t n, const std::function<bool()>& stop) {
     if (fresh(s) || nodes[s].role == SatRole::Rmw)
       for (auto [w, lit] : written_values(s)) clause({-r, -lit, val(n, w)});
     if (!fresh(s)) {
-      for (uint32_t c : loc.writers)
-        if (c != n && c != s && fresh(c)) between(n, s, c, r);
+      if (!lazy_between_)
+        for (uint32_t c : loc.writers)
+          if (c != n && c != s && fresh(c)) between(n, s, c, r);
       continue;
     }
     clause({-r, x(n)});
     clause({-r, writes_lit(s)});
     clause({-r, order(s, n)});
+    if (lazy_between_) {
+      sources_[n].emplace_back(s, r);
+      continue;
+    }
     for (uint32_t c : loc.writers)
       if (c != n && c != s) between(n, s, c, r);
   }
@@ -160,6 +171,26 @@ void SatEncoder::between(uint32_t n, uint32_t s, uint32_t c, int r) {
   if (nodes[c].instance == nodes[n].instance && order(c, n) == 0) return;
   if (nodes[c].instance == nodes[s].instance && order(s, c) == 0) return;
   clause({-r, -writes_lit(c), -order(s, c), -order(c, n)});
+}
+
+uint32_t SatEncoder::refine_between(const std::vector<char>& runs, const std::vector<uint32_t>& pos, uint32_t upto) {
+  if (!lazy_between_) return 0;
+  const auto& nodes = g_.nodes();
+  auto on = [&](int lit) { return lit == kTrue || (lit != kFalse && lit != 0 && solver_.value(lit)); };
+  std::vector<std::tuple<uint32_t, uint32_t, uint32_t, int>> broken;
+  for (const auto* sources : {&sources_, &over_sources_})
+    for (const auto& [n, list] : *sources) {
+      if (n >= runs.size() || !runs[n] || pos[n] > upto) continue;
+      for (auto [s, r] : list) {
+        if (!solver_.value(r)) continue;
+        for (uint32_t c : g_.locations()[nodes[n].loc].writers)
+          if (c != n && c != s && c < runs.size() && runs[c] && pos[s] < pos[c] && pos[c] < pos[n] && on(writes_lit(c)))
+            broken.emplace_back(n, s, c, r);
+      }
+    }
+  size_t before = added_.size();
+  for (auto [n, s, c, r] : broken) between(n, s, c, r);
+  return uint32_t(added_.size() - before);
 }
 
 void SatEncoder::encode_spin(uint32_t n) {
@@ -314,13 +345,18 @@ int SatEncoder::unchanged(uint32_t w) {
       for (auto [v, lit] : written_values(s))
         if (v == value) clause({-p, -lit, u});
     if (!fresh_c(s)) {
-      for (uint32_t c : loc.writers)
-        if (c != w && c != s && fresh_c(c)) between(w, s, c, p);
+      if (!lazy_between_)
+        for (uint32_t c : loc.writers)
+          if (c != w && c != s && fresh_c(c)) between(w, s, c, p);
       continue;
     }
     clause({-p, x(w)});
     clause({-p, writes_lit(s)});
     clause({-p, order(tso_ ? tso_->vis(s) : s, w)});  // tso: vis
+    if (lazy_between_) {
+      over_sources_[w].emplace_back(s, p);
+      continue;
+    }
     for (uint32_t c : loc.writers)
       if (c != w && c != s) between(w, s, c, p);
   }
@@ -390,29 +426,35 @@ bool SatEncoder::encode(const std::function<bool()>& stop) {
   // Only triples with a node new since the last round are made.
   const auto& instances = g_.instances();
   if (encoded_.size() < nodes.size()) encoded_.resize(nodes.size(), 0);
-  for (uint32_t i = 0; i < instances.size(); ++i)
-    for (uint32_t j = 0; j < instances.size(); ++j) {
+  for (uint32_t j = 0; j < instances.size() && !lazy_order_; ++j) {
+    // j's edges new since the last round: to a newly known node, or from
+    // one (into a node another history reached first).
+    std::vector<std::pair<uint32_t, uint32_t>> fresh_j;
+    for (uint32_t b : instances[j].nodes)
+      for (const SatEdge& e : nodes[b].edges)
+        if (e.child < nodes.size() && nodes[e.child].known && (!encoded_[b] || !encoded_[e.child]))
+          fresh_j.emplace_back(b, e.child);
+    for (uint32_t i = 0; i < instances.size(); ++i) {
       if (i == j) continue;
-      // j's edges new since the last round: to a newly known node, or from
-      // one (into a node another history reached first).
-      std::vector<std::pair<uint32_t, uint32_t>> fresh_j;
-      for (uint32_t b : instances[j].nodes)
-        for (const SatEdge& e : nodes[b].edges)
-          if (e.child < nodes.size() && nodes[e.child].known && (!encoded_[b] || !encoded_[e.child]))
-            fresh_j.emplace_back(b, e.child);
       for (uint32_t a : instances[i].nodes) {
         if (stop && stop()) return false;
         if (encoded_[a]) {
           for (auto [b, c] : fresh_j) clause({-order(a, b), order(a, c)});
           continue;
         }
-        for (uint32_t b : instances[j].nodes)
-          for (const SatEdge& e : nodes[b].edges)
-            if (e.child < nodes.size() && nodes[e.child].known) clause({-order(a, b), order(a, e.child)});
+        row(a, j);
       }
     }
+  }
   for (uint32_t n = 0; n < nodes.size(); ++n) encoded_[n] = nodes[n].known;
   return true;
+}
+
+void SatEncoder::row(uint32_t a, uint32_t j) {
+  const auto& nodes = g_.nodes();
+  for (uint32_t b : g_.instances()[j].nodes)
+    for (const SatEdge& e : nodes[b].edges)
+      if (e.child < nodes.size() && nodes[e.child].known) clause({-order(a, b), order(a, e.child)});
 }
 
 void SatEncoder::collect_goals() {
@@ -526,8 +568,10 @@ uint32_t SatEncoder::prove_exclusions(const std::function<bool()>& stop) {
       if (std::any_of(lemma.begin(), lemma.end(), [](int l) { return l == kTrue || l == kFalse; })) continue;
       std::vector<int> assumptions = open_ends;
       for (int l : lemma) assumptions.push_back(-l);
-      solver_.limit_conflicts(kLemmaConflicts);
-      SatSolver::Result result = solver_.solve(assumptions, stop);
+      // A counterexample must be one: acyclic, each read after its source
+      // with no writer between (the lazy clauses it breaks are added).
+      SatAnswer scratch;
+      SatSolver::Result result = solve_acyclic(assumptions, kLemmaConflicts, stop, scratch, true);
       if (result == SatSolver::Result::Sat) not_lemmas_.insert(key);
       if (result != SatSolver::Result::Unsat) continue;
       std::vector<int> used;
@@ -658,7 +702,7 @@ SatSolver::Result SatEncoder::solve_each(const std::function<bool()>& stop, SatA
 }
 
 SatSolver::Result SatEncoder::solve_acyclic(std::span<const int> assumptions, int64_t conflicts,
-                                            const std::function<bool()>& stop, SatAnswer& answer) {
+                                            const std::function<bool()>& stop, SatAnswer& answer, bool whole) {
   const auto& nodes = g_.nodes();
   for (;;) {
     if (conflicts >= 0) solver_.limit_conflicts(conflicts);
@@ -701,6 +745,20 @@ SatSolver::Result SatEncoder::solve_acyclic(std::span<const int> assumptions, in
         if (--indeg[m] == 0) ready.push_back(m);
     }
     if (sorted.size() == ran.size()) {
+      // Lazy "between": the order must give each read its source's value,
+      // up to the first goal (where a schedule stops) unless asked for all.
+      std::vector<uint32_t> pos(nodes.size(), 0);
+      uint32_t upto = uint32_t(sorted.size());
+      for (uint32_t i = 0; i < sorted.size(); ++i) {
+        pos[sorted[i]] = i;
+        if (!whole && upto == sorted.size())
+          for (int g : goal_[sorted[i]])
+            if (solver_.value(g)) upto = i;
+      }
+      if (uint32_t k = refine_between(runs, pos, upto)) {
+        answer.between_added += k;
+        continue;
+      }
       for (uint32_t n : sorted) {
         SatStep step;
         step.node = n;
@@ -713,29 +771,56 @@ SatSolver::Result SatEncoder::solve_acyclic(std::span<const int> assumptions, in
       }
       return result;
     }
-    // A cycle among the nodes left: walk back along edges from nodes left.
-    std::vector<int> seen(nodes.size(), -1);
-    std::vector<uint32_t> walk;
-    uint32_t n = kSatNone;
-    for (uint32_t m : ran)
-      if (indeg[m] > 0) n = m;
-    while (seen[n] < 0) {
-      seen[n] = int(walk.size());
-      walk.push_back(n);
-      uint32_t back = kSatNone;
-      for (uint32_t p : pred[n])
-        if (indeg[p] > 0) back = p;
-      n = back;
+    // Cycles among the nodes left, several per model (each solver call
+    // costs more than finding one): walk back along edges from a node
+    // left, forbid the cycle found, take one of its edges between threads
+    // out of the model's graph and go on with what that frees.
+    constexpr uint32_t kCyclesPerModel = 64;
+    auto drop = [](std::vector<uint32_t>& v, uint32_t x) {
+      auto it = std::find(v.begin(), v.end(), x);
+      if (it != v.end()) v.erase(it);
+    };
+    size_t scan = 0;
+    for (uint32_t found = 0; found < kCyclesPerModel; ++found) {
+      while (scan < ran.size() && indeg[ran[scan]] == 0) ++scan;
+      if (scan == ran.size()) break;
+      std::vector<int> seen(nodes.size(), -1);
+      std::vector<uint32_t> walk;
+      uint32_t n = ran[scan];
+      while (seen[n] < 0) {
+        seen[n] = int(walk.size());
+        walk.push_back(n);
+        uint32_t back = kSatNone;
+        for (uint32_t p : pred[n])
+          if (indeg[p] > 0) back = p;
+        n = back;
+      }
+      // walk[seen[n]..] is the cycle backwards: each is preceded by the next.
+      // No execution has it, whatever the graph: forbidden for good.
+      std::vector<std::pair<uint32_t, uint32_t>> across;  // its edges between threads
+      for (size_t i = size_t(seen[n]); i < walk.size(); ++i) {
+        uint32_t later = walk[i], earlier = i + 1 < walk.size() ? walk[i + 1] : walk[size_t(seen[n])];
+        if (nodes[earlier].instance != nodes[later].instance) across.emplace_back(earlier, later);
+      }
+      std::vector<int> lits;
+      for (auto [earlier, later] : across) lits.push_back(-order(earlier, later));
+      uint32_t cut_from = across.empty() ? kSatNone : across.front().first;
+      uint32_t cut_to = across.empty() ? kSatNone : across.front().second;
+      clause(lits);
+      ++answer.refinements;
+      if (cut_from == kSatNone) break;  // (a cycle within one thread: none, the trie is acyclic)
+      drop(pred[cut_to], cut_from);
+      drop(succ[cut_from], cut_to);
+      if (--indeg[cut_to] == 0) {
+        std::vector<uint32_t> freed{cut_to};
+        while (!freed.empty()) {
+          uint32_t m = freed.back();
+          freed.pop_back();
+          for (uint32_t k : succ[m])
+            if (--indeg[k] == 0) freed.push_back(k);
+        }
+      }
     }
-    // walk[seen[n]..] is the cycle backwards: each is preceded by the next.
-    // No execution has it, whatever the graph: forbidden for good.
-    std::vector<int> lits;
-    for (size_t i = size_t(seen[n]); i < walk.size(); ++i) {
-      uint32_t later = walk[i], earlier = i + 1 < walk.size() ? walk[i + 1] : walk[size_t(seen[n])];
-      lits.push_back(-order(earlier, later));
-    }
-    clause(lits);
-    ++answer.refinements;
   }
 }
 

@@ -51,10 +51,20 @@
 // Transitivity: between two thread instances it is encoded eagerly with
 // binary clauses between neighbours (a before b implies a before b's
 // children), which for two chains is all of it, quadratic; cycles through
-// three or more instances are lazy: a model's order is checked for a cycle
-// among the nodes it runs, and a clause forbidding that cycle is added (it
-// holds in every execution) and the solver asked again, so long traces do
-// not get the cubic clause set.
+// three or more instances are lazy: a model's order is checked for cycles
+// among the nodes it runs, clauses forbidding up to 64 of them are added
+// (each holds in every execution) and the solver asked again, so long
+// traces do not get the cubic clause set. CTRL_SAT_LAZY_ORDER=1 leaves the
+// two-instance clauses to that refinement too (an experiment: fewer
+// clauses, more solver calls, no clear gain on Dekker yet).
+//
+// "No writer in between" under sc is lazy as well (CTRL_SAT_EAGER_BETWEEN=1
+// makes it eager): R reads among W writers of a location would need R x W x W
+// clauses, most never relevant. A model's linear order is checked up to its
+// first goal: a read whose source has another writer of the location
+// between them gets that one clause, and the solver is asked again. The
+// clauses are the eager ones, so a Sat answer's prefix is a real execution
+// and an Unsat answer (of a formula with fewer clauses) holds for all.
 //
 // Exclusion lemmas. The proof that a lock excludes is an induction over
 // its critical sections (a compare-exchange inside another thread's section
@@ -114,6 +124,7 @@ struct SatAnswer {
   uint64_t vars = 0, clauses = 0;  // the whole formula in the solver
   uint64_t added = 0;              // clauses this round added (the graph's growth, the round's part)
   uint32_t refinements = 0;        // cycles forbidden before the order was acyclic
+  uint32_t between_added = 0;      // lazy "no writer in between" clauses a model broke
   uint32_t lemmas = 0;             // exclusion lemmas proven this round
   uint64_t goals = 0;              // nodes that could read something new (or run for the first time)
   double encode_seconds = 0;       // extending the formula (the rest of a round is the solver's)
@@ -146,6 +157,12 @@ class SatEncoder {
   bool encode_read(uint32_t n, const std::function<bool()>& stop);
   // No writer c of n's location between n's source s (literal r) and n.
   void between(uint32_t n, uint32_t s, uint32_t c, int r);
+  // Lazy "between" (sc): of the clauses between() would make for the
+  // sources noted, those the linear order `pos` (positions of the nodes in
+  // `runs`, a linear extension of the model's order) breaks for a read at
+  // or before position `upto`; returns how many were added. Reads the
+  // model, so call it before adding clauses.
+  uint32_t refine_between(const std::vector<char>& runs, const std::vector<uint32_t>& pos, uint32_t upto);
   // The agent's spin rule (agent/ExecutionModel.h): a thread about to repeat
   // a read it made since its last write in the same register and stack
   // state, when nothing it read since has been written, is not enabled. A
@@ -164,13 +181,17 @@ class SatEncoder {
   // with its literal.
   int writes_lit(uint32_t s);
   std::vector<std::pair<uint64_t, int>> written_values(uint32_t s);
+  // Node a's transitivity row toward thread instance j: a before one of
+  // j's nodes means a before its children (encode()).
+  void row(uint32_t a, uint32_t j);
   // The round's goal literals, per node.
   void collect_goals();
   // Solves under `assumptions` (within `conflicts`, unless negative),
-  // forbidding the cycles of the model's order until it is acyclic; Sat
-  // fills answer.order.
+  // forbidding the cycles of the model's order until it is acyclic and
+  // adding the lazy "between" clauses its order breaks (up to the first
+  // goal, or over the `whole` order) until none is; Sat fills answer.order.
   SatSolver::Result solve_acyclic(std::span<const int> assumptions, int64_t conflicts,
-                                  const std::function<bool()>& stop, SatAnswer& answer);
+                                  const std::function<bool()>& stop, SatAnswer& answer, bool whole = false);
   // The round's goals in tiers, shallowest first (SatGoalTiers.h), each
   // within a conflict budget: Sat or Stopped as solve_acyclic, Unknown when
   // no tier had a goal the budget reached.
@@ -211,6 +232,16 @@ class SatEncoder {
   std::map<std::pair<uint32_t, std::vector<uint32_t>>, uint32_t> spin_histories_;
   std::unordered_set<std::vector<int>, ClauseHash> added_;
   std::unordered_map<uint32_t, std::unordered_set<uint32_t>> covered_;  // per read: writers its clauses cover
+  // Lazy "between" (sc; CTRL_SAT_EAGER_BETWEEN=1 makes them all up front):
+  // per read n, and per store w of unchanged(), each source s with its
+  // literal (src(n, s), over(w, s)); a model that has the source run before
+  // n with another writer of the location between them gets that one
+  // clause (refine_between), so a read among W writers costs no W^2 clauses
+  // up front. The clauses are the same as the eager ones, so every answer
+  // and every refutation is too.
+  bool lazy_between_ = false;
+  bool lazy_order_ = false;
+  std::unordered_map<uint32_t, std::vector<std::pair<uint32_t, int>>> sources_, over_sources_;
   // unchanged(w): its literal, the writers its clauses cover, the source
   // literals over(w, s), and the stores extended this round.
   std::unordered_map<uint32_t, int> unchanged_;

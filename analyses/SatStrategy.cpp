@@ -180,13 +180,13 @@ std::vector<uint32_t> SatStrategy::schedule(const std::vector<SatStep>& order) {
 std::optional<ExecutionPlan> SatStrategy::next() {
   if (!stats_.unsupported.empty() || complete_ || stopped_) return std::nullopt;
   ExecutionPlan plan = fixed_plan();
-  // CTRL_SAT_MERGE=1 (off by default): reads tell their state, and
-  // histories that reach one state merge (SatEventGraph.h; not under store
-  // buffers). Off: a trie per thread instance. The merge is correct on the
-  // sat tests since session 18 but not yet shown to finish larger sizes
-  // (docs/PERFORMANCE.md, sixth piece): Dekker 5 did not finish with it.
+  // Reads tell their state, and histories that reach one state merge
+  // (SatEventGraph.h; not under store buffers); CTRL_SAT_MERGE=0 keeps a
+  // trie per thread instance instead. The default since session 23: with
+  // it Dekker finishes sizes the trie does not, and the relaxed Dijkstra
+  // at 2 x 2 ends behaviour-complete (docs/PERFORMANCE.md, "seventh piece").
   const char* merge = std::getenv("CTRL_SAT_MERGE");
-  plan.read_states = !graph_.store_buffers() && merge && std::string(merge) == "1";
+  plan.read_states = !graph_.store_buffers() && !(merge && std::string(merge) == "0");
   if (!started_) {
     started_ = true;
     return plan;
@@ -198,6 +198,7 @@ std::optional<ExecutionPlan> SatStrategy::next() {
   round.clauses = answer.clauses;
   round.goals = answer.goals;
   round.refinements = answer.refinements;
+  round.between = answer.between_added;
   round.encode_seconds = answer.encode_seconds;
   round.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   round.sat = answer.result == SatSolver::Result::Sat;

@@ -137,6 +137,7 @@ class Strategy {
     double seconds = 0;         // the whole round: encoding, solving, refinements
     double encode_seconds = 0;  // of which building the formula
     uint32_t refinements = 0;   // cycles forbidden (lazy transitivity)
+    uint32_t between = 0;       // lazy "no writer in between" clauses a model broke
     bool sat = false;
   };
   struct SolverStats {

@@ -60,7 +60,19 @@ case "$mode" in
     fi
     ;;
   test)
-    ctest --test-dir "$build" --output-on-failure -j"$(nproc)" --timeout 600
+    status=0
+    ctest --test-dir "$build" --output-on-failure -j"$(nproc)" --timeout 600 || status=$?
+    if [ "$status" -ne 0 ]; then
+      # A log's tail is often all that is kept of a CI run: each failed
+      # test's own lines that say why, again, last.
+      log=$build/Testing/Temporary/LastTest.log
+      for t in $(cat "$build/Testing/Temporary/LastTestsFailed.log" 2>/dev/null | cut -d: -f2-); do
+        echo "setup: why $t failed:"
+        awk -v t="$t" '$0 ~ "Testing: " t "$" { on = 1 } on { print } on && $0 ~ "^\"" t "\" end time" { exit }' \
+          "$log" | grep -E "FAIL|fail|error|Error|expected|not |exit" | tail -8 | cut -c1-300
+      done
+      exit "$status"
+    fi
     ;;
   *)
     echo "usage: bash scripts/setup.sh demo|test [BUILD_DIR]" >&2

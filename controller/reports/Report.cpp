@@ -387,6 +387,7 @@ nlohmann::json solver_json(const std::optional<Strategy::SolverStats>& solver) {
                       {"seconds", r.seconds},
                       {"encode_seconds", r.encode_seconds},
                       {"refinements", r.refinements},
+                      {"between", r.between},
                       {"sat", r.sat}});
   return {{"goals_covered", solver->goals_covered},
           {"goals_known", solver->goals_known},
