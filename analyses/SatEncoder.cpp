@@ -154,7 +154,8 @@ bool SatEncoder::encode_read(uint32_t n, const std::function<bool()>& stop) {
     clause({-r, writes_lit(s)});
     clause({-r, order(s, n)});
     if (lazy_between_) {
-      sources_[n].emplace_back(s, r);
+      auto& list = sources_[n];
+      if (std::find(list.begin(), list.end(), std::make_pair(s, r)) == list.end()) list.emplace_back(s, r);
       continue;
     }
     for (uint32_t c : loc.writers)
@@ -354,7 +355,8 @@ int SatEncoder::unchanged(uint32_t w) {
     clause({-p, writes_lit(s)});
     clause({-p, order(tso_ ? tso_->vis(s) : s, w)});  // tso: vis
     if (lazy_between_) {
-      over_sources_[w].emplace_back(s, p);
+      auto& list = over_sources_[w];
+      if (std::find(list.begin(), list.end(), std::make_pair(s, p)) == list.end()) list.emplace_back(s, p);
       continue;
     }
     for (uint32_t c : loc.writers)
@@ -367,6 +369,24 @@ int SatEncoder::unchanged(uint32_t w) {
 
 bool SatEncoder::encode(const std::function<bool()>& stop) {
   const auto& nodes = g_.nodes();
+  // A merge may have put older nodes of the thread before the node merged
+  // into and what follows it (SatEventGraph.h): writers that were on
+  // another history are now in theirs, so their reads and stores are
+  // encoded again over every writer (clause() and grow() add only what is
+  // new).
+  const auto& merged = g_.merged_into();
+  for (; merges_seen_ < merged.size(); ++merges_seen_) {
+    std::vector<uint32_t> todo{merged[merges_seen_]};
+    std::unordered_set<uint32_t> seen{todo.front()};
+    while (!todo.empty()) {
+      uint32_t d = todo.back();
+      todo.pop_back();
+      covered_.erase(d);
+      over_covered_.erase(d);
+      for (const SatEdge& e : nodes[d].edges)
+        if (e.child < nodes.size() && seen.insert(e.child).second) todo.push_back(e.child);
+    }
+  }
   for (uint32_t n = 0; n < nodes.size(); ++n) {
     const SatNode& node = nodes[n];
     if (!node.known) {

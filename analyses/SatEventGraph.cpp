@@ -183,11 +183,7 @@ uint32_t SatEventGraph::same_state(uint32_t id, const shm::Event& e) const {
     if (!after_change) continue;
     if (above.empty()) above = ancestors(p);
     if (above[y]) continue;  // y leads to p: a cycle
-    std::vector<char> to_y = ancestors(y);
-    bool keeps = true;
-    for (uint32_t a = 0; a < nodes_.size() && keeps; ++a)
-      if (above[a] && nodes_[a].born != merge_calls_ && !to_y[a]) keeps = false;
-    if (keeps) return y;
+    return y;
   }
   return kSatNone;
 }
@@ -198,6 +194,7 @@ void SatEventGraph::redirect(uint32_t id, uint32_t y) {
   for (SatEdge& e : nodes_[p].edges)
     if (e.child == id) e.child = y;
   nodes_[y].parents.push_back(p);
+  merged_into_.push_back(y);
   node.parent = kSatNone;
   node.parents.clear();
   instances_[node.instance].merged = true;

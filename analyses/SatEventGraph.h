@@ -36,10 +36,14 @@
 // reach the read's parent), happens only right after the thread changed
 // memory on every edge into the node (spin keys then lead back to the same
 // node on every history), never under store buffers (a flush instance
-// mirrors its thread's path), and never changes the order of two nodes an
-// earlier round encoded: the read's parent must be new in this execution and
-// every older node above it must already reach the node merged into (the
-// encoding of an instance's order is then fixed once made).
+// mirrors its thread's path), and only from a history new in this
+// execution (the read's parent is new, so the edge into the node merged
+// into is new to the encoding's transitivity rows). A merge may order two
+// older nodes that were on different histories (never both ran) before:
+// Dekker's round that backed off once reaches the critical section in the
+// state of one that entered at once, so the older back-off nodes now come
+// before the section's. merged_into() lists the nodes merged into, so the
+// encoder redoes what it made for their descendants (SatEncoder.h).
 //
 // Locations are exact (address, size) pairs; a mutex is a location of its
 // own whose values are 0 (free) and 1 (held). What the graph cannot follow
@@ -177,6 +181,9 @@ class SatEventGraph {
   bool mergeable(uint32_t n) const;
   // Histories merged so far (edges redirected to an existing node).
   uint64_t merges() const { return merges_done_; }
+  // The node each merge redirected a history to, in merge order: its
+  // descendants may have gained ancestors of their thread since.
+  const std::vector<uint32_t>& merged_into() const { return merged_into_; }
   // Grows whenever an execution shows something new (a node, an edge, an
   // initial value, a spin key).
   uint64_t size() const { return growth_; }
@@ -222,6 +229,7 @@ class SatEventGraph {
   uint64_t growth_ = 0;
   uint32_t merge_calls_ = 0;  // SatNode::born
   uint64_t merges_done_ = 0;
+  std::vector<uint32_t> merged_into_;
   // (instance, site, address, state) -> the read nodes made in that state
   std::map<std::tuple<uint32_t, uint64_t, uint64_t, uint64_t>, std::vector<uint32_t>> by_state_;
   // Per node of a merged instance, the locals of its ancestors (a bitset),
