@@ -39,7 +39,11 @@
 // round forces false; (1) and (2) are the round's part, under one
 // activation literal that is assumed for that round only and then retired.
 // So every learnt clause stays valid (a chain literal t_i means "one of
-// what was added after i" forever).
+// what was added after i" forever). A merge of histories (SatEventGraph.h)
+// can put older nodes of a thread before the node merged into: the reads
+// and overwriting stores below it are then encoded again over every writer,
+// which adds the clauses their new same-thread writers need (only ever
+// adding, as above).
 //
 // A writer that reads a new value (a goal) writes something unknown; a
 // read may take its value from it, unconstrained. That is harmless: such a
