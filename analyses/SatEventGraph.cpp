@@ -162,8 +162,8 @@ bool SatEventGraph::changes_memory(uint32_t p, uint32_t child) const {
 uint32_t SatEventGraph::same_state(uint32_t id, const shm::Event& e) const {
   const SatNode& node = nodes_[id];
   uint32_t p = node.parent;
-  // Only a history new in this execution joins an older one (the order of
-  // nodes an earlier round encoded stays as it was).
+  // Only a history learnt in this execution joins an older one: the edge
+  // redirected is then new to the encoding's transitivity rows.
   if (p == kSatNone || nodes_[p].born != merge_calls_) return kSatNone;
   // Only just after its thread changed memory, on every history into the
   // node: the reads since the thread last changed memory (where a spin
@@ -249,6 +249,9 @@ bool SatEventGraph::learn(uint32_t id, const shm::Event& e) {
     return false;
   SatNode& node = nodes_[id];
   node.known = true;
+  // A node made as the next one of a history that stopped there is new to
+  // the encoding until now (same_state()).
+  node.born = merge_calls_;
   node.op = e;
   node.role = role;
   node.loc = loc;

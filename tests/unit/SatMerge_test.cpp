@@ -5,6 +5,7 @@
 // for both, not one per history.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "Operation.h"
@@ -194,6 +195,49 @@ TEST(SatMerge, ASpinWindowAcrossAMergeHoldsOnEveryHistory) {
   auto solver = make_cadical_solver();
   SatEncoder encoder(g, *solver);
   SatAnswer answer = encoder.solve({});
+  EXPECT_EQ(answer.result, SatSolver::Result::Unsat);
+}
+
+// Dekker's back-off (bench/sat_dekker.c): a history that runs through an
+// older branch of its thread (made by an earlier execution that stopped
+// there) still merges into the state another history reached, and a read
+// below the merged node then has the branch's store before it, with that
+// store's clauses. T0: read x; if (x) z = 1; w = 1; read flag (kState);
+// read z; if (z) read x again. T1: x = 1. Executions: x 0 (z read 0); x 1
+// stopping after z = 1; x 1 to the end (merged at the flag read; z read 1,
+// x read 1 again). A round after each. The second read of x can only read
+// 1 (z is 1 only when x was), so the last round is unsat; with the z
+// read's clauses made while z = 1 was on another history and not again,
+// its source z = 1 was unconstrained and a model read z 1 on the x 0
+// history, and x 0 again.
+TEST(SatMerge, AHistoryThroughAnOlderBranchMergesAndItsStoresAreSources) {
+  constexpr uint64_t kZ = 0x6800;
+  auto execution = [&](uint64_t x, size_t t0_ops) {
+    std::vector<shm::Event> t0{op(0, OpKind::AtomicLoad, kX, 0x400100, x, 0)};
+    if (x) t0.push_back(op(0, OpKind::AtomicStore, kZ, 0x400150, 0, 1));
+    t0.push_back(op(0, OpKind::AtomicStore, kW, 0x400250, 0, 1));
+    t0.push_back(op(0, OpKind::AtomicLoad, kFlag, 0x400300, 0, kState));
+    t0.push_back(op(0, OpKind::AtomicLoad, kZ, 0x400400, x, 0));
+    if (x) t0.push_back(op(0, OpKind::AtomicLoad, kX, 0x400500, 1, 0));
+    t0.resize(std::min(t0.size(), t0_ops));
+    std::vector<shm::Event> ev;
+    auto t1 = op(1, OpKind::AtomicStore, kX, 0x500100, 0, 1);
+    if (x) ev.push_back(t1);
+    ev.insert(ev.end(), t0.begin(), t0.end());
+    if (!x) ev.push_back(t1);
+    for (uint32_t k = 0; k < ev.size(); ++k) ev[k].step = k;
+    return ev;
+  };
+  SatEventGraph g;
+  auto solver = make_cadical_solver();
+  SatEncoder encoder(g, *solver);
+  SatAnswer answer;
+  for (auto ev : {execution(0, 9), execution(1, 2), execution(1, 9)}) {
+    ASSERT_TRUE(g.merge(ev.data(), ev.size())) << g.why();
+    answer = encoder.solve({});
+  }
+  EXPECT_EQ(g.merges(), 1u);
+  EXPECT_EQ(flag_reads(g), 1u);
   EXPECT_EQ(answer.result, SatSolver::Result::Unsat);
 }
 
