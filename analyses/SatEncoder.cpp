@@ -383,6 +383,7 @@ bool SatEncoder::encode(const std::function<bool()>& stop) {
       todo.pop_back();
       covered_.erase(d);
       over_covered_.erase(d);
+      if (tso_) tso_->forget(d);  // tso:
       for (const SatEdge& e : nodes[d].edges)
         if (e.child < nodes.size() && seen.insert(e.child).second) todo.push_back(e.child);
     }
@@ -446,10 +447,17 @@ bool SatEncoder::encode(const std::function<bool()>& stop) {
   // Only triples with a node new since the last round are made.
   const auto& instances = g_.instances();
   if (encoded_.size() < nodes.size()) encoded_.resize(nodes.size(), 0);
+  // Edges a merge added between nodes an earlier round may have encoded.
+  const auto& late = g_.late_edges();
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> late_j(instances.size());
+  for (; late_seen_ < late.size(); ++late_seen_) {
+    auto [b, c] = late[late_seen_];
+    if (encoded_[b] && encoded_[c]) late_j[nodes[b].instance].emplace_back(b, c);
+  }
   for (uint32_t j = 0; j < instances.size() && !lazy_order_; ++j) {
     // j's edges new since the last round: to a newly known node, or from
-    // one (into a node another history reached first).
-    std::vector<std::pair<uint32_t, uint32_t>> fresh_j;
+    // one (into a node another history reached first), or added by a merge.
+    std::vector<std::pair<uint32_t, uint32_t>> fresh_j = late_j[j];
     for (uint32_t b : instances[j].nodes)
       for (const SatEdge& e : nodes[b].edges)
         if (e.child < nodes.size() && nodes[e.child].known && (!encoded_[b] || !encoded_[e.child]))

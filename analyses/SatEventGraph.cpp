@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "Operation.h"
 
@@ -134,7 +135,9 @@ bool SatEventGraph::before_in_thread(uint32_t a, uint32_t b) const {
 
 bool SatEventGraph::mergeable(uint32_t n) const {
   const SatNode& node = nodes_[n];
-  return !store_buffers_ && node.role == SatRole::Read && node.op.value_written != 0;
+  // tso: a flush gains a parent when its store's histories merge.
+  if (node.role == SatRole::Flush) return node.store != kSatNone;
+  return node.role == SatRole::Read && node.op.value_written != 0;
 }
 
 std::vector<char> SatEventGraph::ancestors(uint32_t n) const {
@@ -173,13 +176,19 @@ uint32_t SatEventGraph::same_state(uint32_t id, const shm::Event& e) const {
   // next read, one whose exchange had changed it; the read after that was a
   // spin back above the merge on the first and a new node on the second.)
   if (!changes_memory(p, id)) return kSatNone;
+  // tso: only with an empty store buffer (right after an operation that
+  // drained it, on every history into the node): the fingerprint does not
+  // cover what the buffer holds.
+  if (store_buffers_ && !(nodes_[p].drains && nodes_[p].writes())) return kSatNone;
   auto it = by_state_.find({node.instance, e.site, e.addr, e.value_written});
   if (it == by_state_.end()) return kSatNone;
   std::vector<char> above;  // the nodes with a path to p
   for (uint32_t y : it->second) {
     if (y == id || !nodes_[y].known || !same_op(nodes_[y].op, e)) continue;
     bool after_change = true;
-    for (uint32_t q : nodes_[y].parents) after_change = after_change && changes_memory(q, y);
+    for (uint32_t q : nodes_[y].parents)
+      after_change =
+          after_change && changes_memory(q, y) && (!store_buffers_ || (nodes_[q].drains && nodes_[q].writes()));
     if (!after_change) continue;
     if (above.empty()) above = ancestors(p);
     if (above[y]) continue;  // y leads to p: a cycle
@@ -195,11 +204,62 @@ void SatEventGraph::redirect(uint32_t id, uint32_t y) {
     if (e.child == id) e.child = y;
   nodes_[y].parents.push_back(p);
   merged_into_.push_back(y);
+  late_edges_.emplace_back(p, y);
   node.parent = kSatNone;
   node.parents.clear();
   instances_[node.instance].merged = true;
   ++merges_done_;
   ++growth_;
+  if (!store_buffers_) return;
+  // tso: the first buffered stores below y now follow the new history's
+  // last buffered store too: their flushes follow its flush.
+  std::vector<uint32_t> todo{y};
+  std::unordered_set<uint32_t> seen{y};
+  while (!todo.empty()) {
+    uint32_t d = todo.back();
+    todo.pop_back();
+    if (nodes_[d].buffered && nodes_[d].flush != kSatNone) {
+      add_flush_parents(d);
+      continue;
+    }
+    for (const SatEdge& e : nodes_[d].edges)
+      if (e.child < nodes_.size() && seen.insert(e.child).second) todo.push_back(e.child);
+  }
+}
+
+std::vector<uint32_t> SatEventGraph::flush_parents(uint32_t w) const {
+  // FIFO: after the flush of the previous buffered store on each history
+  // into w (the flush instance's root where there is none).
+  uint32_t fi = instances_[nodes_[w].instance].flushes;
+  std::vector<uint32_t> out, todo(nodes_[w].parents.begin(), nodes_[w].parents.end());
+  std::unordered_set<uint32_t> seen(todo.begin(), todo.end());
+  bool root = todo.empty();
+  while (!todo.empty()) {
+    uint32_t p = todo.back();
+    todo.pop_back();
+    if (nodes_[p].buffered && nodes_[p].flush != kSatNone) {
+      if (std::find(out.begin(), out.end(), nodes_[p].flush) == out.end()) out.push_back(nodes_[p].flush);
+      continue;
+    }
+    if (nodes_[p].parents.empty()) root = true;
+    for (uint32_t q : nodes_[p].parents)
+      if (seen.insert(q).second) todo.push_back(q);
+  }
+  if (root) out.push_back(instances_[fi].root);
+  return out;
+}
+
+void SatEventGraph::add_flush_parents(uint32_t w) {
+  uint32_t f = nodes_[w].flush;
+  uint32_t fi = nodes_[f].instance;
+  for (uint32_t q : flush_parents(w)) {
+    if (std::find(nodes_[f].parents.begin(), nodes_[f].parents.end(), q) != nodes_[f].parents.end()) continue;
+    nodes_[f].parents.push_back(q);
+    nodes_[q].edges.push_back(SatEdge{w, f, 0});
+    late_edges_.emplace_back(q, f);
+    instances_[fi].merged = true;
+    ++growth_;
+  }
 }
 
 uint32_t SatEventGraph::location(const shm::Event& e, bool mutex) {
@@ -314,13 +374,9 @@ void SatEventGraph::add_flush(uint32_t w) {
     instances_[fi].nodes.push_back(instances_[fi].root);
   }
   uint32_t fi = instances_[owner].flushes;
-  // FIFO: after the flush of the previous buffered store on this path.
-  uint32_t after = instances_[fi].root;
-  for (uint32_t p = nodes_[w].parent; p != kSatNone; p = nodes_[p].parent)
-    if (nodes_[p].buffered) {
-      after = nodes_[p].flush;
-      break;
-    }
+  // FIFO: after the flush of the previous buffered store on this path (on
+  // each path, once histories merged: add_flush_parents()).
+  uint32_t after = flush_parents(w).front();
   uint32_t f = new_node(fi, after);
   SatNode& flush = nodes_[f];
   flush.known = true;
@@ -332,6 +388,7 @@ void SatEventGraph::add_flush(uint32_t w) {
   instances_[fi].nodes.push_back(f);
   nodes_[after].edges.push_back(SatEdge{w, f, 0});
   nodes_[w].flush = f;
+  add_flush_parents(w);
 }
 
 bool SatEventGraph::merge(const shm::Event* events, uint64_t n, const shm::Event* pending, uint64_t npending) {
@@ -399,7 +456,7 @@ bool SatEventGraph::merge(const shm::Event* events, uint64_t n, const shm::Event
 
     // A new history's read in the state of a read another history made
     // there: the same node from here on (see the header).
-    bool stated = role == SatRole::Read && !store_buffers_ && e.value_written != 0;
+    bool stated = role == SatRole::Read && e.value_written != 0;
     if (stated && !repeat && !nodes_[id].known && nodes_[id].edges.empty() && !(e.flags & shm::kSameState)) {
       uint32_t y = same_state(id, e);
       if (y != kSatNone) {

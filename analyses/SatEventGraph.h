@@ -35,10 +35,10 @@
 // makes a node reach another it did not reach (no cycle: the node must not
 // reach the read's parent), happens only right after the thread changed
 // memory on every edge into the node (spin keys then lead back to the same
-// node on every history), never under store buffers (a flush instance
-// mirrors its thread's path), and only from a history new in this
-// execution (the read's parent is new, so the edge into the node merged
-// into is new to the encoding's transitivity rows). A merge may order two
+// node on every history), under store buffers only right after a store
+// that drained the buffer (on every history into the node: the fingerprint
+// does not cover what the buffer holds), and only from a history learnt in
+// this execution. A merge may order two
 // older nodes that were on different histories (never both ran) before:
 // Dekker's round that backed off once reaches the critical section in the
 // state of one that entered at once, so the older back-off nodes now come
@@ -55,9 +55,11 @@
 // agent's kBuffered) is two events, its node in its thread's trie (the
 // local store, which its own loads see) and its flush, a node of the
 // thread instance's flush instance, whose trie mirrors the order of the
-// thread's buffered stores on each path (FIFO: a flush's parent is the
-// flush of the previous buffered store on the same path; its edge key is
-// the store's node id). The flush node exists as soon as the store ran,
+// thread's buffered stores on each path (FIFO: a flush's parents are the
+// flushes of the previous buffered store on each history into the store,
+// the flush instance's root on a history without one; its edge key is the
+// store's node id). When histories merge, the first buffered stores below
+// the node merged into gain the new history's one as a parent. The flush node exists as soon as the store ran,
 // whether or not an execution flushed it. The flush actors' events only
 // tell the graph when memory (not the thread's view) changed.
 //
@@ -184,6 +186,10 @@ class SatEventGraph {
   // The node each merge redirected a history to, in merge order: its
   // descendants may have gained ancestors of their thread since.
   const std::vector<uint32_t>& merged_into() const { return merged_into_; }
+  // Edges a merge added from a node to one that was known (a history
+  // redirected into another's node; tso: a flush's new parent), in order:
+  // new to the encoding's transitivity rows whatever the age of both ends.
+  const std::vector<std::pair<uint32_t, uint32_t>>& late_edges() const { return late_edges_; }
   // Grows whenever an execution shows something new (a node, an edge, an
   // initial value, a spin key).
   uint64_t size() const { return growth_; }
@@ -207,6 +213,11 @@ class SatEventGraph {
   bool make_spin(uint32_t a, uint64_t key, uint32_t to);
   // tso: store node `w` ran buffered: its flush node (made once).
   void add_flush(uint32_t w);
+  // tso: the flushes store w's flush follows, one per history into w (the
+  // flush instance's root on a history without a buffered store before w),
+  // and adding those its flush does not have yet.
+  std::vector<uint32_t> flush_parents(uint32_t w) const;
+  void add_flush_parents(uint32_t w);
   // The known node of id's instance in the state of read e that id's
   // history may become (see the header), or kSatNone.
   uint32_t same_state(uint32_t id, const shm::Event& e) const;
@@ -230,6 +241,7 @@ class SatEventGraph {
   uint32_t merge_calls_ = 0;  // SatNode::born
   uint64_t merges_done_ = 0;
   std::vector<uint32_t> merged_into_;
+  std::vector<std::pair<uint32_t, uint32_t>> late_edges_;
   // (instance, site, address, state) -> the read nodes made in that state
   std::map<std::tuple<uint32_t, uint64_t, uint64_t, uint64_t>, std::vector<uint32_t>> by_state_;
   // Per node of a merged instance, the locals of its ancestors (a bitset),

@@ -186,7 +186,7 @@ std::optional<ExecutionPlan> SatStrategy::next() {
   // it Dekker finishes sizes the trie does not, and the relaxed Dijkstra
   // at 2 x 2 ends behaviour-complete (docs/PERFORMANCE.md, "seventh piece").
   const char* merge = std::getenv("CTRL_SAT_MERGE");
-  plan.read_states = !graph_.store_buffers() && !(merge && std::string(merge) == "0");
+  plan.read_states = !(merge && std::string(merge) == "0");
   if (!started_) {
     started_ = true;
     return plan;

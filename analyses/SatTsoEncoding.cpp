@@ -11,15 +11,21 @@ uint32_t SatTsoEncoding::vis(uint32_t s) const {
 
 uint32_t SatTsoEncoding::last_own_store(uint32_t n) const {
   const auto& nodes = g_.nodes();
-  for (uint32_t p = nodes[n].parent; p != kSatNone; p = nodes[p].parent)
+  for (uint32_t c = n, p = nodes[n].parent; p != kSatNone; c = p, p = nodes[p].parent) {
+    if (nodes[c].parents.size() > 1) return kSatNone;  // merged: every history drained just before
     if (nodes[p].loc == nodes[n].loc && nodes[p].writes()) return p;
+    if (nodes[p].drains) return kSatNone;
+  }
   return kSatNone;
 }
 
 uint32_t SatTsoEncoding::last_buffered(uint32_t n) const {
   const auto& nodes = g_.nodes();
-  for (uint32_t p = nodes[n].parent; p != kSatNone; p = nodes[p].parent)
+  for (uint32_t c = n, p = nodes[n].parent; p != kSatNone; c = p, p = nodes[p].parent) {
+    if (nodes[c].parents.size() > 1) return kSatNone;
     if (nodes[p].buffered) return p;
+    if (nodes[p].drains) return kSatNone;
+  }
   return kSatNone;
 }
 
@@ -33,7 +39,7 @@ void SatTsoEncoding::encode_node(uint32_t n) {
   }
   if (node.drains) {
     uint32_t last = last_buffered(n);
-    if (last != kSatNone) e_.clause({-e_.x(n), e_.order(vis(last), n)});
+    if (last != kSatNone) e_.clause({-e_.x(n), -e_.x(last), e_.order(vis(last), n)});
   }
 }
 
@@ -74,8 +80,11 @@ bool SatTsoEncoding::encode_read(uint32_t n, const std::function<bool()>& stop) 
     for (uint32_t c : loc.writers)
       if (candidate(c) && fresh(c)) e_.clause({-r, -e_.writes_lit(c), -e_.order(vis(c), n)});
   } else {
-    // Never the initial value (a goal while that value is unknown).
-    e_.clause({-e_.src(n, kSatNone)});
+    // Never the initial value (a goal while that value is unknown). Each
+    // clause about `own` holds where own runs: a later merge may make it
+    // one of several histories' (last_own_store()).
+    e_.clause({-e_.src(n, kSatNone), -e_.x(own)});
+    e_.clause({-e_.src(n, kSatNone), e_.x(n)});
   }
   if (own != kSatNone && readable(own)) {
     // Its own last store: forwarded while still buffered (its flush after
@@ -83,6 +92,7 @@ bool SatTsoEncoding::encode_read(uint32_t n, const std::function<bool()>& stop) 
     int r = e_.src(n, own);
     any.push_back(r);
     e_.clause({-r, e_.x(n)});
+    e_.clause({-r, e_.x(own)});
     values(own, r);
     for (uint32_t c : loc.writers) {
       if (stop && stop()) return false;
@@ -92,8 +102,8 @@ bool SatTsoEncoding::encode_read(uint32_t n, const std::function<bool()>& stop) 
   }
   for (uint32_t s : loc.writers) {
     if (stop && stop()) return false;
-    if (s == own || !candidate(s) || nodes[s].instance == node.instance || !readable(s)) continue;
-    // Another thread's store, from memory.
+    if (s == own || !candidate(s) || (own != kSatNone && nodes[s].instance == node.instance) || !readable(s)) continue;
+    // Another thread's store, or (past a drain) its own, from memory.
     int r = e_.src(n, s);
     any.push_back(r);
     values(s, r);
@@ -106,7 +116,7 @@ bool SatTsoEncoding::encode_read(uint32_t n, const std::function<bool()>& stop) 
     e_.clause({-r, e_.writes_lit(s)});
     e_.clause({-r, e_.order(vis(s), n)});
     // Not forwarded: its own last store has reached memory.
-    if (own != kSatNone) e_.clause({-r, e_.order(vis(own), n)});
+    if (own != kSatNone) e_.clause({-r, -e_.x(own), e_.order(vis(own), n)});
     for (uint32_t c : loc.writers)
       if (c != s && candidate(c)) between(n, s, c, r);
   }
@@ -147,10 +157,12 @@ int SatTsoEncoding::unchanged(uint32_t w) {
     for (uint32_t c : loc.writers)
       if (candidate(c) && fresh(c)) e_.clause({-p, -e_.writes_lit(c), -e_.order(vis(c), w)});
   } else {
-    e_.clause({-e_.over(w, kSatNone)});
+    e_.clause({-e_.over(w, kSatNone), -e_.x(own)});
+    e_.clause({-e_.over(w, kSatNone), e_.x(w)});
     int p = e_.over(w, own);
     some.push_back(p);
     e_.clause({-p, e_.x(w)});
+    e_.clause({-p, e_.x(own)});
     same(own, p);
     for (uint32_t c : loc.writers) {
       if (c == own || !candidate(c) || (!fresh(own) && !fresh(c))) continue;
@@ -158,7 +170,7 @@ int SatTsoEncoding::unchanged(uint32_t w) {
     }
   }
   for (uint32_t s : loc.writers) {
-    if (s == own || !candidate(s) || nodes[s].instance == node.instance) continue;
+    if (s == own || !candidate(s) || (own != kSatNone && nodes[s].instance == node.instance)) continue;
     int p = e_.over(w, s);
     some.push_back(p);
     same(s, p);
@@ -170,7 +182,7 @@ int SatTsoEncoding::unchanged(uint32_t w) {
     e_.clause({-p, e_.x(w)});
     e_.clause({-p, e_.writes_lit(s)});
     e_.clause({-p, e_.order(vis(s), w)});
-    if (own != kSatNone) e_.clause({-p, e_.order(vis(own), w)});
+    if (own != kSatNone) e_.clause({-p, -e_.x(own), e_.order(vis(own), w)});
     for (uint32_t c : loc.writers)
       if (c != s && candidate(c)) between(w, s, c, p);
   }

@@ -56,12 +56,19 @@ class SatTsoEncoding {
   // thread's own view: its newest buffered store there, else memory), with
   // the sources of that view as a read at w would have them.
   int unchanged(uint32_t w);
+  // A merge put older nodes of n's thread before it: its clauses are made
+  // again over every writer.
+  void forget(uint32_t n) { covered_.erase(n); }
 
  private:
-  // The last store to n's location on n's path in its own thread, or
-  // kSatNone.
+  // The last store to n's location on n's path in its own thread since
+  // the thread last drained its buffer, or kSatNone. (Past a drain every
+  // earlier store is in memory, read as other threads' are; and histories
+  // merge only right after a drain, so the walk up the first history never
+  // leaves what every history into n shares.)
   uint32_t last_own_store(uint32_t n) const;
-  // The last buffered store before n on its path, or kSatNone.
+  // The last buffered store before n on its path since the thread last
+  // drained, or kSatNone.
   uint32_t last_buffered(uint32_t n) const;
   // "n's source s (literal r) is not overwritten in memory before n by c".
   void between(uint32_t n, uint32_t s, uint32_t c, int r);

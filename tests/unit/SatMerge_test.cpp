@@ -241,5 +241,24 @@ TEST(SatMerge, AHistoryThroughAnOlderBranchMergesAndItsStoresAreSources) {
   EXPECT_EQ(answer.result, SatSolver::Result::Unsat);
 }
 
+// Under tso (SatEventGraph(true)) histories merge only right after a store
+// that drained the buffer: the fingerprint does not cover what the buffer
+// holds. T0's w = 1 before the flag read is unbuffered (it drains) in the
+// first case and buffered in the second (y = 1 of the x 1 history could
+// still be in the buffer there).
+TEST(SatMerge, UnderTsoOnlyRightAfterADrain) {
+  for (bool buffered : {false, true}) {
+    SatEventGraph g(true);
+    for (auto ev : {execution(0, 0), execution(1, 0)}) {
+      for (auto& e : ev)
+        if (e.thread == 0 && OpKind(e.kind) == OpKind::AtomicStore && (buffered || e.addr == kY))
+          e.flags |= shm::kBuffered;
+      ASSERT_TRUE(g.merge(ev.data(), ev.size())) << g.why();
+    }
+    EXPECT_EQ(g.merges(), buffered ? 0u : 1u) << (buffered ? "after a buffered store" : "after a drain");
+    EXPECT_EQ(flag_reads(g), buffered ? 2u : 1u);
+  }
+}
+
 }  // namespace
 }  // namespace ctrl
