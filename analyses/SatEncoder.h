@@ -253,7 +253,8 @@ class SatEncoder {
   std::unordered_map<uint64_t, int> over_;
   std::unordered_set<uint32_t> unchanged_this_round_;
   std::vector<char> encoded_;           // per node: known when the last round was encoded
-  size_t merges_seen_ = 0, late_seen_ = 0;              // SatEventGraph::merged_into() handled (their descendants re-encoded)
+  // SatEventGraph::merged_into() and late_edges() handled (descendants re-encoded, rows made).
+  size_t merges_seen_ = 0, late_seen_ = 0;
   std::vector<size_t> amo_done_;        // per node: values whose "at most one" clauses were made
   std::vector<std::vector<int>> goal_;  // per node, this round's goal literals
   // Exclusion lemmas, keyed (acquiring rmw, its next write, other rmw, the
