@@ -181,7 +181,7 @@ std::optional<ExecutionPlan> SatStrategy::next() {
   if (!stats_.unsupported.empty() || complete_ || stopped_) return std::nullopt;
   ExecutionPlan plan = fixed_plan();
   // Reads tell their state, and histories that reach one state merge
-  // (SatEventGraph.h; not under store buffers); CTRL_SAT_MERGE=0 keeps a
+  // (SatEventGraph.h; under tso only after a drain); CTRL_SAT_MERGE=0 keeps a
   // trie per thread instance instead. The default since session 23: with
   // it Dekker finishes sizes the trie does not, and the relaxed Dijkstra
   // at 2 x 2 ends behaviour-complete (docs/PERFORMANCE.md, "seventh piece").
