@@ -474,6 +474,7 @@ bool SatEncoder::encode(const std::function<bool()>& stop) {
       }
     }
   }
+  if (tso_ && !lazy_order_) tso_->encode_windows(encoded_);  // tso:
   for (uint32_t n = 0; n < nodes.size(); ++n) encoded_[n] = nodes[n].known;
   return true;
 }

@@ -49,6 +49,40 @@ void SatTsoEncoding::between(uint32_t n, uint32_t s, uint32_t c, int r) {
   e_.clause({-r, -e_.writes_lit(c), -e_.order(vis(s), vis(c)), -e_.order(vis(c), n)});
 }
 
+void SatTsoEncoding::encode_windows(const std::vector<char>& encoded) {
+  const auto& nodes = g_.nodes();
+  const auto& instances = g_.instances();
+  auto old = [&](uint32_t n) { return n < encoded.size() && encoded[n]; };
+  for (uint32_t f = 0; f < nodes.size(); ++f) {
+    const SatNode& fn = nodes[f];
+    if (fn.role != SatRole::Flush || fn.store == kSatNone || !fn.known) continue;
+    const uint32_t w = fn.store, owner = nodes[w].instance;
+    // The first drains below the store, on every path.
+    std::vector<uint32_t> drains, todo;
+    std::unordered_set<uint32_t> seen;
+    for (const SatEdge& e : nodes[w].edges) todo.push_back(e.child);
+    while (!todo.empty()) {
+      uint32_t n = todo.back();
+      todo.pop_back();
+      if (n >= nodes.size() || !nodes[n].known || !seen.insert(n).second) continue;
+      if (nodes[n].drains) {
+        drains.push_back(n);
+        continue;
+      }
+      for (const SatEdge& e : nodes[n].edges) todo.push_back(e.child);
+    }
+    for (uint32_t j = 0; j < instances.size(); ++j) {
+      if (j == owner || j == fn.instance) continue;
+      for (uint32_t a : instances[j].nodes) {
+        bool fresh = !old(f) || !old(a);
+        if (fresh) e_.clause({-e_.order(f, a), e_.order(w, a)});
+        for (uint32_t d : drains)
+          if (fresh || !old(d)) e_.clause({-e_.order(a, f), -e_.x(d), e_.order(a, d)});
+      }
+    }
+  }
+}
+
 bool SatTsoEncoding::encode_read(uint32_t n, const std::function<bool()>& stop) {
   const auto& nodes = g_.nodes();
   const SatNode& node = nodes[n];

@@ -35,6 +35,7 @@
 #include <functional>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "SatEventGraph.h"
 
@@ -56,6 +57,14 @@ class SatTsoEncoding {
   // thread's own view: its newest buffered store there, else memory), with
   // the sources of that view as a read at w would have them.
   int unchanged(uint32_t w);
+  // Each flush against the nodes of other instances (threads other than
+  // its store's, other flush instances), eagerly: a flush runs after its
+  // store and before the first drains below it, so "f before a" means
+  // "store before a" and "a before f" means "a before each such drain that
+  // runs". Cycles through a thread and its flush instance then meet the
+  // two-instance transitivity instead of the lazy refinement. Pairs with a
+  // node not in `encoded` (the encoder's: known at the last round) only.
+  void encode_windows(const std::vector<char>& encoded);
   // A merge put older nodes of n's thread before it: its clauses are made
   // again over every writer.
   void forget(uint32_t n) { covered_.erase(n); }
