@@ -60,7 +60,9 @@
 // (each holds in every execution) and the solver asked again, so long
 // traces do not get the cubic clause set. CTRL_SAT_LAZY_ORDER=1 leaves the
 // two-instance clauses to that refinement too (an experiment: fewer
-// clauses, more solver calls, no clear gain on Dekker yet).
+// clauses, more solver calls, no clear gain on Dekker yet). Under tso the
+// flush windows (SatTsoEncoding::encode_windows) bring the cycles through a
+// thread and its own flush instance back to two instances, eagerly.
 //
 // "No writer in between" under sc is lazy as well (CTRL_SAT_EAGER_BETWEEN=1
 // makes it eager): R reads among W writers of a location would need R x W x W

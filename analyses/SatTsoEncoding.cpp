@@ -1,5 +1,7 @@
 #include "SatTsoEncoding.h"
 
+#include <algorithm>
+
 #include "SatEncoder.h"
 
 namespace ctrl {
@@ -53,13 +55,22 @@ void SatTsoEncoding::encode_windows(const std::vector<char>& encoded) {
   const auto& nodes = g_.nodes();
   const auto& instances = g_.instances();
   auto old = [&](uint32_t n) { return n < encoded.size() && encoded[n]; };
+  // A pair with two old nodes and old drains was made at an earlier round:
+  // an old flush only meets the nodes learnt since, unless its window grew.
+  std::vector<uint32_t> fresh;
+  for (uint32_t n = 0; n < nodes.size(); ++n)
+    if (nodes[n].known && !old(n)) fresh.push_back(n);
+  if (fresh.empty()) return;
+  std::vector<uint32_t> drains, todo;
+  std::unordered_set<uint32_t> seen;
   for (uint32_t f = 0; f < nodes.size(); ++f) {
     const SatNode& fn = nodes[f];
     if (fn.role != SatRole::Flush || fn.store == kSatNone || !fn.known) continue;
     const uint32_t w = fn.store, owner = nodes[w].instance;
     // The first drains below the store, on every path.
-    std::vector<uint32_t> drains, todo;
-    std::unordered_set<uint32_t> seen;
+    drains.clear();
+    todo.clear();
+    seen.clear();
     for (const SatEdge& e : nodes[w].edges) todo.push_back(e.child);
     while (!todo.empty()) {
       uint32_t n = todo.back();
@@ -71,14 +82,24 @@ void SatTsoEncoding::encode_windows(const std::vector<char>& encoded) {
       }
       for (const SatEdge& e : nodes[n].edges) todo.push_back(e.child);
     }
+    auto pair = [&](uint32_t a, bool fresh) {
+      if (fresh) e_.clause({-e_.order(f, a), e_.order(w, a)});
+      for (uint32_t d : drains)
+        if (fresh || !old(d)) e_.clause({-e_.order(a, f), -e_.x(d), e_.order(a, d)});
+    };
+    auto other = [&](uint32_t a) {
+      uint32_t j = nodes[a].instance;
+      return j != owner && j != fn.instance;
+    };
+    bool grew = !old(f) || std::any_of(drains.begin(), drains.end(), [&](uint32_t d) { return !old(d); });
+    if (!grew) {
+      for (uint32_t a : fresh)
+        if (other(a)) pair(a, true);
+      continue;
+    }
     for (uint32_t j = 0; j < instances.size(); ++j) {
       if (j == owner || j == fn.instance) continue;
-      for (uint32_t a : instances[j].nodes) {
-        bool fresh = !old(f) || !old(a);
-        if (fresh) e_.clause({-e_.order(f, a), e_.order(w, a)});
-        for (uint32_t d : drains)
-          if (fresh || !old(d)) e_.clause({-e_.order(a, f), -e_.x(d), e_.order(a, d)});
-      }
+      for (uint32_t a : instances[j].nodes) pair(a, !old(f) || !old(a));
     }
   }
 }

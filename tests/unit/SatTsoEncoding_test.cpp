@@ -129,5 +129,47 @@ TEST(SatTsoEncoding, StoreBufferingWitnessIsReachableUnderTsoOnly) {
   EXPECT_EQ(yes.order[load_x].key, 0u);
 }
 
+// Store buffering with a fence in each thread: T0 stores x, fences, loads y
+// and, having read 0, stores z; T1 stores y, fences, loads x and, having
+// read 0, loads z. z == 1 needs both loads to read 0, which the fences
+// forbid. The cycle (T1's load before x's flush, the flush before T0's
+// fence, ... back to T1's load) runs through four instances; the flush
+// windows (SatTsoEncoding::encode_windows) turn it into an order between
+// the two threads, where transitivity is eager: no lazy refinement.
+TEST(SatTsoEncoding, FlushWindowsRefuteFencedStoreBufferingWithoutRefinement) {
+  constexpr uint64_t kZ = 0x4000;
+  auto fence = [](Trace& t, uint16_t thread) {
+    shm::Event e{};
+    e.step = uint32_t(t.events.size());
+    e.thread = thread;
+    e.kind = uint16_t(OpKind::Fence);
+    e.site = 0x9000 + thread;
+    e.order = uint8_t(MemOrder::SeqCst);
+    t.events.push_back(e);
+  };
+  Trace a{true, {}}, b{true, {}};
+  a.op(0, OpKind::Store, kX, 0, 1);
+  fence(a, 0);
+  a.op(0, OpKind::Load, kY, 0);
+  a.op(0, OpKind::Store, kZ, 0, 1);
+  a.op(1, OpKind::Store, kY, 0, 1);
+  fence(a, 1);
+  a.op(1, OpKind::Load, kX, 1);
+  b.op(1, OpKind::Store, kY, 0, 1);
+  fence(b, 1);
+  b.op(1, OpKind::Load, kX, 0);
+  b.op(1, OpKind::Load, kZ, 0);
+  b.op(0, OpKind::Store, kX, 0, 1);
+  fence(b, 0);
+  b.op(0, OpKind::Load, kY, 1);
+  SatEventGraph g(true);
+  for (const Trace* t : {&a, &b}) ASSERT_TRUE(g.merge(t->events.data(), t->events.size())) << g.why();
+  auto solver = make_cadical_solver();
+  SatEncoder encoder(g, *solver);
+  SatAnswer r = encoder.solve({});
+  EXPECT_EQ(r.result, SatSolver::Result::Unsat);
+  EXPECT_EQ(r.refinements, 0u);
+}
+
 }  // namespace
 }  // namespace ctrl
