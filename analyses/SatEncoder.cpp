@@ -375,19 +375,12 @@ bool SatEncoder::encode(const std::function<bool()>& stop) {
   // encoded again over every writer (clause() and grow() add only what is
   // new).
   const auto& merged = g_.merged_into();
-  for (; merges_seen_ < merged.size(); ++merges_seen_) {
-    std::vector<uint32_t> todo{merged[merges_seen_]};
-    std::unordered_set<uint32_t> seen{todo.front()};
-    while (!todo.empty()) {
-      uint32_t d = todo.back();
-      todo.pop_back();
+  for (; merges_seen_ < merged.size(); ++merges_seen_)
+    for (uint32_t d : g_.descendants(merged[merges_seen_], nullptr)) {
       covered_.erase(d);
       over_covered_.erase(d);
       if (tso_) tso_->forget(d);  // tso:
-      for (const SatEdge& e : nodes[d].edges)
-        if (e.child < nodes.size() && seen.insert(e.child).second) todo.push_back(e.child);
     }
-  }
   for (uint32_t n = 0; n < nodes.size(); ++n) {
     const SatNode& node = nodes[n];
     if (!node.known) {

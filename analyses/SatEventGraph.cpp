@@ -153,6 +153,20 @@ std::vector<char> SatEventGraph::ancestors(uint32_t n) const {
   return seen;
 }
 
+std::vector<uint32_t> SatEventGraph::descendants(uint32_t n, const std::function<bool(uint32_t)>& leaf) const {
+  std::vector<uint32_t> out, todo{n};
+  std::unordered_set<uint32_t> seen{n};
+  while (!todo.empty()) {
+    uint32_t d = todo.back();
+    todo.pop_back();
+    out.push_back(d);
+    if (leaf && leaf(d)) continue;
+    for (const SatEdge& e : nodes_[d].edges)
+      if (e.child < nodes_.size() && seen.insert(e.child).second) todo.push_back(e.child);
+  }
+  return out;
+}
+
 bool SatEventGraph::changes_memory(uint32_t p, uint32_t child) const {
   const SatNode& node = nodes_[p];
   if (node.role == SatRole::Read) return false;
@@ -160,6 +174,14 @@ bool SatEventGraph::changes_memory(uint32_t p, uint32_t child) const {
   for (const SatEdge& e : node.edges)
     if (e.child == child) return e.written != e.key;
   return true;
+}
+
+bool SatEventGraph::merge_point(uint32_t p, uint32_t child) const {
+  if (!changes_memory(p, child)) return false;
+  // tso: only with an empty store buffer (right after an operation that
+  // drained it): the state's fingerprint does not cover what the buffer
+  // holds.
+  return !store_buffers_ || (nodes_[p].drains && nodes_[p].writes());
 }
 
 uint32_t SatEventGraph::same_state(uint32_t id, const shm::Event& e) const {
@@ -175,21 +197,14 @@ uint32_t SatEventGraph::same_state(uint32_t id, const shm::Event& e) const {
   // seq_cst lock: a history whose exchange left c[i] as it was met, at the
   // next read, one whose exchange had changed it; the read after that was a
   // spin back above the merge on the first and a new node on the second.)
-  if (!changes_memory(p, id)) return kSatNone;
-  // tso: only with an empty store buffer (right after an operation that
-  // drained it, on every history into the node): the fingerprint does not
-  // cover what the buffer holds.
-  if (store_buffers_ && !(nodes_[p].drains && nodes_[p].writes())) return kSatNone;
+  if (!merge_point(p, id)) return kSatNone;
   auto it = by_state_.find({node.instance, e.site, e.addr, e.value_written});
   if (it == by_state_.end()) return kSatNone;
   std::vector<char> above;  // the nodes with a path to p
   for (uint32_t y : it->second) {
     if (y == id || !nodes_[y].known || !same_op(nodes_[y].op, e)) continue;
-    bool after_change = true;
-    for (uint32_t q : nodes_[y].parents)
-      after_change =
-          after_change && changes_memory(q, y) && (!store_buffers_ || (nodes_[q].drains && nodes_[q].writes()));
-    if (!after_change) continue;
+    if (!std::all_of(nodes_[y].parents.begin(), nodes_[y].parents.end(), [&](uint32_t q) { return merge_point(q, y); }))
+      continue;
     if (above.empty()) above = ancestors(p);
     if (above[y]) continue;  // y leads to p: a cycle
     return y;
@@ -213,18 +228,9 @@ void SatEventGraph::redirect(uint32_t id, uint32_t y) {
   if (!store_buffers_) return;
   // tso: the first buffered stores below y now follow the new history's
   // last buffered store too: their flushes follow its flush.
-  std::vector<uint32_t> todo{y};
-  std::unordered_set<uint32_t> seen{y};
-  while (!todo.empty()) {
-    uint32_t d = todo.back();
-    todo.pop_back();
-    if (nodes_[d].buffered && nodes_[d].flush != kSatNone) {
-      add_flush_parents(d);
-      continue;
-    }
-    for (const SatEdge& e : nodes_[d].edges)
-      if (e.child < nodes_.size() && seen.insert(e.child).second) todo.push_back(e.child);
-  }
+  auto buffered = [&](uint32_t d) { return nodes_[d].buffered && nodes_[d].flush != kSatNone; };
+  for (uint32_t d : descendants(y, buffered))
+    if (buffered(d)) add_flush_parents(d);
 }
 
 std::vector<uint32_t> SatEventGraph::flush_parents(uint32_t w) const {

@@ -72,6 +72,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -197,6 +198,11 @@ class SatEventGraph {
   static uint64_t mask(uint64_t v, uint32_t size) { return size >= 8 ? v : v & ((uint64_t(1) << (8 * size)) - 1); }
   static uint64_t written_value(const shm::Event& e);
 
+  // The nodes with a path from n, n included, in no particular order; the
+  // walk does not go on below a node for which `leaf` is true (that node is
+  // in the list).
+  std::vector<uint32_t> descendants(uint32_t n, const std::function<bool(uint32_t)>& leaf) const;
+
  private:
   uint32_t new_node(uint32_t instance, uint32_t parent);
   uint32_t new_instance(uint32_t creator, uint32_t thread = 0);
@@ -225,6 +231,9 @@ class SatEventGraph {
   // read or a read-modify-write that wrote what it read): where merge()'s
   // run of reads since the last change starts again.
   bool changes_memory(uint32_t p, uint32_t child) const;
+  // Whether a history may merge just below node p on its edge to child: p
+  // changed memory and, under tso, drained the store buffer.
+  bool merge_point(uint32_t p, uint32_t child) const;
   // Node id (new, never run) is y: its parent's edge leads to y instead.
   void redirect(uint32_t id, uint32_t y);
   // The nodes with a path to n, n included.

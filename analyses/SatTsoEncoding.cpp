@@ -61,27 +61,16 @@ void SatTsoEncoding::encode_windows(const std::vector<char>& encoded) {
   for (uint32_t n = 0; n < nodes.size(); ++n)
     if (nodes[n].known && !old(n)) fresh.push_back(n);
   if (fresh.empty()) return;
-  std::vector<uint32_t> drains, todo;
-  std::unordered_set<uint32_t> seen;
+  std::vector<uint32_t> drains;
   for (uint32_t f = 0; f < nodes.size(); ++f) {
     const SatNode& fn = nodes[f];
     if (fn.role != SatRole::Flush || fn.store == kSatNone || !fn.known) continue;
     const uint32_t w = fn.store, owner = nodes[w].instance;
     // The first drains below the store, on every path.
+    auto stop = [&](uint32_t n) { return n != w && (!nodes[n].known || nodes[n].drains); };
     drains.clear();
-    todo.clear();
-    seen.clear();
-    for (const SatEdge& e : nodes[w].edges) todo.push_back(e.child);
-    while (!todo.empty()) {
-      uint32_t n = todo.back();
-      todo.pop_back();
-      if (n >= nodes.size() || !nodes[n].known || !seen.insert(n).second) continue;
-      if (nodes[n].drains) {
-        drains.push_back(n);
-        continue;
-      }
-      for (const SatEdge& e : nodes[n].edges) todo.push_back(e.child);
-    }
+    for (uint32_t n : g_.descendants(w, stop))
+      if (n != w && nodes[n].known && nodes[n].drains) drains.push_back(n);
     auto pair = [&](uint32_t a, bool fresh) {
       if (fresh) e_.clause({-e_.order(f, a), e_.order(w, a)});
       for (uint32_t d : drains)
