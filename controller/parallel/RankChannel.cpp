@@ -1,56 +1,66 @@
 #include "parallel/RankChannel.h"
 
 #include <fmt/format.h>
-#include <mpi.h>
+#include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
 
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include "cli/ExitStatus.h"
+#include "parallel/MpiTransport.h"
 #include "session/Tracer.h"
 
 namespace ctrl {
 
+namespace {
+
+// Beside the agent: <prefix>/lib/ctrl/, next to <prefix>/bin/ctrl, in the
+// build tree as in an installation.
+std::string module_path() {
+  std::error_code ec;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) throw InternalError("cannot find ctrl's own executable");
+  return (self.parent_path().parent_path() / "lib" / "ctrl" / kMpiModuleName).string();
+}
+
+}  // namespace
+
 RankChannel::RankChannel() {
+  std::string path = module_path();
+  module_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!module_) throw UsageError(fmt::format("--mpi: cannot load the MPI module: {}", dlerror()));
+  auto open = reinterpret_cast<MpiOpen>(dlsym(module_, kMpiOpenSymbol));
+  if (!open) throw InternalError(fmt::format("--mpi: {} has no {}", path, kMpiOpenSymbol));
   // Threads MPI starts inherit this thread's mask: the signals ctrl's
   // Tracers read from signalfds must never be taken by one of them.
   sigset_t block, old;
   sigemptyset(&block);
   for (int s : {SIGCHLD, SIGINT, SIGTERM, Tracer::kStopSignal}) sigaddset(&block, s);
   pthread_sigmask(SIG_BLOCK, &block, &old);
-  int provided = 0;
-  int rc = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
+  const char* error = nullptr;
+  mpi_.reset(open(&error));
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
-  if (rc != MPI_SUCCESS) throw UsageError("--mpi: MPI did not start (run ctrl under mpirun)");
-  if (provided < MPI_THREAD_SERIALIZED) {
-    MPI_Finalize();
-    throw UsageError("--mpi: this MPI library cannot be called from more than one thread (MPI_THREAD_SERIALIZED)");
-  }
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
-  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  if (!mpi_) throw UsageError(error ? error : "--mpi: MPI did not start");
 }
 
-RankChannel::~RankChannel() { MPI_Finalize(); }
+// Finalises MPI; the module stays loaded (MPI's threads may outlive it).
+RankChannel::~RankChannel() = default;
+
+int RankChannel::rank() const { return mpi_->rank(); }
+int RankChannel::size() const { return mpi_->size(); }
 
 void RankChannel::send(int to, RankMessage kind, const std::string& body) {
-  if (MPI_Send(body.data(), int(body.size()), MPI_BYTE, to, int(kind), MPI_COMM_WORLD) != MPI_SUCCESS)
-    throw InternalError(fmt::format("--mpi: sending to rank {} failed", to));
+  if (!mpi_->send(to, int(kind), body)) throw InternalError(fmt::format("--mpi: sending to rank {} failed", to));
 }
 
 std::optional<RankChannel::Message> RankChannel::poll() {
-  int flag = 0;
-  MPI_Status status;
-  MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
-  if (!flag) return std::nullopt;
-  int count = 0;
-  MPI_Get_count(&status, MPI_BYTE, &count);
   Message m;
-  m.from = status.MPI_SOURCE;
-  m.kind = RankMessage(status.MPI_TAG);
-  m.body.resize(size_t(count));
-  MPI_Recv(m.body.data(), count, MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  int tag = 0;
+  if (!mpi_->poll(m.from, tag, m.body)) return std::nullopt;
+  m.kind = RankMessage(tag);
   return m;
 }
 

@@ -1,6 +1,8 @@
 // The messages between the ranks of `ctrl attach --mpi` (Open MPI): one MPI
 // message each, its tag the kind, its body bytes (a protocol/work.proto
-// message). Built only when CMake found MPI (CTRL_HAVE_MPI).
+// message). Built only when CMake found MPI (CTRL_HAVE_MPI); the MPI calls
+// themselves are in libctrl-mpi.so (MpiTransport.h), loaded by the
+// constructor.
 //
 // Invariants: MPI is initialised by the constructor and finalised by the
 // destructor, both on the main thread; between them one thread at a time
@@ -10,10 +12,13 @@
 // those signals reach the Tracers' signalfds and never a thread of MPI's.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 
 namespace ctrl {
+
+class MpiTransport;
 
 enum class RankMessage : int {
   Begin = 1,  // rank 0: an exploration begins (proto::Exploration)
@@ -29,13 +34,15 @@ enum class RankMessage : int {
 
 class RankChannel {
  public:
-  RankChannel();  // MPI_Init_thread; throws UsageError when MPI cannot start
+  // Loads libctrl-mpi.so (beside the agent) and starts MPI; throws
+  // UsageError when either cannot.
+  RankChannel();
   ~RankChannel();
   RankChannel(const RankChannel&) = delete;
   RankChannel& operator=(const RankChannel&) = delete;
 
-  int rank() const { return rank_; }
-  int size() const { return size_; }
+  int rank() const;
+  int size() const;
 
   struct Message {
     int from = 0;
@@ -50,7 +57,8 @@ class RankChannel {
   Message wait();
 
  private:
-  int rank_ = 0, size_ = 1;
+  void* module_ = nullptr;  // dlopen's handle of libctrl-mpi.so, never closed
+  std::unique_ptr<MpiTransport> mpi_;
 };
 
 }  // namespace ctrl
