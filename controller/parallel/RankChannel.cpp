@@ -1,7 +1,7 @@
 #include "parallel/RankChannel.h"
 
-#include <fmt/format.h>
 #include <dlfcn.h>
+#include <fmt/format.h>
 #include <pthread.h>
 #include <signal.h>
 

@@ -1,5 +1,9 @@
 #include "reports/TraceFile.h"
 
+#include <gmock/gmock.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,11 +13,6 @@
 #include <fstream>
 #include <iterator>
 #include <string>
-
-#include <gmock/gmock.h>
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
-#include <gtest/gtest.h>
 
 #include "cli/ExitStatus.h"
 
