@@ -430,53 +430,22 @@ bool SatEncoder::encode(const std::function<bool()>& stop) {
       for (uint32_t m = 0; m < nodes.size(); ++m)
         if (nodes[m].known && nodes[m].instance != node.instance) clause({-x(n), -x(m), order(m, n)});
   }
-  // Transitivity between two thread instances, eagerly: whatever runs
-  // before node b of another instance runs before b's children, and the
-  // same seen from b. Each instance's nodes on one path are a chain, and for
-  // two chains these binary clauses are the whole of transitivity (the set
-  // of b's after a is a suffix that shrinks as a moves on), quadratic where
-  // the triangles are cubic; only cycles through three or more instances
-  // are left to the lazy refinement in solve().
-  // Only triples with a node new since the last round are made.
-  const auto& instances = g_.instances();
+  // Transitivity between two thread instances, eagerly, over the nodes
+  // ordered against the other instance (SatTransitivity.h); only cycles
+  // through three or more instances are left to the lazy refinement in
+  // solve(). The flush windows (tso) use who is ordered against whom and
+  // order a few more pairs, so the chains are read again after them.
   if (encoded_.size() < nodes.size()) encoded_.resize(nodes.size(), 0);
-  // Edges a merge added between nodes an earlier round may have encoded.
-  const auto& late = g_.late_edges();
-  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> late_j(instances.size());
-  for (; late_seen_ < late.size(); ++late_seen_) {
-    auto [b, c] = late[late_seen_];
-    if (encoded_[b] && encoded_[c]) late_j[nodes[b].instance].emplace_back(b, c);
-  }
-  for (uint32_t j = 0; j < instances.size() && !lazy_order_; ++j) {
-    // j's edges new since the last round: to a newly known node, or from
-    // one (into a node another history reached first), or added by a merge.
-    std::vector<std::pair<uint32_t, uint32_t>> fresh_j = late_j[j];
-    for (uint32_t b : instances[j].nodes)
-      for (const SatEdge& e : nodes[b].edges)
-        if (e.child < nodes.size() && nodes[e.child].known && (!encoded_[b] || !encoded_[e.child]))
-          fresh_j.emplace_back(b, e.child);
-    for (uint32_t i = 0; i < instances.size(); ++i) {
-      if (i == j) continue;
-      for (uint32_t a : instances[i].nodes) {
-        if (stop && stop()) return false;
-        if (encoded_[a]) {
-          for (auto [b, c] : fresh_j) clause({-order(a, b), order(a, c)});
-          continue;
-        }
-        row(a, j);
-      }
+  if (!lazy_order_) {
+    transitivity_.refresh();
+    if (tso_) {
+      tso_->encode_windows(encoded_, transitivity_);  // tso:
+      transitivity_.refresh();
     }
+    if (!transitivity_.encode(stop)) return false;
   }
-  if (tso_ && !lazy_order_) tso_->encode_windows(encoded_);  // tso:
   for (uint32_t n = 0; n < nodes.size(); ++n) encoded_[n] = nodes[n].known;
   return true;
-}
-
-void SatEncoder::row(uint32_t a, uint32_t j) {
-  const auto& nodes = g_.nodes();
-  for (uint32_t b : g_.instances()[j].nodes)
-    for (const SatEdge& e : nodes[b].edges)
-      if (e.child < nodes.size() && nodes[e.child].known) clause({-order(a, b), order(a, e.child)});
 }
 
 void SatEncoder::collect_goals() {

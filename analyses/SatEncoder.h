@@ -114,6 +114,7 @@
 
 #include "SatEventGraph.h"
 #include "SatSolver.h"
+#include "SatTransitivity.h"
 #include "SatTsoEncoding.h"  // tso:
 
 namespace ctrl {
@@ -141,9 +142,17 @@ class SatEncoder {
   SatEncoder(const SatEventGraph& graph, SatSolver& solver);
   // One round on the graph as it is now.
   SatAnswer solve(const std::function<bool()>& stop);
+  // Whether the formula has an order variable for nodes a and b of
+  // different instances (SatTransitivity.h: only pairs some clause orders,
+  // and the chains between them).
+  bool has_order(uint32_t a, uint32_t b) const {
+    auto key = std::minmax(a, b);
+    return o_.count(uint64_t(key.first) << 32 | key.second) != 0;
+  }
 
  private:
   friend class SatTsoEncoding;  // tso: the TSO reads-from and drain clauses use the helpers below
+  friend class SatTransitivity;  // reads o_, makes rows with order() and clause()
   static constexpr int kTrue = INT32_MAX;
   static constexpr int kFalse = -INT32_MAX;
   int x(uint32_t n);
@@ -187,9 +196,6 @@ class SatEncoder {
   // with its literal.
   int writes_lit(uint32_t s);
   std::vector<std::pair<uint64_t, int>> written_values(uint32_t s);
-  // Node a's transitivity row toward thread instance j: a before one of
-  // j's nodes means a before its children (encode()).
-  void row(uint32_t a, uint32_t j);
   // The round's goal literals, per node.
   void collect_goals();
   // Solves under `assumptions` (within `conflicts`, unless negative),
@@ -255,8 +261,8 @@ class SatEncoder {
   std::unordered_map<uint64_t, int> over_;
   std::unordered_set<uint32_t> unchanged_this_round_;
   std::vector<char> encoded_;           // per node: known when the last round was encoded
-  // SatEventGraph::merged_into() and late_edges() handled (descendants re-encoded, rows made).
-  size_t merges_seen_ = 0, late_seen_ = 0;
+  // SatEventGraph::merged_into() handled (descendants re-encoded).
+  size_t merges_seen_ = 0;
   std::vector<size_t> amo_done_;        // per node: values whose "at most one" clauses were made
   std::vector<std::vector<int>> goal_;  // per node, this round's goal literals
   // Exclusion lemmas, keyed (acquiring rmw, its next write, other rmw, the
@@ -274,6 +280,7 @@ class SatEncoder {
   uint64_t added_this_round_ = 0;
   int act_ = 0;                          // this round's activation literal
   std::unique_ptr<SatTsoEncoding> tso_;  // tso: set when the graph has store buffers
+  SatTransitivity transitivity_{g_, *this};
 };
 
 }  // namespace ctrl

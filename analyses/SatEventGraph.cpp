@@ -219,7 +219,6 @@ void SatEventGraph::redirect(uint32_t id, uint32_t y) {
     if (e.child == id) e.child = y;
   nodes_[y].parents.push_back(p);
   merged_into_.push_back(y);
-  late_edges_.emplace_back(p, y);
   node.parent = kSatNone;
   node.parents.clear();
   instances_[node.instance].merged = true;
@@ -262,7 +261,6 @@ void SatEventGraph::add_flush_parents(uint32_t w) {
     if (std::find(nodes_[f].parents.begin(), nodes_[f].parents.end(), q) != nodes_[f].parents.end()) continue;
     nodes_[f].parents.push_back(q);
     nodes_[q].edges.push_back(SatEdge{w, f, 0});
-    late_edges_.emplace_back(q, f);
     instances_[fi].merged = true;
     ++growth_;
   }

@@ -187,10 +187,6 @@ class SatEventGraph {
   // The node each merge redirected a history to, in merge order: its
   // descendants may have gained ancestors of their thread since.
   const std::vector<uint32_t>& merged_into() const { return merged_into_; }
-  // Edges a merge added from a node to one that was known (a history
-  // redirected into another's node; tso: a flush's new parent), in order:
-  // new to the encoding's transitivity rows whatever the age of both ends.
-  const std::vector<std::pair<uint32_t, uint32_t>>& late_edges() const { return late_edges_; }
   // Grows whenever an execution shows something new (a node, an edge, an
   // initial value, a spin key).
   uint64_t size() const { return growth_; }
@@ -250,7 +246,6 @@ class SatEventGraph {
   uint32_t merge_calls_ = 0;  // SatNode::born
   uint64_t merges_done_ = 0;
   std::vector<uint32_t> merged_into_;
-  std::vector<std::pair<uint32_t, uint32_t>> late_edges_;
   // (instance, site, address, state) -> the read nodes made in that state
   std::map<std::tuple<uint32_t, uint64_t, uint64_t, uint64_t>, std::vector<uint32_t>> by_state_;
   // Per node of a merged instance, the locals of its ancestors (a bitset),

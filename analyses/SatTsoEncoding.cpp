@@ -51,16 +51,10 @@ void SatTsoEncoding::between(uint32_t n, uint32_t s, uint32_t c, int r) {
   e_.clause({-r, -e_.writes_lit(c), -e_.order(vis(s), vis(c)), -e_.order(vis(c), n)});
 }
 
-void SatTsoEncoding::encode_windows(const std::vector<char>& encoded) {
+void SatTsoEncoding::encode_windows(const std::vector<char>& encoded, const SatTransitivity& ordered) {
   const auto& nodes = g_.nodes();
   const auto& instances = g_.instances();
   auto old = [&](uint32_t n) { return n < encoded.size() && encoded[n]; };
-  // A pair with two old nodes and old drains was made at an earlier round:
-  // an old flush only meets the nodes learnt since, unless its window grew.
-  std::vector<uint32_t> fresh;
-  for (uint32_t n = 0; n < nodes.size(); ++n)
-    if (nodes[n].known && !old(n)) fresh.push_back(n);
-  if (fresh.empty()) return;
   std::vector<uint32_t> drains;
   for (uint32_t f = 0; f < nodes.size(); ++f) {
     const SatNode& fn = nodes[f];
@@ -71,24 +65,21 @@ void SatTsoEncoding::encode_windows(const std::vector<char>& encoded) {
     drains.clear();
     for (uint32_t n : g_.descendants(w, stop))
       if (n != w && nodes[n].known && nodes[n].drains) drains.push_back(n);
-    auto pair = [&](uint32_t a, bool fresh) {
-      if (fresh) e_.clause({-e_.order(f, a), e_.order(w, a)});
-      for (uint32_t d : drains)
-        if (fresh || !old(d)) e_.clause({-e_.order(a, f), -e_.x(d), e_.order(a, d)});
-    };
-    auto other = [&](uint32_t a) {
-      uint32_t j = nodes[a].instance;
-      return j != owner && j != fn.instance;
-    };
-    bool grew = !old(f) || std::any_of(drains.begin(), drains.end(), [&](uint32_t d) { return !old(d); });
-    if (!grew) {
-      for (uint32_t a : fresh)
-        if (other(a)) pair(a, true);
-      continue;
-    }
+    const bool new_drain = std::any_of(drains.begin(), drains.end(), [&](uint32_t d) { return !old(d); });
     for (uint32_t j = 0; j < instances.size(); ++j) {
-      if (j == owner || j == fn.instance) continue;
-      for (uint32_t a : instances[j].nodes) pair(a, !old(f) || !old(a));
+      if (j == owner || j == fn.instance || !ordered.ordered_with(f, j)) continue;
+      // "f before a" means "store before a", and so before a for the last
+      // node at or above the store ordered against j (one that runs
+      // whenever the store does: not above a merge).
+      uint32_t p = w;
+      while (p != kSatNone && !ordered.ordered_with(p, j)) p = nodes[p].parents.size() > 1 ? kSatNone : nodes[p].parent;
+      for (uint32_t a : ordered.ordered(j, fn.instance)) {
+        bool first = windows_.insert(uint64_t(f) << 32 | a).second;
+        if (!first && !new_drain) continue;
+        if (first && p != kSatNone) e_.clause({-e_.order(f, a), e_.order(p, a)});
+        for (uint32_t d : drains)
+          if (first || !old(d)) e_.clause({-e_.order(a, f), -e_.x(d), e_.order(a, d)});
+      }
     }
   }
 }

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "SatEventGraph.h"
+#include "SatTransitivity.h"
 
 namespace ctrl {
 
@@ -58,13 +59,14 @@ class SatTsoEncoding {
   // the sources of that view as a read at w would have them.
   int unchanged(uint32_t w);
   // Each flush against the nodes of other instances (threads other than
-  // its store's, other flush instances), eagerly: a flush runs after its
-  // store and before the first drains below it, so "f before a" means
-  // "store before a" and "a before f" means "a before each such drain that
-  // runs". Cycles through a thread and its flush instance then meet the
-  // two-instance transitivity instead of the lazy refinement. Pairs with a
-  // node not in `encoded` (the encoder's: known at the last round) only.
-  void encode_windows(const std::vector<char>& encoded);
+  // its store's, other flush instances) that it is ordered against
+  // (SatTransitivity.h), eagerly: a flush runs after its store and before
+  // the first drains below it, so "f before a" means "store before a" and
+  // "a before f" means "a before each such drain that runs". Cycles through
+  // a thread and its flush instance then meet the two-instance
+  // transitivity instead of the lazy refinement. Each pair once, and again
+  // for a drain new since the last round (not in `encoded`).
+  void encode_windows(const std::vector<char>& encoded, const SatTransitivity& ordered);
   // A merge put older nodes of n's thread before it: its clauses are made
   // again over every writer.
   void forget(uint32_t n) { covered_.erase(n); }
@@ -85,6 +87,7 @@ class SatTsoEncoding {
   const SatEventGraph& g_;
   SatEncoder& e_;
   std::unordered_map<uint32_t, std::unordered_set<uint32_t>> covered_;  // per read: writers its clauses cover
+  std::unordered_set<uint64_t> windows_;                                // (f << 32 | a): the window pair made
 };
 
 }  // namespace ctrl

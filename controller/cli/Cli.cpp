@@ -24,6 +24,7 @@
 #include "binary/ElfInspector.h"
 #include "binary/Symbolizer.h"
 #include "cli/ExitStatus.h"
+#include "cli/InstallLayout.h"
 #include "debug/DebugPrompt.h"
 #include "debug/DebugSession.h"
 #include "exploration/Explorer.h"
@@ -67,10 +68,7 @@ std::string find_agent() {
     if (!fs::exists(env)) throw InternalError(fmt::format("CTRL_AGENT={} does not exist", env));
     return fs::absolute(env).string();
   }
-  std::error_code ec;
-  fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) throw InternalError("cannot find ctrl's own executable");
-  fs::path agent = self.parent_path().parent_path() / "lib" / "ctrl" / "libctrl-agent.so";
+  fs::path agent = ctrl_library_dir() / "libctrl-agent.so";
   if (!fs::exists(agent)) throw InternalError(fmt::format("ctrl's agent is missing: {}", agent.string()));
   return agent.string();
 }

@@ -6,30 +6,17 @@
 #include <signal.h>
 
 #include <chrono>
-#include <filesystem>
 #include <thread>
 
 #include "cli/ExitStatus.h"
+#include "cli/InstallLayout.h"
 #include "parallel/MpiTransport.h"
 #include "session/Tracer.h"
 
 namespace ctrl {
 
-namespace {
-
-// Beside the agent: <prefix>/lib/ctrl/, next to <prefix>/bin/ctrl, in the
-// build tree as in an installation.
-std::string module_path() {
-  std::error_code ec;
-  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) throw InternalError("cannot find ctrl's own executable");
-  return (self.parent_path().parent_path() / "lib" / "ctrl" / kMpiModuleName).string();
-}
-
-}  // namespace
-
 RankChannel::RankChannel() {
-  std::string path = module_path();
+  std::string path = (ctrl_library_dir() / kMpiModuleName).string();
   module_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!module_) throw UsageError(fmt::format("--mpi: cannot load the MPI module: {}", dlerror()));
   auto open = reinterpret_cast<MpiOpen>(dlsym(module_, kMpiOpenSymbol));
