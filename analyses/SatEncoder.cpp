@@ -374,12 +374,26 @@ bool SatEncoder::encode(const std::function<bool()>& stop) {
   // another history are now in theirs, so their reads and stores are
   // encoded again over every writer (clause() and grow() add only what is
   // new).
+  // A writer below the node merged into may now also follow an older writer
+  // of its thread that was on another history: a read of another thread
+  // encoded before had no "not in between" clause for the pair (order was
+  // 0, "never both run"), so the writer is fresh again for every read and
+  // overwriting store of its location.
   const auto& merged = g_.merged_into();
   for (; merges_seen_ < merged.size(); ++merges_seen_)
     for (uint32_t d : g_.descendants(merged[merges_seen_], nullptr)) {
       covered_.erase(d);
       over_covered_.erase(d);
       if (tso_) tso_->forget(d);  // tso:
+      const SatNode& dn = nodes[d];
+      if (!dn.known || !dn.writes() || dn.loc == kSatNone) continue;
+      const SatLocation& loc = g_.locations()[dn.loc];
+      for (uint32_t n : loc.readers) {
+        if (auto it = covered_.find(n); it != covered_.end()) it->second.erase(d);
+        if (tso_) tso_->forget(n, d);  // tso:
+      }
+      for (uint32_t w : loc.writers)
+        if (auto it = over_covered_.find(w); it != over_covered_.end()) it->second.erase(d);
     }
   for (uint32_t n = 0; n < nodes.size(); ++n) {
     const SatNode& node = nodes[n];

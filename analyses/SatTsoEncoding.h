@@ -70,6 +70,11 @@ class SatTsoEncoding {
   // A merge put older nodes of n's thread before it: its clauses are made
   // again over every writer.
   void forget(uint32_t n) { covered_.erase(n); }
+  // A merge put writer w after older writers of its thread: read n's
+  // clauses are made again for it.
+  void forget(uint32_t n, uint32_t w) {
+    if (auto it = covered_.find(n); it != covered_.end()) it->second.erase(w);
+  }
 
  private:
   // The last store to n's location on n's path in its own thread since
