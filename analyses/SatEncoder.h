@@ -42,8 +42,10 @@
 // what was added after i" forever). A merge of histories (SatEventGraph.h)
 // can put older nodes of a thread before the node merged into: the reads
 // and overwriting stores below it are then encoded again over every writer,
-// which adds the clauses their new same-thread writers need (only ever
-// adding, as above).
+// which adds the clauses their new same-thread writers need, and every
+// writer below it is fresh again for the reads and stores of its location
+// in other threads (a pair of its thread's writers now ordered needs its
+// "not in between" clause; only ever adding, as above).
 //
 // A writer that reads a new value (a goal) writes something unknown; a
 // read may take its value from it, unconstrained. That is harmless: such a
