@@ -5,8 +5,10 @@
 // conflicts (program order, creation, a barrier's opening, store buffers).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "Dependence.h"
 
@@ -86,6 +88,54 @@ inline bool ordered_apart(const shm::Event& ea, uint64_t a_index, const shm::Eve
          (OpKind(ea.kind) == OpKind::Flush && eb.thread < shm::kFlushActorBase && ea.owner == eb.thread && drains(eb)) ||
          (OpKind(ea.kind) == OpKind::Flush && OpKind(eb.kind) == OpKind::Flush && ea.owner == eb.owner &&
           int64_t(ea.aux) < b_sfence);
+}
+
+// A store or read-modify-write (what a buffer may hold).
+inline bool is_write_kind(const shm::Event& e) { return op_may_buffer(OpKind(e.kind)); }
+
+// The stores in each thread's buffers along an execution (TSO/PSO), as its
+// events show them: a buffered store enters, its flush (aux = the store)
+// leaves.
+//
+// Kept by its owner from one execution to the next (clear()): noting an
+// execution allocates nothing once the buffers have grown.
+class BufferedStores {
+ public:
+  void note(const shm::Event& e, int64_t k);
+  void clear() {
+    for (auto& s : stores_) s.clear();
+  }
+  // The step of t's newest buffered store overlapping [addr, addr+size) if
+  // it covers those bytes whole (a load there reads that store alone), else -1.
+  int64_t forwarding_store(uint32_t t, uint64_t addr, uint64_t size) const {
+    if (t >= shm::kFlushActorBase) return -1;
+    for (auto it = stores_[t].rbegin(); it != stores_[t].rend(); ++it) {
+      if (!ranges_overlap(it->addr, it->size, addr, size)) continue;
+      return it->addr <= addr && addr + size <= it->addr + it->size ? it->store : -1;
+    }
+    return -1;
+  }
+
+ private:
+  struct Store {
+    int64_t store;
+    uint64_t addr, size;
+  };
+  std::array<std::vector<Store>, shm::kFlushActorBase> stores_;
+};
+
+inline void BufferedStores::note(const shm::Event& e, int64_t k) {
+  if (OpKind(e.kind) == OpKind::Flush) {
+    if (e.owner >= shm::kFlushActorBase) return;
+    auto& pending = stores_[e.owner];
+    for (auto it = pending.begin(); it != pending.end(); ++it)
+      if (it->store == int64_t(e.aux)) {
+        pending.erase(it);
+        return;
+      }
+  } else if (e.thread < shm::kFlushActorBase && (e.flags & shm::kBuffered) && is_write_kind(e)) {
+    stores_[e.thread].push_back(Store{k, e.addr, e.size});
+  }
 }
 
 }  // namespace ctrl::dpor

@@ -13,48 +13,6 @@ using namespace dpor;
 
 namespace {
 
-// A store or read-modify-write (what a buffer may hold).
-bool is_write_kind(const shm::Event& e) { return op_may_buffer(OpKind(e.kind)); }
-
-// The stores in each thread's buffers along an execution (TSO/PSO), as its
-// events show them: a buffered store enters, its flush (aux = the store)
-// leaves.
-class BufferedStores {
- public:
-  void note(const shm::Event& e, int64_t k);
-  // The step of t's newest buffered store overlapping [addr, addr+size) if
-  // it covers those bytes whole (a load there reads that store alone), else -1.
-  int64_t forwarding_store(uint32_t t, uint64_t addr, uint64_t size) const {
-    if (t >= shm::kFlushActorBase) return -1;
-    for (auto it = stores_[t].rbegin(); it != stores_[t].rend(); ++it) {
-      if (!ranges_overlap(it->addr, it->size, addr, size)) continue;
-      return it->addr <= addr && addr + size <= it->addr + it->size ? it->store : -1;
-    }
-    return -1;
-  }
-
- private:
-  struct Store {
-    int64_t store;
-    uint64_t addr, size;
-  };
-  std::array<std::vector<Store>, shm::kFlushActorBase> stores_;
-};
-
-void BufferedStores::note(const shm::Event& e, int64_t k) {
-  if (OpKind(e.kind) == OpKind::Flush) {
-    if (e.owner >= shm::kFlushActorBase) return;
-    auto& pending = stores_[e.owner];
-    for (auto it = pending.begin(); it != pending.end(); ++it)
-      if (it->store == int64_t(e.aux)) {
-        pending.erase(it);
-        return;
-      }
-  } else if (e.thread < shm::kFlushActorBase && (e.flags & shm::kBuffered) && is_write_kind(e)) {
-    stores_[e.thread].push_back(Store{k, e.addr, e.size});
-  }
-}
-
 // A sleeping thread whose next step is a load forwarded whole from its own
 // buffer reads its own store whatever other threads' flushes do.
 bool forwarded_sleeper(const BufferedStores& buffers, uint32_t t, const Access& next) {
@@ -179,6 +137,28 @@ void DporStrategy::branch_plan(ExecutionPlan& plan, uint64_t i, Position& pos, u
   plan.prefix.push_back(q);
 }
 
+void DporStrategy::truncate_stack(size_t size) {
+  for (size_t k = size; k < stack_.size(); ++k) {
+    Position& pos = stack_[k];
+    for (auto* list : {&pos.sleep, &pos.tried})
+      if (list->capacity()) {
+        list->clear();
+        spare_sleepers_.push_back(std::move(*list));
+      }
+  }
+  stack_.resize(size);
+}
+
+DporStrategy::Position DporStrategy::fresh_position() {
+  Position pos;
+  for (auto* list : {&pos.sleep, &pos.tried})
+    if (!spare_sleepers_.empty()) {
+      *list = std::move(spare_sleepers_.back());
+      spare_sleepers_.pop_back();
+    }
+  return pos;
+}
+
 void DporStrategy::completed(const ExecutionSummary& summary) {
   const shm::Event* events = summary.events;
   uint64_t n = summary.steps;
@@ -193,10 +173,11 @@ void DporStrategy::completed(const ExecutionSummary& summary) {
       pos.event = events[from];
       pos.tried.push_back(Sleeper{events[from].thread, access_of(events[from]), events[from]});
     }
-    stack_.resize(from + 1);
+    truncate_stack(from + 1);
   }
   const bool buffers = model_.store_buffers();
-  BufferedStores buffered;
+  BufferedStores& buffered = buffered_;
+  buffered.clear();
   const ModelAnalysis::ForwardsWhole whole{&buffered, [](const void* b, uint32_t t, const Access& next) {
                                              return forwarded_sleeper(*static_cast<const BufferedStores*>(b), t, next);
                                            }};
@@ -205,7 +186,7 @@ void DporStrategy::completed(const ExecutionSummary& summary) {
   for (uint64_t k = stack_.size(); k < n; ++k) {
     if (stop_requested()) return;
     if (k > 0 && buffers) buffered.note(events[k - 1], int64_t(k - 1));
-    Position pos;
+    Position pos = fresh_position();
     pos.event = events[k];
     pos.enabled = events[k].enabled;
     pos.backtrack = pos.done = bit(events[k].thread);
@@ -232,7 +213,7 @@ void DporStrategy::completed(const ExecutionSummary& summary) {
     if (root_sleep_ && k + 1 == fixed_steps()) pos.sleep = *root_sleep_;
     stack_.push_back(std::move(pos));
   }
-  if (stack_.size() > n) stack_.resize(n);
+  if (stack_.size() > n) truncate_stack(n);
   // What fair scheduling of yields let run at each state: the agent's rule
   // replayed over the log (same calls, same answers).
   FairYields fair;
@@ -356,7 +337,12 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, 
   };
   for (uint64_t k = 0; k < n; ++k) appear(events[k].thread);
   for (uint64_t q = 0; q < npending; ++q) appear(pending[q].thread);
-  std::array<Clock, shm::kMaxThreads> now{};
+  // Each appearing thread's clock so far (its first `width` entries; the
+  // rows of threads that do not appear are never read). Kept as a member:
+  // zeroing all kMaxThreads rows was 16 KB per execution.
+  auto& now = now_;
+  for (uint32_t t = 0; t < shm::kMaxThreads; ++t)
+    if (appeared & bit(t)) std::fill_n(now[t].begin(), width, 0u);
   std::array<int64_t, shm::kMaxThreads> last_of_thread;
   last_of_thread.fill(-1);
   std::array<int64_t, shm::kMaxThreads> created_by;  // the create event of each thread
@@ -379,7 +365,8 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, 
   last_sfence.fill(-1);
   sfence_before_.assign(n, -1);
   owner_.fill(UINT32_MAX);
-  std::array<std::vector<std::pair<int64_t, int64_t>>, shm::kMaxThreads> flushes;
+  auto& flushes = flushes_;
+  for (auto& f : flushes) f.clear();
   // Condition waits: what each thread waits on, and the signal or broadcast
   // that woke it (a signal logs the thread it woke).
   if (enablers_.size() > n) enablers_.resize(n);
@@ -396,7 +383,8 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, 
   // stores not yet flushed, and the loads forwarded wholly from each store,
   // which only its flush exposes to later writes.
   const bool buffers = model_.store_buffers();
-  BufferedStores buffered;
+  BufferedStores& buffered = buffered_;
+  buffered.clear();
   std::unordered_map<int64_t, std::vector<int64_t>> exposed_by_flush;
 
   auto each_byte = [](uint64_t addr, uint64_t size, auto&& f) {
@@ -691,7 +679,8 @@ void DporStrategy::add_backtrack(const shm::Event* events, uint64_t i, uint64_t 
   // (from the item's branch on) takes part in the race.
   const bool above = i < fixed_steps();
   if (above && (!collect_requests_ || j + 1 < fixed_steps())) return;
-  std::vector<uint64_t> v;
+  std::vector<uint64_t>& v = notdep_;
+  v.clear();
   for (uint64_t m = i + 1; m < j; ++m) {
     if (stop_requested()) return;
     if (!happens_before(i, m)) v.push_back(m);
@@ -747,10 +736,10 @@ uint64_t DporStrategy::initials_of(const shm::Event* events, const std::vector<u
   // orders decide: no closure (the closure over all of v, cubic, ran for
   // hours on an execution of 40000 events and kept ctrl past its time
   // limit), and only each thread's first event is examined: O(threads x |v|).
-  std::vector<Access> acc;
-  std::vector<const shm::Event*> ev;
-  acc.reserve(v.size());
-  ev.reserve(v.size());
+  std::vector<Access>& acc = initial_access_;
+  std::vector<const shm::Event*>& ev = initial_events_;
+  acc.clear();
+  ev.clear();
   for (uint64_t m : v) {
     bool virt = last && m == last->index;
     ev.push_back(virt ? &last->event : &events[m]);

@@ -62,6 +62,7 @@
 #include <vector>
 
 #include "Dependence.h"
+#include "DporEvents.h"
 #include "ModelAnalysis.h"
 #include "Strategy.h"
 
@@ -312,6 +313,24 @@ class DporStrategy final : public Strategy {
   std::array<uint8_t, shm::kMaxThreads> slot_{};
   // analyse's candidates per event (kept to reuse their storage).
   std::vector<int64_t> cands_, racing_, hb_only_;
+  // Per-execution scratch kept to reuse its storage (an execution's
+  // analysis then allocates nothing once these have grown): the store
+  // buffers as the events show them, each flush actor's flushes, a race's
+  // notdep sequence, and the sleep-set vectors of positions popped off the
+  // stack (a new position takes two of them).
+  dpor::BufferedStores buffered_;
+  std::array<std::vector<std::pair<int64_t, int64_t>>, shm::kMaxThreads> flushes_;
+  std::vector<uint64_t> notdep_;
+  std::array<Clock, shm::kMaxThreads> now_{};
+  // initials_of's accesses and events of the sequence (a const query that
+  // reuses their storage: the strategy is used by one thread at a time).
+  mutable std::vector<Access> initial_access_;
+  mutable std::vector<const shm::Event*> initial_events_;
+  std::vector<std::vector<Sleeper>> spare_sleepers_;
+  // Shrinks the stack to `size` positions, keeping their vectors' storage.
+  void truncate_stack(size_t size);
+  // A position for a new step, with recycled (empty) vectors.
+  Position fresh_position();
   std::vector<uint64_t> history_;                         // optimal mode: Step::history of each event
   std::array<uint64_t, shm::kMaxThreads> end_history_{};  // and of each thread's next one
   // Per event: the events it cannot run without (the signal that woke a
