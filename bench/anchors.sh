@@ -81,7 +81,7 @@ measure() { # binary model
     times+=($(((e - s) / 1000000)))
   done
   classes=$(sed -n 's/^\([0-9]*\) executions (\([0-9]*\) complete.*/\2/p' <<<"$out")
-  total=$(sed -n 's/^ *"total": \([0-9]*\).*/\1/p' "$work/report.json")
+  total=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["executions"]["total"])' "$work/report.json")
   handoffs=$(sed -n 's/^ *"handoffs": \([0-9]*\).*/\1/p' "$work/report.json")
   if [ ${#perf_events[@]} -gt 0 ]; then
     rm -f "$work/stat"

@@ -56,7 +56,8 @@ profile() { # n
     sh -c 'echo $$ >"$0"; exec "$@"' "$work/ctrl.pid" "$ctrl" attach --model sc --max-executions 1000000 \
     --trace-dir "$work/traces" --json "$work/report.json" "$bin" >"$work/out" 2>/dev/null
   grep -q 'exhaustive: yes' "$work/out" || { echo "bench/breakdown.sh: queue2 N=$1: $(cat "$work/out")" >&2; exit 1; }
-  sed -n 's/^ *"total": \([0-9]*\).*/\1/p' "$work/report.json"
+  # (executions.total: the probes' own "total" comes first in the file)
+  python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["executions"]["total"])' "$work/report.json"
   "$perf" script -i "$work/perf.data" --show-task-events -F comm,pid,tid,ip,sym,dso 2>/dev/null >"$work/script"
   # Pass 1: the fork server, the process of ctrl's tree with the most children.
   local server
