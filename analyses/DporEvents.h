@@ -101,7 +101,22 @@ inline bool is_write_kind(const shm::Event& e) { return op_may_buffer(OpKind(e.k
 // execution allocates nothing once the buffers have grown.
 class BufferedStores {
  public:
-  void note(const shm::Event& e, int64_t k);
+  // What one note() did, so that it can be undone (DporStrategy's
+  // analysis rewinds to a branch point).
+  struct Change {
+    enum Kind : uint8_t { None, Pushed, Erased } kind = None;
+    uint32_t thread = 0;
+    uint32_t index = 0;
+    int64_t store = 0;
+    uint64_t addr = 0, size = 0;
+  };
+  void note(const shm::Event& e, int64_t k) { (void)note_change(e, k); }
+  Change note_change(const shm::Event& e, int64_t k);
+  void undo(const Change& c) {
+    if (c.kind == Change::Pushed) stores_[c.thread].pop_back();
+    if (c.kind == Change::Erased)
+      stores_[c.thread].insert(stores_[c.thread].begin() + c.index, Store{c.store, c.addr, c.size});
+  }
   void clear() {
     for (auto& s : stores_) s.clear();
   }
@@ -124,18 +139,23 @@ class BufferedStores {
   std::array<std::vector<Store>, shm::kFlushActorBase> stores_;
 };
 
-inline void BufferedStores::note(const shm::Event& e, int64_t k) {
+inline BufferedStores::Change BufferedStores::note_change(const shm::Event& e, int64_t k) {
+  Change c;
   if (OpKind(e.kind) == OpKind::Flush) {
-    if (e.owner >= shm::kFlushActorBase) return;
+    if (e.owner >= shm::kFlushActorBase) return c;
     auto& pending = stores_[e.owner];
     for (auto it = pending.begin(); it != pending.end(); ++it)
       if (it->store == int64_t(e.aux)) {
+        c = Change{Change::Erased, e.owner, uint32_t(it - pending.begin()), it->store, it->addr, it->size};
         pending.erase(it);
-        return;
+        return c;
       }
   } else if (e.thread < shm::kFlushActorBase && (e.flags & shm::kBuffered) && is_write_kind(e)) {
     stores_[e.thread].push_back(Store{k, e.addr, e.size});
+    c.kind = Change::Pushed;
+    c.thread = e.thread;
   }
+  return c;
 }
 
 }  // namespace ctrl::dpor

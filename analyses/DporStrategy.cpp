@@ -318,11 +318,98 @@ DporStrategy::ByteState& DporStrategy::ByteTable::at(uint64_t addr) {
   return e;
 }
 
+void DporStrategy::reset_analysis() {
+  trail_.clear();
+  trail_values_.clear();
+  bytes_.reset();
+  objects_.clear();
+  opened_by_.clear();
+  exposed_by_flush_.clear();
+  analysed_buffers_.clear();
+  for (auto& f : flushes_) f.clear();
+  last_of_thread_.fill(-1);
+  created_by_.fill(-1);
+  last_sfence_.fill(-1);
+  woken_by_.fill(-1);
+  waiting_on_.fill(0);
+  timed_wait_.fill(0);
+  owner_.fill(UINT32_MAX);
+  last_exit_ = -1;
+}
+
+void DporStrategy::rewind(uint64_t from) {
+  while (!trail_.empty() && trail_.back().k >= from) {
+    const Undo& u = trail_.back();
+    switch (u.op) {
+      case Undo::Word:
+        std::memcpy(reinterpret_cast<void*>(u.key), &u.a, u.size);
+        break;
+      case Undo::ByteWrite: {
+        ByteState* s = bytes_.find(u.key);
+        s->write = u.a;
+        s->reads.assign(trail_values_.begin() + u.b, trail_values_.begin() + u.b + u.c);
+        trail_values_.resize(size_t(u.b));
+        break;
+      }
+      case Undo::ByteReadSet:
+        bytes_.find(u.key)->reads[size_t(u.a)] = u.b;
+        break;
+      case Undo::ByteReadPush:
+        bytes_.find(u.key)->reads.pop_back();
+        break;
+      case Undo::Object:
+        if (u.c)
+          objects_[u.key] = AnalysisObject{u.a, u.b};
+        else
+          objects_.erase(u.key);
+        break;
+      case Undo::Opened:
+        if (u.c)
+          opened_by_[u.key] = u.a;
+        else
+          opened_by_.erase(u.key);
+        break;
+      case Undo::ExposedPush: {
+        auto it = exposed_by_flush_.find(int64_t(u.key));
+        it->second.pop_back();
+        if (it->second.empty()) exposed_by_flush_.erase(it);
+        break;
+      }
+      case Undo::ExposedErase:
+        exposed_by_flush_[int64_t(u.key)].assign(trail_values_.begin() + u.b, trail_values_.begin() + u.b + u.c);
+        trail_values_.resize(size_t(u.b));
+        break;
+      case Undo::Buffered:
+        analysed_buffers_.undo(u.change);
+        break;
+      case Undo::FlushPush:
+        flushes_[u.key].pop_back();
+        break;
+    }
+    trail_.pop_back();
+  }
+}
+
 void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, const shm::Event* pending,
                            uint64_t npending) {
-  clocks_.assign(n, Clock{});
-  seq_.assign(n, 0);
-  thread_.assign(n, 0);
+  // Where this analysis starts: the branch point when the state of the
+  // last analysis can be rewound there (the same events before it), else
+  // the first event.
+  uint64_t start = 0;
+  // (A full start also empties the byte table, where entries made after a
+  // branch point stay behind, empty, when the state is rewound.)
+  if (analysed_valid_ && !optimal_ && from <= analysed_.size() && bytes_.used < (size_t(1) << 20) &&
+      std::memcmp(analysed_.data(), events, from * sizeof(shm::Event)) == 0)
+    start = from;
+  analysed_valid_ = false;
+  if (start > 0)
+    rewind(start);
+  else
+    reset_analysis();
+  clocks_.resize(n);
+  seq_.resize(n);
+  thread_.resize(n);
+  for (uint64_t k = start; k < n; ++k) clocks_[k].fill(0);
   // Clocks have one entry per thread (or flush actor) that appears, in
   // order of first appearance: joins and copies run over those alone (flush
   // actors are numbered from kFlushActorBase, so under TSO indexing by
@@ -340,19 +427,17 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, 
   // Each appearing thread's clock so far (its first `width` entries; the
   // rows of threads that do not appear are never read). Kept as a member:
   // zeroing all kMaxThreads rows was 16 KB per execution.
+  // (A thread's clock is that of its latest event.)
   auto& now = now_;
-  for (uint32_t t = 0; t < shm::kMaxThreads; ++t)
-    if (appeared & bit(t)) std::fill_n(now[t].begin(), width, 0u);
-  std::array<int64_t, shm::kMaxThreads> last_of_thread;
-  last_of_thread.fill(-1);
-  std::array<int64_t, shm::kMaxThreads> created_by;  // the create event of each thread
-  created_by.fill(-1);
-  bytes_.reset();
-  struct Object {
-    int64_t last = -1;          // latest operation of any kind
-    int64_t last_acquire = -1;  // latest successful acquisition
-  };
-  std::unordered_map<uint64_t, Object> objects;
+  auto& last_of_thread = last_of_thread_;
+  auto& created_by = created_by_;  // the create event of each thread
+  for (uint32_t t = 0; t < shm::kMaxThreads; ++t) {
+    if (last_of_thread[t] >= 0)
+      now[t] = clocks_[uint64_t(last_of_thread[t])];
+    else if (appeared & bit(t))
+      std::fill_n(now[t].begin(), width, 0u);
+  }
+  auto& objects = objects_;
   // Reused from one execution to the next: analysing one allocates
   // nothing for them once they have grown.
   std::vector<int64_t>& cands = cands_;
@@ -361,31 +446,26 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, 
   std::vector<std::pair<uint64_t, uint64_t>> races;  // optimal mode: (i, j), inserted once every clock is known
   // Store buffers: the owner of each flush actor, each thread's latest
   // sfence, and each actor's flushes (event, store) for PSO's sfence order.
-  std::array<int64_t, shm::kMaxThreads> last_sfence;
-  last_sfence.fill(-1);
-  sfence_before_.assign(n, -1);
-  owner_.fill(UINT32_MAX);
+  auto& last_sfence = last_sfence_;
+  sfence_before_.resize(n);
+  std::fill(sfence_before_.begin() + int64_t(start), sfence_before_.end(), -1);
   auto& flushes = flushes_;
-  for (auto& f : flushes) f.clear();
   // Condition waits: what each thread waits on, and the signal or broadcast
   // that woke it (a signal logs the thread it woke).
-  if (enablers_.size() > n) enablers_.resize(n);
-  for (auto& en : enablers_) en.clear();  // their capacity is kept
   enablers_.resize(n);
-  std::array<uint64_t, shm::kMaxThreads> waiting_on{};
-  std::array<int64_t, shm::kMaxThreads> woken_by;
-  woken_by.fill(-1);
-  std::array<bool, shm::kMaxThreads> timed_wait{};
+  for (uint64_t k = start; k < n; ++k) enablers_[k].clear();  // their capacity is kept
+  auto& waiting_on = waiting_on_;
+  auto& woken_by = woken_by_;
+  auto& timed_wait = timed_wait_;
   // Barriers: the arrival that opened each generation (it enables the others'
   // leaving it; Dependence.h).
-  std::unordered_map<uint64_t, int64_t> opened_by;
+  auto& opened_by = opened_by_;
   // Chronological traces (Abdulla et al., TSO/PSO): each thread's buffered
   // stores not yet flushed, and the loads forwarded wholly from each store,
   // which only its flush exposes to later writes.
   const bool buffers = model_.store_buffers();
-  BufferedStores& buffered = buffered_;
-  buffered.clear();
-  std::unordered_map<int64_t, std::vector<int64_t>> exposed_by_flush;
+  BufferedStores& buffered = analysed_buffers_;
+  auto& exposed_by_flush = exposed_by_flush_;
 
   auto each_byte = [](uint64_t addr, uint64_t size, auto&& f) {
     for (uint64_t b = addr; b < addr + size; ++b) f(b);
@@ -438,9 +518,9 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, 
     cands.erase(std::unique(cands.begin(), cands.end()), cands.end());
   };
   // The latest process exit (it conflicts with whatever comes after it).
-  int64_t last_exit = -1;
+  int64_t& last_exit = last_exit_;
 
-  for (uint64_t k = 0; k < n; ++k) {
+  for (uint64_t k = start; k < n; ++k) {
     if (stop_requested()) return;
     const shm::Event& e = events[k];
     uint32_t p = e.thread;
@@ -466,6 +546,7 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, 
       int64_t store = buffered.forwarding_store(p, a.read_addr, a.read_size);
       if (store >= 0) {
         exposed_by_flush[store].push_back(int64_t(k));
+        trail_.push_back(Undo{k, Undo::ExposedPush, 0, uint64_t(store)});
         a = Access{};
       }
     }
@@ -491,15 +572,16 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, 
             }
         }
       }
-      owner_[p] = e.owner;
+      trail_set(k, owner_[p], uint32_t(e.owner));
       flushes[p].emplace_back(int64_t(k), int64_t(e.aux));
+      trail_.push_back(Undo{k, Undo::FlushPush, 0, p});
     } else if (buffers && p < shm::kFlushActorBase && drains(e)) {
       for (uint32_t f = shm::kFlushActorBase; f < shm::kMaxThreads; ++f)
         if (owner_[f] == p && last_of_thread[f] >= 0) hb_only.push_back(last_of_thread[f]);
     }
     if (buffers && p < shm::kFlushActorBase) {
       sfence_before_[k] = last_sfence[p];
-      if (store_fence(e)) last_sfence[p] = int64_t(k);
+      if (store_fence(e)) trail_set(k, last_sfence[p], int64_t(k));
     }
     if (OpKind(e.kind) == OpKind::BarrierLeave) {
       auto it = opened_by.find(barrier_object(e.addr, e.value_read));
@@ -545,30 +627,36 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, 
         }
       }
     }
-    last_of_thread[p] = int64_t(k);
-    if (a.everything) last_exit = int64_t(k);
+    trail_set(k, last_of_thread[p], int64_t(k));
+    if (a.everything) trail_set(k, last_exit, int64_t(k));
     if (OpKind(e.kind) == OpKind::ThreadCreate && e.aux < shm::kMaxThreads && !(e.flags & shm::kFailed))
-      created_by[e.aux] = int64_t(k);
+      trail_set(k, created_by[e.aux], int64_t(k));
     switch (OpKind(e.kind)) {
       case OpKind::CondWait:
       case OpKind::CondTimedWait:
-        waiting_on[p] = e.addr;
-        woken_by[p] = -1;
-        timed_wait[p] = OpKind(e.kind) == OpKind::CondTimedWait;
+        trail_set(k, waiting_on[p], e.addr);
+        trail_set(k, woken_by[p], int64_t(-1));
+        trail_set(k, timed_wait[p], uint8_t(OpKind(e.kind) == OpKind::CondTimedWait));
         break;
       case OpKind::CondSignal:
-        if (e.aux < shm::kMaxThreads) woken_by[e.aux] = int64_t(k);
+        if (e.aux < shm::kMaxThreads) trail_set(k, woken_by[e.aux], int64_t(k));
         break;
       case OpKind::CondBroadcast:
         for (uint32_t t = 0; t < shm::kMaxThreads; ++t)
-          if (waiting_on[t] == e.addr && woken_by[t] < 0) woken_by[t] = int64_t(k);
+          if (waiting_on[t] == e.addr && woken_by[t] < 0) trail_set(k, woken_by[t], int64_t(k));
         break;
       case OpKind::CondReacquire:
         if (!timed_wait[p] && woken_by[p] >= 0) enablers_[k].push_back(woken_by[p]);
-        waiting_on[p] = 0;
+        trail_set(k, waiting_on[p], uint64_t(0));
         break;
       case OpKind::BarrierWait:
-        if (e.aux) opened_by[barrier_object(e.addr, e.value_read)] = int64_t(k);
+        if (e.aux) {
+          uint64_t key = barrier_object(e.addr, e.value_read);
+          auto it = opened_by.find(key);
+          trail_.push_back(Undo{k, Undo::Opened, 0, key, it == opened_by.end() ? 0 : it->second, 0,
+                                it != opened_by.end()});
+          opened_by[key] = int64_t(k);
+        }
         break;
       default:
         break;
@@ -577,46 +665,58 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, 
     for (int which = 0; which < 2; ++which) {
       uint64_t o = which == 0 ? a.object : a.object2;
       if (!o) continue;
-      Object& obj = objects[o];
+      auto [it, added] = objects.try_emplace(o);
+      AnalysisObject& obj = it->second;
+      trail_.push_back(Undo{k, Undo::Object, 0, o, obj.last, obj.last_acquire, !added});
       obj.last = int64_t(k);
       if (object_role(e, which) == ObjectRole::Acquire) obj.last_acquire = int64_t(k);
     }
     each_byte(a.write_addr, a.write_size, [&](uint64_t b) {
       ByteState& s = bytes_.at(b);
+      trail_.push_back(Undo{k, Undo::ByteWrite, 0, b, s.write, int64_t(trail_values_.size()), int64_t(s.reads.size())});
+      trail_values_.insert(trail_values_.end(), s.reads.begin(), s.reads.end());
       s.write = int64_t(k);
       s.reads.clear();
     });
-    auto note_read = [&](uint64_t b) {
+    // The latest read of each thread since the write: thread q's becomes x.
+    auto set_read = [&](uint64_t b, uint32_t q, int64_t x) {
       ByteState& s = bytes_.at(b);
-      for (auto& r : s.reads)
-        if (thread_[r] == p) {
-          r = int64_t(k);
+      for (size_t i = 0; i < s.reads.size(); ++i)
+        if (thread_[s.reads[i]] == q) {
+          trail_.push_back(Undo{k, Undo::ByteReadSet, 0, b, int64_t(i), s.reads[i]});
+          s.reads[i] = x;
           return;
         }
-      s.reads.push_back(int64_t(k));
+      trail_.push_back(Undo{k, Undo::ByteReadPush, 0, b});
+      s.reads.push_back(x);
     };
+    auto note_read = [&](uint64_t b) { set_read(b, p, int64_t(k)); };
     each_byte(a.read_addr, a.read_size, note_read);
     each_byte(a.read2_addr, a.read2_size, note_read);
-    if (buffers) buffered.note(e, int64_t(k));
+    if (buffers) {
+      BufferedStores::Change change = buffered.note_change(e, int64_t(k));
+      if (change.kind != BufferedStores::Change::None) {
+        Undo u{k, Undo::Buffered};
+        u.change = change;
+        trail_.push_back(u);
+      }
+    }
     if (flush) {
       // The loads forwarded from the store now read memory as this flush
       // left it: later writes there conflict with them.
       auto exposed = exposed_by_flush.find(int64_t(e.aux));
       if (exposed != exposed_by_flush.end()) {
         for (int64_t l : exposed->second)
-          each_byte(events[l].addr, events[l].size, [&](uint64_t b) {
-            ByteState& s = bytes_.at(b);
-            for (auto& r : s.reads)
-              if (thread_[r] == thread_[l]) {
-                r = l;
-                return;
-              }
-            s.reads.push_back(l);
-          });
+          each_byte(events[l].addr, events[l].size, [&](uint64_t b) { set_read(b, thread_[l], l); });
+        trail_.push_back(Undo{k, Undo::ExposedErase, 0, e.aux, 0, int64_t(trail_values_.size()),
+                              int64_t(exposed->second.size())});
+        trail_values_.insert(trail_values_.end(), exposed->second.begin(), exposed->second.end());
         exposed_by_flush.erase(exposed);
       }
     }
   }
+  analysed_.assign(events, events + n);
+  analysed_valid_ = true;
   // Optimal mode: a reversal takes in events after e_j, so it needs every
   // clock of the execution.
   for (const auto& [i, j] : races) {

@@ -58,6 +58,7 @@
 #pragma once
 
 #include <array>
+#include <cstring>
 #include <unordered_map>
 #include <vector>
 
@@ -319,6 +320,54 @@ class DporStrategy final : public Strategy {
   // notdep sequence, and the sleep-set vectors of positions popped off the
   // stack (a new position takes two of them).
   dpor::BufferedStores buffered_;
+  // The analysis as it stood after the latest analysed execution, and a
+  // trail of what each of its events changed, so that the next execution's
+  // analysis rewinds to its branch point instead of walking the shared
+  // prefix again (issue 27: the state before event k is a function of
+  // events 0..k-1 alone; the slots of threads that appear there come out
+  // the same, and clocks are zero at the slots of those that appear later).
+  // Valid only when the prefix's events are the ones analysed (compared
+  // whole) and the analysis ran to the end; source mode only (optimal mode
+  // reverses every race again).
+  struct AnalysisObject {
+    int64_t last = -1;          // latest operation of any kind
+    int64_t last_acquire = -1;  // latest successful acquisition
+  };
+  struct Undo {
+    enum Op : uint8_t { Word, ByteWrite, ByteReadSet, ByteReadPush, Object, Opened, ExposedPush, ExposedErase,
+                        Buffered, FlushPush };
+    uint64_t k;  // the event whose analysis made the change
+    Op op;
+    uint8_t size = 0;  // Word: the field's size
+    uint64_t key = 0;
+    int64_t a = 0, b = 0, c = 0;
+    dpor::BufferedStores::Change change{};
+  };
+  std::vector<Undo> trail_;
+  std::vector<int64_t> trail_values_;   // ByteWrite's old reads, ExposedErase's list
+  std::vector<shm::Event> analysed_;    // the events the state covers
+  bool analysed_valid_ = false;
+  dpor::BufferedStores analysed_buffers_;
+  std::array<int64_t, shm::kMaxThreads> last_of_thread_{}, created_by_{}, last_sfence_{}, woken_by_{};
+  std::array<uint64_t, shm::kMaxThreads> waiting_on_{};
+  std::array<uint8_t, shm::kMaxThreads> timed_wait_{};
+  int64_t last_exit_ = -1;
+  std::unordered_map<uint64_t, AnalysisObject> objects_;
+  std::unordered_map<uint64_t, int64_t> opened_by_;
+  std::unordered_map<int64_t, std::vector<int64_t>> exposed_by_flush_;
+  // Sets a word of the analysis state, noting its old value for event k.
+  template <class T>
+  void trail_set(uint64_t k, T& field, T value) {
+    static_assert(sizeof(T) <= 8);
+    int64_t old = 0;
+    std::memcpy(&old, &field, sizeof(T));
+    trail_.push_back(Undo{k, Undo::Word, uint8_t(sizeof(T)), reinterpret_cast<uint64_t>(&field), old});
+    field = value;
+  }
+  // Undoes what events from..end did (the trail's newest entries first).
+  void rewind(uint64_t from);
+  // Starts the state over (before event 0).
+  void reset_analysis();
   std::array<std::vector<std::pair<int64_t, int64_t>>, shm::kMaxThreads> flushes_;
   std::vector<uint64_t> notdep_;
   std::array<Clock, shm::kMaxThreads> now_{};
