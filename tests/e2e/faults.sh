@@ -82,9 +82,11 @@ case $mode in
     # SIGTERM at several moments of the start-up. Before main's first line
     # (the loader mapping ctrl) the default action still applies: killed
     # by it, but no --json file made yet. From main on: exit 2, one line,
-    # never a 0-byte report. At least one moment must be in start-up.
+    # never a 0-byte report. At least one moment must be in start-up (on a
+    # fast machine ctrl's start-up is over before 20 ms: 9 executions had
+    # run by then).
     clean=0
-    for delay in 0.02 0.04 0.06 0.08 0.1 0.12 0.15; do
+    for delay in 0.002 0.005 0.01 0.015 0.02 0.04 0.06 0.08 0.1 0.12 0.15; do
       rm -f report.json
       "$ctrl" attach --json report.json --max-executions 1000000 --strategy random "./$name" >out 2>err &
       pid=$!
