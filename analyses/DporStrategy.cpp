@@ -653,8 +653,8 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, 
         if (e.aux) {
           uint64_t key = barrier_object(e.addr, e.value_read);
           auto it = opened_by.find(key);
-          trail_.push_back(Undo{k, Undo::Opened, 0, key, it == opened_by.end() ? 0 : it->second, 0,
-                                it != opened_by.end()});
+          trail_.push_back(
+              Undo{k, Undo::Opened, 0, key, it == opened_by.end() ? 0 : it->second, 0, it != opened_by.end()});
           opened_by[key] = int64_t(k);
         }
         break;
@@ -708,8 +708,8 @@ void DporStrategy::analyse(const shm::Event* events, uint64_t n, uint64_t from, 
       if (exposed != exposed_by_flush.end()) {
         for (int64_t l : exposed->second)
           each_byte(events[l].addr, events[l].size, [&](uint64_t b) { set_read(b, thread_[l], l); });
-        trail_.push_back(Undo{k, Undo::ExposedErase, 0, e.aux, 0, int64_t(trail_values_.size()),
-                              int64_t(exposed->second.size())});
+        trail_.push_back(
+            Undo{k, Undo::ExposedErase, 0, e.aux, 0, int64_t(trail_values_.size()), int64_t(exposed->second.size())});
         trail_values_.insert(trail_values_.end(), exposed->second.begin(), exposed->second.end());
         exposed_by_flush.erase(exposed);
       }

@@ -334,8 +334,18 @@ class DporStrategy final : public Strategy {
     int64_t last_acquire = -1;  // latest successful acquisition
   };
   struct Undo {
-    enum Op : uint8_t { Word, ByteWrite, ByteReadSet, ByteReadPush, Object, Opened, ExposedPush, ExposedErase,
-                        Buffered, FlushPush };
+    enum Op : uint8_t {
+      Word,
+      ByteWrite,
+      ByteReadSet,
+      ByteReadPush,
+      Object,
+      Opened,
+      ExposedPush,
+      ExposedErase,
+      Buffered,
+      FlushPush
+    };
     uint64_t k;  // the event whose analysis made the change
     Op op;
     uint8_t size = 0;  // Word: the field's size
@@ -344,8 +354,8 @@ class DporStrategy final : public Strategy {
     dpor::BufferedStores::Change change{};
   };
   std::vector<Undo> trail_;
-  std::vector<int64_t> trail_values_;   // ByteWrite's old reads, ExposedErase's list
-  std::vector<shm::Event> analysed_;    // the events the state covers
+  std::vector<int64_t> trail_values_;  // ByteWrite's old reads, ExposedErase's list
+  std::vector<shm::Event> analysed_;   // the events the state covers
   bool analysed_valid_ = false;
   dpor::BufferedStores analysed_buffers_;
   std::array<int64_t, shm::kMaxThreads> last_of_thread_{}, created_by_{}, last_sfence_{}, woken_by_{};
