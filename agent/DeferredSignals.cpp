@@ -49,6 +49,8 @@ uint64_t hold() {
   return all & ~before;
 }
 
+bool program_handlers() { return any_handler; }
+
 void release(uint64_t held) {
   if (held) raw_syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, reinterpret_cast<long>(&held), 0, 8);
 }

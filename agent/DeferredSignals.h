@@ -50,5 +50,7 @@ void scan_program_handlers();
 uint64_t hold();
 // At the thread's turn: unblocks `held`, delivering what is pending.
 void release(uint64_t held);
+// Whether the program has a handler of its own (hold() has work to do).
+bool program_handlers();
 
 }  // namespace ctrl::agent::deferred_signals

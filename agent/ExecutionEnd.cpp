@@ -23,6 +23,11 @@ bool Runtime::end_other_threads(uint32_t me) {
     const ThreadModel& th = model.thread(t);
     if (t == me || !th.used) continue;
     if (!th.finished && park_[t].go.exchange(kExit, std::memory_order_acq_rel) == kSleeping) futex_wake(&park_[t].go);
+    // A carried thread's home carrier idles: it ends (or parks) itself.
+    if (!th.finished && t < shm::kMaxThreads && ((carried_ >> t) & 1)) {
+      home_[home_of_[t]].store(kHomeEnd, std::memory_order_release);
+      futex_wake(&home_[home_of_[t]]);
+    }
     // Never chosen: it stays where it waits (idle, or parked since the
     // last rollback), which the rollback leaves as it is.
     unstarted_ &= ~(uint64_t(1) << t);
@@ -53,7 +58,10 @@ bool Runtime::roll_back_after_attention(uint32_t me) {
     if (!end_other_threads(me)) rollback::abandon("a thread of the execution could not be ended", 0);
     rollback::roll_back(0);
   }
-  if (park_[0].go.exchange(kRollBack, std::memory_order_acq_rel) == kSleeping) futex_wake(&park_[0].go);
+  if (carried_ & 1)
+    wake_carried(0, kRollBack);
+  else if (park_[0].go.exchange(kRollBack, std::memory_order_acq_rel) == kSleeping)
+    futex_wake(&park_[0].go);
   return true;
 }
 

@@ -106,6 +106,13 @@ void Runtime::start_execution(pid_t fork_server, bool resumed) {
   memory = &memory_model_for(h->model);
   memory->reset();
   for (auto& p : park_) p.go.store(kWaiting, std::memory_order_relaxed);
+  carriers_ = carriers_allowed();
+  carried_ = 0;
+  for (uint32_t t = 0; t < shm::kMaxThreads; ++t) home_of_[t] = carrier_of_[t] = kNoCarrier;
+  for (auto& h : home_) h.store(kHomeIdle, std::memory_order_relaxed);
+  // The main thread's home is the runner's main kernel thread.
+  home_of_[0] = carrier_of_[0] = 0;
+  carrier_fs_[0] = uint64_t(pthread_self());
   for (uint32_t t = 0; t < model.thread_count(); ++t) publish(t);
   // (The main thread of a runner is the process.)
   publish_tid(0, resumed ? own_pid() : 0);

@@ -3,18 +3,24 @@
 // chosen one's park word and, only when that thread sleeps, wakes it
 // (FUTEX_WAKE); the waiting thread yields a few times, or sleeps at once,
 // by where the threads run (Runtime.h, spin_yield).
+#include <sys/auxv.h>
 #include <sys/syscall.h>
 #include <x86intrin.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
+#include <string_view>
 
+#include "DeferredSignals.h"
+#include "InstructionSites.h"
 #include "OwnCalls.h"
 #include "ParkContext.h"
 #include "RawSyscall.h"
 #include "RealFunctions.h"
 #include "Rollback.h"
 #include "Runtime.h"
+#include "SanitizerRuntime.h"
 #include "ThreadPool.h"
 #include "VirtualClock.h"
 
@@ -51,9 +57,160 @@ constexpr int kPairYields = 8;
 constexpr uint32_t kPairYieldBackoffMax = 1 << 16;
 constexpr uint32_t kPairTimedEvery = 4;
 
+namespace {
+
+// ctrl attach --kernel-handoffs turns user-level hand-offs off.
+const bool kCarriersWanted = [] {
+  const char* v = getenv("CTRL_HANDOFF");
+  return !(v && std::string_view(v) == "kernel");
+}();
+
+// The kernel lets user code write the thread pointer (HWCAP2_FSGSBASE).
+bool fsgsbase_usable() { return (getauxval(AT_HWCAP2) & 2) != 0; }
+
+inline void set_thread_pointer(uint64_t fs) { asm volatile("wrfsbase %0" : : "r"(fs) : "memory"); }
+
+// Where each thread's own kernel thread runs while it carries nobody: off
+// every thread's stack (another carrier may resume the thread it left).
+constexpr size_t kCarrierStack = 16384;
+alignas(64) char carrier_stacks[Runtime::kMaxCarriers][kCarrierStack];
+static_assert(Runtime::kMaxCarriers == 1 + thread_pool::kSlots);
+void* carrier_stack_top(uint32_t k) { return carrier_stacks[k] + kCarrierStack; }
+
+uint64_t bit(uint32_t t) { return uint64_t(1) << t; }
+
+}  // namespace
+
+bool Runtime::carriers_allowed() const {
+  static const bool fsgsbase = fsgsbase_usable();
+  return kCarriersWanted && fsgsbase && in_place_ && !stepping_ && checkpoint_at_ == UINT64_MAX && !sites.trapped() &&
+         !sanitizer::present();
+}
+
+bool Runtime::runs_anywhere(OpKind kind) {
+  // Steps after which the thread only runs on: no real wait in the kernel
+  // while others run, no system call that names the thread itself.
+  switch (kind) {
+    case OpKind::ThreadStart:
+    case OpKind::ThreadCreate:
+    case OpKind::ThreadJoin:
+    case OpKind::ThreadDetach:
+    case OpKind::MutexLock:
+    case OpKind::MutexTryLock:
+    case OpKind::MutexUnlock:
+    case OpKind::CondWait:
+    case OpKind::CondReacquire:
+    case OpKind::CondSignal:
+    case OpKind::CondBroadcast:
+    case OpKind::RwReadLock:
+    case OpKind::RwWriteLock:
+    case OpKind::RwTryReadLock:
+    case OpKind::RwTryWriteLock:
+    case OpKind::RwUnlock:
+    case OpKind::BarrierWait:
+    case OpKind::BarrierLeave:
+    case OpKind::SemWait:
+    case OpKind::SemTryWait:
+    case OpKind::SemPost:
+    case OpKind::AtomicLoad:
+    case OpKind::AtomicStore:
+    case OpKind::AtomicRmw:
+    case OpKind::AtomicCas:
+    case OpKind::Fence:
+    case OpKind::Load:
+    case OpKind::Store:
+    case OpKind::Rmw:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void Runtime::switch_turn(uint32_t me, uint32_t next) {
+  if (ctrl_context_save(&uctx_[me]) == 0) {
+    uint32_t c = carrier_of_[me];
+    if ((carried_ >> next) & 1) {
+      // The hand-off without the kernel: this kernel thread goes on as `next`.
+      current_ = next;
+      region.header->current = next;
+      carried_ = (carried_ & ~bit(next)) | bit(me);
+      carrier_of_[next] = uint8_t(c);
+      ++region.header->user_handoffs;
+      park_[next].go.store(kGo, std::memory_order_relaxed);
+      set_thread_pointer(park_[next].fs_base);
+      ctrl_context_resume(&uctx_[next]);
+    }
+    // `next` is woken where it waits; this carrier leaves `me`'s stack
+    // first: `next` may resume `me` at once.
+    ctrl_call_on_stack(carrier_leave, reinterpret_cast<void*>(uintptr_t(me | next << 8 | c << 16 | 1u << 24)),
+                       carrier_stack_top(c));
+  }
+  after_turn(me);
+}
+
+void Runtime::carrier_leave(void* arg) {
+  // me | next << 8 | carrier << 16 | handing over << 24; not handing over:
+  // `me` goes home.
+  auto a = uint32_t(reinterpret_cast<uintptr_t>(arg));
+  uint32_t me = a & 0xff, next = (a >> 8) & 0xff, c = (a >> 16) & 0xff;
+  if (!(a >> 24)) {
+    rt.wake_carried(me, kGo);
+  } else {
+    rt.carried_ |= bit(me);
+    rt.hand_to(next);
+  }
+  rt.carrier_idle(c);
+}
+
+void Runtime::carrier_idle(uint32_t c) {
+  // (The thread pointer may still be that of the thread it left: no
+  // thread-local storage here, no errno.)
+  for (;;) {
+    uint32_t w = home_[c].load(std::memory_order_acquire);
+    if (w == kHomeIdle) {
+      raw_syscall(SYS_futex, reinterpret_cast<long>(&home_[c]), FUTEX_WAIT_PRIVATE, kHomeIdle, 0, 0, 0);
+      continue;
+    }
+    home_[c].store(kHomeIdle, std::memory_order_relaxed);
+    if (w == kHomeResume) {
+      uint32_t t = resume_[c];
+      set_thread_pointer(park_[t].fs_base);
+      ctrl_context_resume(&uctx_[t]);
+    }
+    // kHomeEnd (end_other_threads): as a parked thread told kExit, with
+    // its own thread pointer (the pool's calls use thread-local storage).
+    set_thread_pointer(carrier_fs_[c]);
+    if (c > 0) thread_pool::park_for_rollback(c - 1);
+    for (;;) raw_syscall(SYS_exit, 0);
+  }
+}
+
+void Runtime::wake_carried(uint32_t t, uint32_t word) {
+  uint32_t h = home_of_[t];
+  carried_ &= ~bit(t);
+  carrier_of_[t] = uint8_t(h);
+  park_[t].go.store(word, std::memory_order_release);
+  resume_[h] = uint8_t(t);
+  home_[h].store(kHomeResume, std::memory_order_release);
+  futex_wake(&home_[h]);
+}
+
+void Runtime::go_home(uint32_t me) {
+  if (!carriers_ || me >= shm::kMaxThreads || carrier_of_[me] == home_of_[me]) return;
+  if (ctrl_context_save(&uctx_[me]) == 0) {
+    uint32_t c = carrier_of_[me];
+    ctrl_call_on_stack(carrier_leave, reinterpret_cast<void*>(uintptr_t(me | c << 16)), carrier_stack_top(c));
+  }
+  park_[me].go.store(kWaiting, std::memory_order_relaxed);
+}
+
 void Runtime::hand_to(uint32_t next) {
   current_ = next;
   region.header->current = next;
+  if (next < shm::kMaxThreads && ((carried_ >> next) & 1)) {
+    wake_carried(next, kGo);
+    return;
+  }
   // Only a thread that went to sleep needs the (slow) wake-up system call.
   if (park_[next].go.exchange(kGo, std::memory_order_acq_rel) == kSleeping)
     futex_wake(&park_[next].go);
@@ -133,6 +290,11 @@ void Runtime::wait_turn(uint32_t me, bool pair) {
     while (go.load(std::memory_order_acquire) == kSleeping) ctrl_park_sleep(&go, kSleeping, &context);
     park_[me].context = nullptr;
   }
+  after_turn(me);
+}
+
+void Runtime::after_turn(uint32_t me) {
+  std::atomic<uint32_t>& go = park_[me].go;
   // Rolled back: this thread no longer exists in the checkpoint's state.
   uint32_t word = go.load(std::memory_order_acquire);
   if (word == kExit) {

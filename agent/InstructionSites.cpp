@@ -217,6 +217,7 @@ const char* InstructionSites::build_trampolines(uint32_t module, Entry* first, E
     const Site& s = *e->site;
     const SitePatch& p = *e->patch;
     e->jump = takes_jump(p);
+    if (!e->jump && s.kind != SiteKind::Tsc) trapped_ = true;
     uint64_t start = reinterpret_cast<uint64_t>(out);
     // Each copy moves by its own distance: every rip-relative displacement
     // in it shrinks by that.

@@ -36,6 +36,8 @@ class InstructionSites {
   uint64_t tsc_reads() const;
   bool empty() const { return count_ == 0; }
   uint64_t count() const { return count_; }
+  // Some visible site is an int3 (its hook runs in a signal handler).
+  bool trapped() const { return trapped_; }
 
   struct Entry {
     uint64_t address;     // run-time address of the instruction
@@ -73,6 +75,7 @@ class InstructionSites {
   uint64_t ends_[kMaxSiteModules] = {};
   Entry* entries_ = nullptr;  // sorted by address
   bool patched_ = false;
+  bool trapped_ = false;
   ExtendedState xstate_;  // what the trampolines save around a hook
 };
 

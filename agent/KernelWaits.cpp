@@ -296,6 +296,8 @@ uint64_t managed_mask() {
 // with `timeout_result`.
 long probed_wait(uint32_t me, OpKind kind, long nr, long a[6], const Probe& p, bool timed, uint64_t addr,
                  uint64_t object, uint64_t site, long timeout_result) {
+  // (Its own kernel thread: the probe reads that thread's signals.)
+  rt.go_home(me);
   probes[me] = p;
   probes[me].tid = pid_t(raw(SYS_gettid));
   PendingOp op{kind, addr, 0, site, kNoThread, timed};

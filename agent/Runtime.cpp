@@ -115,7 +115,7 @@ void Runtime::publish_tid(uint32_t t, pid_t tid) {
   if (region.header->nthreads < t + 1) region.header->nthreads = t + 1;
 }
 
-void Runtime::begin(uint32_t me, const PendingOp& op) {
+void Runtime::take_turn(uint32_t me, const PendingOp& op) {
   uint64_t live = t_program_sp;
   t_program_sp = 0;
   // A sharing of a thread's own memory (OwnMemory.h), found by a step.
@@ -133,8 +133,13 @@ void Runtime::begin(uint32_t me, const PendingOp& op) {
     // but those a signal wait waits for: it is performed after this turn,
     // and pause() would sleep for good after the handler ran here.
     uint64_t held = op.kind == OpKind::SignalWait ? 0 : deferred_signals::hold();
-    hand_to(next);
-    wait_turn(me, last_enabled_ == ((uint64_t(1) << me) | (uint64_t(1) << next)));
+    if (carriers_ && me < shm::kMaxThreads && next < shm::kMaxThreads && home_of_[me] != kNoCarrier &&
+        !deferred_signals::program_handlers()) {
+      switch_turn(me, next);
+    } else {
+      hand_to(next);
+      wait_turn(me, last_enabled_ == ((uint64_t(1) << me) | (uint64_t(1) << next)));
+    }
     memory->switched_in(me);
     uint64_t at = step_;
     deferred_signals::release(held);
@@ -150,6 +155,13 @@ void Runtime::first_turn(uint32_t me) {
   pid_t tid = slot ? pid_t(*own_tid_word(tid_offset_)) : gettid_raw();
   publish_tid(me, tid);
   live_checkpoint::thread_started(me, prepare_thread_signals(me, thread_pool::started_unblocked()));
+  if (me < shm::kMaxThreads) {
+    // Its home carrier: a slot's kernel thread (ThreadPool.h), not another one.
+    uint32_t slot = thread_pool::my_slot();
+    uint32_t c = slot < thread_pool::kSlots ? 1 + slot : kNoCarrier;
+    home_of_[me] = carrier_of_[me] = uint8_t(c);
+    if (c != kNoCarrier) carrier_fs_[c] = uint64_t(pthread_self());
+  }
   wait_turn(me);
   // The offset found in the main thread must hold in every thread.
   if (tid_offset_ >= 0 && *own_tid_word(tid_offset_) != tid) tid_offset_ = -1;
@@ -425,6 +437,8 @@ bool Runtime::thread_exit(uint32_t me, uint64_t site, void (*finish)()) {
     ended = true;
     return true;
   }
+  // It ends on its own kernel thread (a pool thread's parks there).
+  go_home(me);
   if (!finish && tid_offset_ >= 0) exiting_tid_ = own_tid_word(tid_offset_);
   hand_to(next);
   return false;
@@ -508,6 +522,8 @@ void Runtime::end_execution(shm::Outcome outcome, uint32_t thread, uint64_t site
   ended = true;
   bool quiet =
       outcome == shm::Outcome::SleepBlocked || outcome == shm::Outcome::StepBound || outcome == shm::Outcome::Diverged;
+  // The rollback needs each thread on its own kernel thread.
+  if (active && quiet && carriers_) go_home(t_me);
   if (active && quiet && roll_back_after_attention(t_me)) {
     // This thread is not the runner's main thread: that one rolls back.
     if (thread_pool::my_slot() != thread_pool::kNoSlot) thread_pool::park_for_rollback(thread_pool::my_slot());

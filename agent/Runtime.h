@@ -24,6 +24,7 @@
 #include "FairYields.h"
 #include "MemoryModel.h"
 #include "ParkContext.h"
+#include "SavedContext.h"
 #include "SharedRegion.h"
 #include "TailChooser.h"
 #include "TidWord.h"
@@ -68,7 +69,10 @@ class Runtime {
 
   // Makes `op` the pending operation of the calling thread `me` and returns
   // once `me` is chosen to perform it (at once before the checkpoint).
-  void begin(uint32_t me, const PendingOp& op);
+  void begin(uint32_t me, const PendingOp& op) {
+    take_turn(me, op);
+    if (carriers_ && !runs_anywhere(op.kind)) go_home(me);
+  }
   // A new thread waits for its first turn, then logs its ThreadStart.
   void first_turn(uint32_t me);
   // Appends the event of the step `me` just performed; checks it against the
@@ -122,6 +126,11 @@ class Runtime {
   // A thread of the pool (ThreadPool.h) given to the new thread `t`, woken
   // only when `t` is first chosen. Not while stepping or when a live
   // checkpoint may be taken: those wait for every thread to park.
+  // User-level hand-offs (below): `me` continues on its own kernel thread
+  // (a no-op when it runs there, or without carriers).
+  void go_home(uint32_t me);
+  static constexpr uint32_t kMaxCarriers = 9;  // the main thread's and the pool's (ThreadPool.h)
+  static constexpr uint8_t kNoCarrier = 0xff;
   bool may_defer_start() const { return !stepping_ && checkpoint_at_ == UINT64_MAX; }
   void defer_start(uint32_t t, uint32_t slot) {
     unstarted_ |= uint64_t(1) << t;
@@ -161,6 +170,8 @@ class Runtime {
   // Picks who performs the next step; the memory model's extra actors'
   // steps (store-buffer flushes) it performs itself.
   uint32_t decide(uint32_t me);
+  // begin() but for going home after the turn (user-level hand-offs).
+  void take_turn(uint32_t me, const PendingOp& op);
   uint32_t choose(uint32_t me);
   void actor_step(uint32_t me, uint32_t actor);
   // DPOR: sleepers whose pending operation conflicts with `e` wake up.
@@ -175,6 +186,55 @@ class Runtime {
   // the next decision, or stepping is over (Finish).
   void ask(uint32_t me, uint64_t mask);
   void hand_to(uint32_t next);
+  // ---- user-level hand-offs (HandOff.cpp) ----
+  // A thread that parks at a step saves its context (carried_) and its
+  // kernel thread, now a carrier, jumps into the next thread's saved context
+  // (wrfsbase sets the thread pointer) instead of waking that thread's own
+  // kernel thread: a hand-off without the kernel. When the next thread is
+  // not carried (it waits at its own kernel thread, or is not started) it
+  // is woken as before and the carrier, off the parked thread's stack,
+  // idles until its own thread is to run again (home_).
+  // Carriers are the kernel threads of the runner's main thread (0) and of
+  // the pool's slots (1 + slot): a slot serves one thread per execution, so
+  // a carrier is the home of at most one thread of it. Other threads (past
+  // the pool's slots) always wait on their own kernel thread.
+  // Invariants while carriers_ holds:
+  //  * Every started, unfinished thread with a home carrier (home_of_) is
+  //    running on exactly one carrier (carrier_of_), or carried (its
+  //    context in uctx_, no kernel thread on its stack), or waits in
+  //    wait_turn on its home carrier. Threads without one (not the pool's)
+  //    always wait in wait_turn.
+  //  * A thread runs away from home only between steps: whatever needs the
+  //    kernel to see the thread itself (a real wait while others run, a
+  //    signal, its own end, the process's, the rollback) goes home first
+  //    (go_home).
+  //  * A carrier that is not running idles on its home_ word, on its own
+  //    stack; the home carrier of a carried thread always idles, so waking
+  //    it (wake_carried) resumes the thread there.
+  // carriers_ is decided per execution (start_execution): off while
+  // stepping, around a live checkpoint, with int3 sites or program signal
+  // handlers (a switch inside a signal handler would move the kernel's
+  // signal state to another thread), or without FSGSBASE.
+  bool carriers_allowed() const;
+  // Kinds of step after which a thread may run on any carrier.
+  static bool runs_anywhere(OpKind kind);
+  void switch_turn(uint32_t me, uint32_t next);
+  // Resumes the carried thread `t` on its home carrier, its park word set to
+  // `word` (kGo, kRollBack).
+  void wake_carried(uint32_t t, uint32_t word);
+  // What a thread does when its turn comes (its park word), after any wait.
+  void after_turn(uint32_t me);
+  [[noreturn]] void carrier_idle(uint32_t c);
+  [[noreturn]] static void carrier_leave(void* arg);
+  static constexpr uint32_t kHomeIdle = 0, kHomeResume = 1, kHomeEnd = 2;
+  bool carriers_ = false;
+  uint64_t carried_ = 0;
+  uint8_t home_of_[shm::kMaxThreads] = {};
+  uint8_t carrier_of_[shm::kMaxThreads] = {};
+  std::atomic<uint32_t> home_[kMaxCarriers] = {};
+  uint8_t resume_[kMaxCarriers] = {};
+  uint64_t carrier_fs_[kMaxCarriers] = {};
+  SavedContext uctx_[shm::kMaxThreads] = {};
   // A long execution: its threads may use every CPU (rollback::spread_threads)
   // and wait by yielding spin_yield times before they sleep.
   void spread();

@@ -28,7 +28,7 @@
 namespace ctrl::shm {
 
 inline constexpr uint32_t kMagic = 0x4c525443;  // "CTRL"
-inline constexpr uint32_t kVersion = 14;
+inline constexpr uint32_t kVersion = 15;
 inline constexpr uint32_t kMaxThreads = 64;
 // Under x86-TSO each thread t has a flush actor, scheduled as thread
 // kFlushActorBase + t; so at most kFlushActorBase threads there.
@@ -407,6 +407,10 @@ struct Header {
   uint32_t ndiscovered;
   uint32_t discovered_overflow;
   Range discovered[kMaxDiscovered];
+  // Live (reset per execution by prepare): the thread changes the agent made
+  // within a kernel thread, without waking the next thread's own
+  // (agent/Runtime.h, user-level hand-offs). Written by the running thread.
+  uint64_t user_handoffs;
 };
 
 inline size_t region_size_for(uint64_t capacity) {

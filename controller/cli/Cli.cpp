@@ -164,6 +164,7 @@ struct AttachArgs {
   bool no_shrink = false;
   bool no_checkpoints = false;
   bool no_rollback = false;
+  bool kernel_handoffs = false;
   std::string jobs_text;
   unsigned jobs = 1;
   bool mpi = false;                   // --mpi: one rank of an MPI job (parallel/RemoteRanks.h)
@@ -425,6 +426,7 @@ int attach(AttachArgs a) {
   config.hang_timeout = a.hang_timeout;
   config.show_output = a.show_output;
   config.in_place = !a.no_rollback;
+  config.user_handoffs = !a.kernel_handoffs;
   config.model = model;
   config.fail_on_exit = a.fail_exit;
   {
@@ -1030,6 +1032,9 @@ int run_cli(int argc, char** argv) {
   attach_cmd->add_flag("--no-rollback", a.no_rollback,
                        "fork a new process for every execution instead of rolling one back in place (same results, "
                        "slower)");
+  attach_cmd->add_flag("--kernel-handoffs", a.kernel_handoffs,
+                       "wake the next thread's own kernel thread at every thread change, instead of switching to "
+                       "it within the running kernel thread where the agent can (same results, slower)");
   attach_cmd
       ->add_option("--visible", a.visible,
                    "all: every non-stack memory access of instrumented code is a scheduling point; "

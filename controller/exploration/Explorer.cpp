@@ -534,6 +534,7 @@ ExplorationReport Explorer::run() {
     size_t skipped = checkpointed_ ? size_t(checkpointed_->stats().steps_saved - saved_before) : 0;
     report.steps += r.events.size() - std::min(skipped, r.events.size());
     report.handoffs += count_handoffs(r.events, skipped);
+    report.user_handoffs += r.user_handoffs;
     ExecutionSummary summary;
     summary.index = index;
     summary.events = r.events.data();

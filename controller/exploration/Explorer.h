@@ -167,6 +167,9 @@ struct ExplorationReport {
   // count per execution is measured against (issue 12, bench/anchors.sh).
   uint64_t steps = 0;
   uint64_t handoffs = 0;
+  // Of those, the ones the agent made without the kernel (agent/Runtime.h,
+  // user-level hand-offs); not kept across --resume.
+  uint64_t user_handoffs = 0;
   // --races under sc/tso/pso: what the race check did (DataRaceCheck.h).
   std::optional<DataRaceSummary> races;
   // Executions in place (agent/Rollback.h): how they got their process.

@@ -461,6 +461,7 @@ nlohmann::json report_json(const ExplorationReport& report, const std::string& p
           // (ExplorationReport::handoffs).
           {"steps", report.steps},
           {"handoffs", report.handoffs},
+          {"user_handoffs", report.user_handoffs},
           {"interrupted", report.interrupted},
           {"stopped_by", report.interrupted ? nlohmann::json(report.stopped_by) : nlohmann::json(nullptr)},
           // false: no interleaving was checked; unchecked_reason says why

@@ -223,6 +223,7 @@ ExecutionResult Session::interrupted_result() {
 }
 
 void Session::take_events(ExecutionResult& r, uint64_t n) {
+  r.user_handoffs = region_.header().user_handoffs;
   const shm::Event* events = region_.view().events;
   constexpr uintptr_t kHuge = uintptr_t(2) << 20;
   if (n * sizeof(shm::Event) >= 4 * kHuge) {

@@ -47,6 +47,9 @@ struct SessionConfig {
   // Executions run in place in one runner process, rolled back between
   // them (agent/Rollback.h), instead of a forked process each.
   bool in_place = true;
+  // Thread changes within a kernel thread where the agent can
+  // (agent/Runtime.h, user-level hand-offs); false: --kernel-handoffs.
+  bool user_handoffs = true;
   // The CPU of the runner and of the session's thread: -2 the one the
   // thread runs on when the checkpoint is reached, -1 none.
   int runner_cpu = -2;

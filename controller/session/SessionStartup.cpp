@@ -89,6 +89,7 @@ std::optional<ExecutionResult> Session::start() {
                      (user_tunables.empty() ? "" : ":" + user_tunables));
   // Tests: a kernel without what executions in place need (agent/Rollback.h).
   if (getenv("CTRL_TEST_NO_UFFD")) spec.env.push_back("CTRL_TEST_NO_UFFD=1");
+  if (!config_.user_handoffs) spec.env.push_back("CTRL_HANDOFF=kernel");
   spec.env.push_back("CTRL_CONTROL_FD=" + std::to_string(kTargetControlFd));
   spec.env.push_back("CTRL_REGION_FD=" + std::to_string(kTargetRegionFd));
   // A sanitizer's runtime must come first (it refuses to run otherwise), so

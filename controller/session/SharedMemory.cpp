@@ -86,6 +86,7 @@ void SharedMemory::prepare(const ExecutionPlan& plan, uint64_t execution, uint64
   h.panic_done = 0;
   std::memset(h.threads, 0, sizeof h.threads);
   h.ndiscovered = 0;
+  h.user_handoffs = 0;
   h.discovered_overflow = 0;
 }
 
