@@ -113,9 +113,11 @@ void Runtime::start_execution(pid_t fork_server, bool resumed) {
   // The main thread's home is the runner's main kernel thread.
   home_of_[0] = carrier_of_[0] = 0;
   carrier_fs_[0] = uint64_t(pthread_self());
+  region.header->current_tid = 0;
   for (uint32_t t = 0; t < model.thread_count(); ++t) publish(t);
   // (The main thread of a runner is the process.)
   publish_tid(0, resumed ? own_pid() : 0);
+  carrier_tid_[0] = region.header->threads[0].tid;
   // The previous execution is over (released after it): put the files
   // back as they were at the checkpoint.
   file_state::start_execution();

@@ -129,13 +129,16 @@ bool Runtime::runs_anywhere(OpKind kind) {
 void Runtime::switch_turn(uint32_t me, uint32_t next) {
   if (ctrl_context_save(&uctx_[me]) == 0) {
     uint32_t c = carrier_of_[me];
-    if ((carried_ >> next) & 1) {
+    // (A thread whose step must run at home is woken there instead: going
+    // home right after the switch would cost a kernel hand-off more.)
+    if (((carried_ >> next) & 1) && runs_anywhere(model.thread(next).pending.kind)) {
       // The hand-off without the kernel: this kernel thread goes on as `next`.
       current_ = next;
       region.header->current = next;
       carried_ = (carried_ & ~bit(next)) | bit(me);
       carrier_of_[next] = uint8_t(c);
       ++region.header->user_handoffs;
+      region.header->current_tid = carrier_tid_[c];
       park_[next].go.store(kGo, std::memory_order_relaxed);
       set_thread_pointer(park_[next].fs_base);
       ctrl_context_resume(&uctx_[next]);
@@ -187,12 +190,30 @@ void Runtime::carrier_idle(uint32_t c) {
 
 void Runtime::wake_carried(uint32_t t, uint32_t word) {
   uint32_t h = home_of_[t];
+  region.header->current_tid = 0;
   carried_ &= ~bit(t);
   carrier_of_[t] = uint8_t(h);
   park_[t].go.store(word, std::memory_order_release);
   resume_[h] = uint8_t(t);
   home_[h].store(kHomeResume, std::memory_order_release);
   futex_wake(&home_[h]);
+}
+
+void Runtime::pose_carried(uint32_t me) {
+  if (!carriers_) return;
+  go_home(me);
+  uint64_t posed = carried_ & ~bit(me);
+  for (uint64_t m = posed; m; m &= m - 1) wake_carried(uint32_t(__builtin_ctzll(m)), kPose);
+  // Until each sleeps at home (its stack is then what the controller
+  // unwinds), for a second at most.
+  int64_t start = virtual_clock::real_monotonic_ns();
+  for (uint64_t m = posed; m && virtual_clock::real_monotonic_ns() - start < 1000000000;) {
+    uint32_t t = uint32_t(__builtin_ctzll(m));
+    if (park_[t].go.load(std::memory_order_acquire) == kSleeping)
+      m &= m - 1;
+    else
+      real.sched_yield();
+  }
 }
 
 void Runtime::go_home(uint32_t me) {
@@ -207,6 +228,7 @@ void Runtime::go_home(uint32_t me) {
 void Runtime::hand_to(uint32_t next) {
   current_ = next;
   region.header->current = next;
+  region.header->current_tid = 0;
   if (next < shm::kMaxThreads && ((carried_ >> next) & 1)) {
     wake_carried(next, kGo);
     return;
@@ -300,6 +322,12 @@ void Runtime::after_turn(uint32_t me) {
   if (word == kExit) {
     if (thread_pool::my_slot() != thread_pool::kNoSlot) thread_pool::park_for_rollback(thread_pool::my_slot());
     for (;;) raw_syscall(SYS_exit, 0);
+  }
+  // A bug ends the execution: the thread waits at home, as a thread parked
+  // by a kernel hand-off would, for the controller to look at (pose_carried).
+  if (word == kPose) {
+    go.store(kSleeping, std::memory_order_release);
+    for (;;) raw_syscall(SYS_futex, reinterpret_cast<long>(&go), FUTEX_WAIT_PRIVATE, kSleeping, 0, 0, 0);
   }
   // The runner's main thread, asked to put the process back.
   if (word == kRollBack) {

@@ -160,7 +160,10 @@ void Runtime::first_turn(uint32_t me) {
     uint32_t slot = thread_pool::my_slot();
     uint32_t c = slot < thread_pool::kSlots ? 1 + slot : kNoCarrier;
     home_of_[me] = carrier_of_[me] = uint8_t(c);
-    if (c != kNoCarrier) carrier_fs_[c] = uint64_t(pthread_self());
+    if (c != kNoCarrier) {
+      carrier_fs_[c] = uint64_t(pthread_self());
+      carrier_tid_[c] = tid;
+    }
   }
   wait_turn(me);
   // The offset found in the main thread must hold in every thread.
@@ -522,8 +525,13 @@ void Runtime::end_execution(shm::Outcome outcome, uint32_t thread, uint64_t site
   ended = true;
   bool quiet =
       outcome == shm::Outcome::SleepBlocked || outcome == shm::Outcome::StepBound || outcome == shm::Outcome::Diverged;
-  // The rollback needs each thread on its own kernel thread.
-  if (active && quiet && carriers_) go_home(t_me);
+  // The rollback needs each thread on its own kernel thread, and so does
+  // the controller's look at a bug (each thread's stack, by its tid).
+  if (active && quiet) go_home(t_me);
+  if (active && !quiet && t_me < shm::kMaxThreads) {
+    pose_carried(t_me);
+    h->outcome_tid = gettid_raw();
+  }
   if (active && quiet && roll_back_after_attention(t_me)) {
     // This thread is not the runner's main thread: that one rolls back.
     if (thread_pool::my_slot() != thread_pool::kNoSlot) thread_pool::park_for_rollback(thread_pool::my_slot());

@@ -129,6 +129,9 @@ class Runtime {
   // User-level hand-offs (below): `me` continues on its own kernel thread
   // (a no-op when it runs there, or without carriers).
   void go_home(uint32_t me);
+  // A bug ends the execution in `me`: it and every carried thread go home,
+  // where the controller unwinds each thread's stack.
+  void pose_carried(uint32_t me);
   static constexpr uint32_t kMaxCarriers = 9;  // the main thread's and the pool's (ThreadPool.h)
   static constexpr uint8_t kNoCarrier = 0xff;
   bool may_defer_start() const { return !stepping_ && checkpoint_at_ == UINT64_MAX; }
@@ -148,7 +151,9 @@ class Runtime {
   // thread ends itself (Rollback.h).
   // kRollBack: another thread ended the execution (blocked, cut): the
   // runner's main thread, parked, puts the process back (Rollback.h).
-  static constexpr uint32_t kWaiting = 0, kSleeping = 1, kGo = 2, kExit = 3, kRollBack = 4;
+  // kPose: a bug ended the execution; a carried thread waits at home for
+  // the controller to look at (pose_carried).
+  static constexpr uint32_t kWaiting = 0, kSleeping = 1, kGo = 2, kExit = 3, kRollBack = 4, kPose = 5;
   struct alignas(64) Park {
     std::atomic<uint32_t> go{kWaiting};
     // Live checkpoints (LiveCheckpoint.h), in the line the thread writes
@@ -234,6 +239,7 @@ class Runtime {
   std::atomic<uint32_t> home_[kMaxCarriers] = {};
   uint8_t resume_[kMaxCarriers] = {};
   uint64_t carrier_fs_[kMaxCarriers] = {};
+  int32_t carrier_tid_[kMaxCarriers] = {};
   SavedContext uctx_[shm::kMaxThreads] = {};
   // A long execution: its threads may use every CPU (rollback::spread_threads)
   // and wait by yielding spin_yield times before they sleep.

@@ -411,6 +411,10 @@ struct Header {
   // within a kernel thread, without waking the next thread's own
   // (agent/Runtime.h, user-level hand-offs). Written by the running thread.
   uint64_t user_handoffs;
+  // The kernel thread running `current` when it is not that thread's own
+  // (published tid): a user-level hand-off moved it; 0 otherwise.
+  int32_t current_tid;
+  uint32_t pad_current_tid;
 };
 
 inline size_t region_size_for(uint64_t capacity) {

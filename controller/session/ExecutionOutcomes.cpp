@@ -284,6 +284,9 @@ void Session::collect_backtraces(ExecutionResult& r, pid_t stopped_tid) {
 
 uint32_t Session::thread_index(pid_t tid) const {
   const shm::Header& h = region_.header();
+  // A kernel thread running another thread than its own (agent/Runtime.h,
+  // user-level hand-offs): the one running now.
+  if (h.current_tid > 0 && tid == h.current_tid) return h.current;
   for (uint32_t t = 0; t < std::min(h.nthreads, shm::kMaxThreads); ++t)
     if (h.threads[t].tid == tid) return t;
   // The main thread is T0, also before the checkpoint, when no tid is

@@ -163,6 +163,8 @@ ExecutionResult Session::supervise_execution() {
     // The thread holding the token is the one that must make progress.
     uint32_t current = h.current;
     pid_t tid = current < shm::kMaxThreads ? h.threads[current].tid : 0;
+    // (Moved by a user-level hand-off: the kernel thread that runs it.)
+    if (h.current_tid > 0) tid = h.current_tid;
     if (tid <= 0) tid = current_pid_;
     if (auto hang = watch.check(current_pid_, current, tid, h.steps.load())) return hang_result(*hang, current);
   }
