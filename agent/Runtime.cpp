@@ -132,9 +132,15 @@ void Runtime::take_turn(uint32_t me, const PendingOp& op) {
     // Signals sent while switched out wait for this turn (DeferredSignals.h),
     // but those a signal wait waits for: it is performed after this turn,
     // and pause() would sleep for good after the handler ran here.
+    bool user = carriers_ && me < shm::kMaxThreads && next < shm::kMaxThreads && home_of_[me] != kNoCarrier &&
+                !deferred_signals::program_handlers();
+    // A thread waits by a kernel hand-off only at home (a handler the program
+    // installed since its last switch stops them): held signals are its
+    // own kernel thread's, and a carrier waiting on a thread's word could
+    // not be woken to resume its own.
+    if (!user) go_home(me);
     uint64_t held = op.kind == OpKind::SignalWait ? 0 : deferred_signals::hold();
-    if (carriers_ && me < shm::kMaxThreads && next < shm::kMaxThreads && home_of_[me] != kNoCarrier &&
-        !deferred_signals::program_handlers()) {
+    if (user) {
       switch_turn(me, next);
     } else {
       hand_to(next);
