@@ -73,13 +73,19 @@ inline void set_thread_pointer(uint64_t fs) { asm volatile("wrfsbase %0" : : "r"
 // Where each thread's own kernel thread runs while it carries nobody: off
 // every thread's stack (another carrier may resume the thread it left).
 constexpr size_t kCarrierStack = 16384;
-alignas(64) char carrier_stacks[Runtime::kMaxCarriers][kCarrierStack];
+alignas(4096) char carrier_stacks[Runtime::kMaxCarriers][kCarrierStack];
+static_assert(kCarrierStack % 4096 == 0);
 static_assert(Runtime::kMaxCarriers == 1 + thread_pool::kSlots);
 void* carrier_stack_top(uint32_t k) { return carrier_stacks[k] + kCarrierStack; }
 
 uint64_t bit(uint32_t t) { return uint64_t(1) << t; }
 
 }  // namespace
+
+MemoryRange Runtime::carrier_stacks_memory() {
+  uint64_t start = reinterpret_cast<uint64_t>(carrier_stacks);
+  return MemoryRange{start, start + sizeof carrier_stacks};
+}
 
 bool Runtime::carriers_allowed() const {
   static const bool fsgsbase = fsgsbase_usable();

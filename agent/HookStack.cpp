@@ -24,6 +24,12 @@ void take_hook_stack(uint32_t index) {
   t_hook_stack_top = reinterpret_cast<uint64_t>(hook_stacks + (uint64_t(index) + 1) * kHookStackSize);
 }
 
+MemoryRange hook_stacks_memory() {
+  if (!hook_stacks) return MemoryRange{0, 0};
+  uint64_t start = reinterpret_cast<uint64_t>(hook_stacks);
+  return MemoryRange{start, start + kHookStackSize * shm::kMaxThreads};
+}
+
 int32_t hook_stack_tls_offset() {
   uint64_t tp;  // glibc's thread control block starts with a pointer to itself
   asm("mov %%fs:0, %0" : "=r"(tp));

@@ -21,6 +21,8 @@
 
 #include <cstdint>
 
+#include "MemorySnapshot.h"
+
 namespace ctrl::agent {
 
 constexpr uint64_t kHookStackSize = 128 * 1024;
@@ -35,5 +37,10 @@ void reserve_hook_stacks();
 void take_hook_stack(uint32_t index);
 // t_hook_stack_top's offset from the thread pointer (fs base).
 int32_t hook_stack_tls_offset();
+// Every hook stack ({0, 0} before reserve_hook_stacks or if it failed):
+// outside the rollback's snapshot. No hook runs across a rollback, so what
+// an execution leaves there is dead; restored, the top pages of every
+// thread's stack were copied back after every execution.
+MemoryRange hook_stacks_memory();
 
 }  // namespace ctrl::agent

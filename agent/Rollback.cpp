@@ -15,9 +15,11 @@
 #include <utility>
 
 #include "AgentDescriptors.h"
+#include "HookStack.h"
 #include "MemorySnapshot.h"
 #include "OwnPid.h"
 #include "RawSyscall.h"
+#include "Runtime.h"
 #include "SavedContext.h"
 #include "Signals.h"
 #include "StoreBufferModel.h"
@@ -325,10 +327,12 @@ bool arm_runner(uint32_t ticket, int control_fd) {
   if (ctrl_context_save(&g->ctx) != 0) return true;
   // From here to the copies in arm(), this frame and its callers are what
   // every rollback comes back to.
-  // (And the store buffers: every execution starts by emptying them.)
-  MemoryRange own[3] = {{uint64_t(p), uint64_t(p) + ((sizeof(State) + 4095) & ~uint64_t(4095))}};
+  // (And the store buffers: every execution starts by emptying them; and
+  // the hook and carrier stacks, which nothing is on at a rollback.)
+  MemoryRange own[5] = {{uint64_t(p), uint64_t(p) + ((sizeof(State) + 4095) & ~uint64_t(4095))}};
   size_t nown = 1;
-  for (MemoryRange r : {thread_pool::private_range(), store_buffers_memory()})
+  for (MemoryRange r :
+       {thread_pool::private_range(), store_buffers_memory(), hook_stacks_memory(), Runtime::carrier_stacks_memory()})
     if (r.end > r.start) own[nown++] = r;
   if (unsupported) {
     g->failure = "userfaultfd disabled (CTRL_TEST_NO_UFFD)";

@@ -23,6 +23,7 @@
 #include "ExecutionModel.h"
 #include "FairYields.h"
 #include "MemoryModel.h"
+#include "MemorySnapshot.h"
 #include "ParkContext.h"
 #include "SavedContext.h"
 #include "SharedRegion.h"
@@ -133,6 +134,10 @@ class Runtime {
   // where the controller unwinds each thread's stack.
   void pose_carried(uint32_t me);
   static constexpr uint32_t kMaxCarriers = 9;  // the main thread's and the pool's (ThreadPool.h)
+  // The carriers' own stacks: outside the rollback's snapshot (a carrier
+  // leaves its stack before the rollback, ThreadPool's park_for_rollback,
+  // so what an execution leaves there is dead).
+  static MemoryRange carrier_stacks_memory();
   static constexpr uint8_t kNoCarrier = 0xff;
   bool may_defer_start() const { return !stepping_ && checkpoint_at_ == UINT64_MAX; }
   void defer_start(uint32_t t, uint32_t slot) {
