@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 
+#include <cerrno>
 #include <cstring>
 
 #include "AgentDescriptors.h"
@@ -173,6 +174,30 @@ void* map_private(size_t size) {
   long p =
       raw_syscall(SYS_mmap, 0, long(size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   return p < 0 && p > -4096 ? nullptr : reinterpret_cast<void*>(p);
+}
+
+// The copies' mapping, whose size follows the tracked memory: away from
+// where the kernel places mappings (top-down below the libraries), where it
+// would move every mapping the program makes later. The tracked memory
+// includes the copies of files inherited open for writing (FileState.cpp),
+// whose size a recording and its replay need not share: a Go program's
+// runtime structures moved, and its replay diverged on their addresses.
+// Falls back to the usual placement when that range is taken (a
+// sanitizer's shadow) or the kernel ignores MAP_FIXED_NOREPLACE.
+void* map_away(size_t size) {
+  constexpr uint64_t kAwayBase = uint64_t(0x5800) << 32;
+  uint64_t at = kAwayBase;
+  for (int tries = 0; tries < 64; ++tries, at += uint64_t(1) << 32) {
+    long p = raw_syscall(SYS_mmap, long(at), long(size), PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+    if (uint64_t(p) == at) return reinterpret_cast<void*>(p);
+    if (p >= 0 || p < -4095) {  // taken as a hint: not this kernel
+      raw_syscall(SYS_munmap, p, long(size));
+      break;
+    }
+    if (p != -EEXIST) break;
+  }
+  return map_private(size);
 }
 
 // Moves an agent descriptor above the program's numbers and holds it.
@@ -433,7 +458,7 @@ const char* MemorySnapshot::arm(const MemoryRange* exclude, size_t nexclude) {
   // Second pass: the copies.
   s->pages_size = pages_needed * kPage;
   if (pages_needed) {
-    s->pages = static_cast<uint8_t*>(map_private(s->pages_size));
+    s->pages = static_cast<uint8_t*>(map_away(s->pages_size));
     if (!s->pages) return "no memory for the snapshot's copies";
     uffdio_register reg{};
     reg.range = {reinterpret_cast<uint64_t>(s->pages), s->pages_size};

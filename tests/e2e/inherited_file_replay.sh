@@ -8,8 +8,13 @@
 #
 #   inherited_file_replay.sh CTRL PROGRAM [CTRL ARGS...]
 #
+# The rollback's copies of the tracked memory (agent/MemorySnapshot.cpp),
+# whose size follows that copy, moved a mapping made after the checkpoint
+# in the same way (a Go runtime's structures; samples/mapped_after_checkpoint).
+#
 # PROGRAM must have a bug (ctrl exits 1) whose trace names an address on a
-# thread's stack (samples/c11 mcs_lock_buggy under --model rc11).
+# thread's stack (samples/c11 mcs_lock_buggy under --model rc11) or in a
+# mapping made after the checkpoint (samples/mapped_after_checkpoint).
 set -u
 ctrl=$1
 program=$2
