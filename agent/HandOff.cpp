@@ -135,26 +135,80 @@ bool Runtime::runs_anywhere(OpKind kind) {
 void Runtime::switch_turn(uint32_t me, uint32_t next) {
   if (ctrl_context_save(&uctx_[me]) == 0) {
     uint32_t c = carrier_of_[me];
-    // (A thread whose step must run at home is woken there instead: going
-    // home right after the switch would cost a kernel hand-off more.)
-    if (((carried_ >> next) & 1) && runs_anywhere(model.thread(next).pending.kind)) {
-      // The hand-off without the kernel: this kernel thread goes on as `next`.
-      current_ = next;
-      region.header->current = next;
-      carried_ = (carried_ & ~bit(next)) | bit(me);
-      carrier_of_[next] = uint8_t(c);
-      ++region.header->user_handoffs;
-      region.header->current_tid = carrier_tid_[c];
-      park_[next].go.store(kGo, std::memory_order_relaxed);
-      set_thread_pointer(park_[next].fs_base);
-      ctrl_context_resume(&uctx_[next]);
-    }
+    if (runs_here(next)) run_here(next, c, bit(me));
     // `next` is woken where it waits; this carrier leaves `me`'s stack
     // first: `next` may resume `me` at once.
     ctrl_call_on_stack(carrier_leave, reinterpret_cast<void*>(uintptr_t(me | next << 8 | c << 16 | 1u << 24)),
                        carrier_stack_top(c));
   }
   after_turn(me);
+}
+
+bool Runtime::runs_here(uint32_t next) const {
+  if (next >= shm::kMaxThreads) return false;
+  // (A carried thread whose step must run at home is woken there instead:
+  // going home right after the switch would cost a kernel hand-off more.)
+  if ((carried_ >> next) & 1) return runs_anywhere(model.thread(next).pending.kind);
+  // A new thread's first step (ThreadStart) runs anywhere; its alternate
+  // signal stack must be its own kernel thread's already
+  // (prepare_thread_signals would set this one's).
+  return ((unstarted_ >> next) & 1) && thread_pool::can_start_away(unstarted_slot_[next]) &&
+         rollback::slot_alternate_stack_known(unstarted_slot_[next], next);
+}
+
+void Runtime::run_here(uint32_t next, uint32_t c, uint64_t now_carried) {
+  // The hand-off without the kernel: this kernel thread goes on as `next`.
+  bool carried = (carried_ >> next) & 1;
+  current_ = next;
+  region.header->current = next;
+  carried_ = (carried_ & ~bit(next)) | now_carried;
+  carrier_of_[next] = uint8_t(c);
+  ++region.header->user_handoffs;
+  region.header->current_tid = carrier_tid_[c];
+  park_[next].go.store(kGo, std::memory_order_relaxed);
+  if (carried) {
+    set_thread_pointer(park_[next].fs_base);
+    ctrl_context_resume(&uctx_[next]);
+  }
+  // A new thread: its slot's start context, as its own kernel thread would
+  // resume it (first_turn keeps carrier_of_).
+  uint32_t slot = unstarted_slot_[next];
+  unstarted_ &= ~bit(next);
+  home_of_[next] = uint8_t(1 + slot);
+  ++region.header->user_thread_starts;
+  thread_pool::resume_start(slot, true);
+}
+
+void Runtime::leave_ended(uint32_t me, uint32_t next) {
+  uint32_t c = carrier_of_[me], k = uint32_t(home_of_[me]) - 1;
+  carrier_of_[me] = kNoCarrier;
+  if (c != k + 1) ++region.header->user_thread_ends;
+  if (runs_here(next)) {
+    // Nothing runs on the ended thread's stack once switched.
+    thread_pool::note_parked(k);
+    run_here(next, c, 0);
+  }
+  hand_to(next);
+  // Parked only once off its stack: `next` may end the execution at once,
+  // and the rollback restores that stack.
+  ctrl_call_on_stack(ended_idle, reinterpret_cast<void*>(uintptr_t(c | k << 8)), carrier_stack_top(c));
+}
+
+void Runtime::ended_idle(void* arg) {
+  auto a = uint32_t(reinterpret_cast<uintptr_t>(arg));
+  uint32_t c = a & 0xff, k = (a >> 8) & 0xff;
+  // Its own kernel thread idles with every signal blocked, as a parked one.
+  if (c == k + 1) {
+    uint64_t all = ~uint64_t(0);
+    raw_syscall(SYS_rt_sigprocmask, SIG_SETMASK, reinterpret_cast<long>(&all), 0, 8);
+  }
+  thread_pool::note_parked(k);
+  rt.carrier_idle(c);
+}
+
+void Runtime::start_at_home(uint32_t c) {
+  home_[c].store(kHomeStart, std::memory_order_release);
+  futex_wake(&home_[c]);
 }
 
 void Runtime::carrier_leave(void* arg) {
@@ -172,8 +226,6 @@ void Runtime::carrier_leave(void* arg) {
 }
 
 void Runtime::carrier_idle(uint32_t c) {
-  // (The thread pointer may still be that of the thread it left: no
-  // thread-local storage here, no errno.)
   for (;;) {
     uint32_t w = home_[c].load(std::memory_order_acquire);
     if (w == kHomeIdle) {
@@ -183,9 +235,11 @@ void Runtime::carrier_idle(uint32_t c) {
     home_[c].store(kHomeIdle, std::memory_order_relaxed);
     if (w == kHomeResume) {
       uint32_t t = resume_[c];
+      if (c > 0) thread_pool::went_home(c - 1);
       set_thread_pointer(park_[t].fs_base);
       ctrl_context_resume(&uctx_[t]);
     }
+    if (w == kHomeStart) thread_pool::resume_start(c - 1, false);
     // kHomeEnd (end_other_threads): as a parked thread told kExit, with
     // its own thread pointer (the pool's calls use thread-local storage).
     set_thread_pointer(carrier_fs_[c]);

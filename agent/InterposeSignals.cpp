@@ -312,6 +312,9 @@ sighandler_t signal(int sig, sighandler_t handler) {
 
 int sigprocmask(int how, const sigset_t* set, sigset_t* old) {
   ensure_real();
+  // The mask is its kernel thread's: a thread another one carries goes
+  // home first (Runtime.h, user-level hand-offs).
+  if (rt.controlled()) rt.go_home(t_me);
   if (!rt.enabled || !set || how == SIG_UNBLOCK || (!handlers_installed && !taken_early))
     return real.sigprocmask(how, set, old);
   sigset_t copy = *set;
@@ -324,6 +327,7 @@ int sigprocmask(int how, const sigset_t* set, sigset_t* old) {
 
 int pthread_sigmask(int how, const sigset_t* set, sigset_t* old) {
   ensure_real();
+  if (rt.controlled()) rt.go_home(t_me);
   if (!rt.enabled || !set || how == SIG_UNBLOCK || (!handlers_installed && !taken_early))
     return real.pthread_sigmask(how, set, old);
   sigset_t copy = *set;

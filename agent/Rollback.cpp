@@ -452,6 +452,11 @@ bool alternate_stack_known(uint32_t index) {
   return entry >= 0 && !(g->changes & kAlternateStack) && g->alternate_stack[entry] == int32_t(index);
 }
 
+bool slot_alternate_stack_known(uint32_t slot, uint32_t index) {
+  return g && !g->failure && g->pid == int(own_pid()) && slot < thread_pool::kSlots &&
+         !(g->changes & kAlternateStack) && g->alternate_stack[1 + slot] == int32_t(index);
+}
+
 void note_alternate_stack(uint32_t index) {
   int entry = alternate_stack_entry();
   if (entry >= 0) g->alternate_stack[entry] = int32_t(index);

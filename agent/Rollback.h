@@ -95,6 +95,9 @@ void note_syscall(long nr);
 // and nothing may have changed it since (kernel state, which a rollback
 // leaves as it is): its first turn need not ask the kernel.
 bool alternate_stack_known(uint32_t index);
+// The same for the kernel thread of pool slot `slot`, asked from another
+// one (a thread started away from its own, Runtime.h).
+bool slot_alternate_stack_known(uint32_t slot, uint32_t index);
 // The calling thread's alternate stack is now the one for `index`.
 void note_alternate_stack(uint32_t index);
 // The program changes the protection or the content of [addr, addr+len)

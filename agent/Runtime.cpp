@@ -165,7 +165,9 @@ void Runtime::first_turn(uint32_t me) {
     // Its home carrier: a slot's kernel thread (ThreadPool.h), not another one.
     uint32_t slot = thread_pool::my_slot();
     uint32_t c = slot < thread_pool::kSlots ? 1 + slot : kNoCarrier;
-    home_of_[me] = carrier_of_[me] = uint8_t(c);
+    home_of_[me] = uint8_t(c);
+    // (Started on another kernel thread: run_here named that carrier.)
+    if (carrier_of_[me] == kNoCarrier) carrier_of_[me] = uint8_t(c);
     if (c != kNoCarrier) {
       carrier_fs_[c] = uint64_t(pthread_self());
       carrier_tid_[c] = tid;
@@ -430,7 +432,16 @@ bool Runtime::thread_exit(uint32_t me, uint64_t site, void (*finish)()) {
     }
     return false;
   }
-  begin(me, PendingOp{OpKind::ThreadExit, 0, 0, site});
+  // A pool slot's thread ends on whichever kernel thread runs it (its own
+  // idles for the rollback, ThreadPool.h): no going home first, which would
+  // cost a kernel hand-off.
+  uint32_t home = me < shm::kMaxThreads ? home_of_[me] : kNoCarrier;
+  bool anywhere = finish && carriers_ && home != kNoCarrier && home > 0 && thread_pool::ends_away(home - 1);
+  PendingOp op{OpKind::ThreadExit, 0, 0, site};
+  if (anywhere)
+    take_turn(me, op);
+  else
+    begin(me, op);
   log(me, OpKind::ThreadExit, 0, site);
   model.thread_finished(me);
   publish(me);
@@ -444,8 +455,10 @@ bool Runtime::thread_exit(uint32_t me, uint64_t site, void (*finish)()) {
     // Last thread: the process ends by itself when this thread is gone.
     region.header->outcome = shm::Outcome::Complete;
     ended = true;
+    go_home(me);
     return true;
   }
+  if (anywhere) leave_ended(me, next);
   // It ends on its own kernel thread (a pool thread's parks there).
   go_home(me);
   if (!finish && tid_offset_ >= 0) exiting_tid_ = own_tid_word(tid_offset_);

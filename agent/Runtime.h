@@ -139,6 +139,15 @@ class Runtime {
   // so what an execution leaves there is dead).
   static MemoryRange carrier_stacks_memory();
   static constexpr uint8_t kNoCarrier = 0xff;
+  // Carrier `c` (a pool slot's kernel thread, ThreadPool.h) starts its
+  // slot's thread where it idles (thread_pool::wake).
+  void start_at_home(uint32_t c);
+  // A carrier with nothing to run idles here on its home_ word, on a stack
+  // of its own, until its own thread is to run there again (kHomeResume),
+  // its slot's next thread starts there (kHomeStart) or the execution ends
+  // it (kHomeEnd). (The thread pointer may still be that of a thread it
+  // ran: no thread-local storage, no errno.)
+  [[noreturn]] void carrier_idle(uint32_t c);
   bool may_defer_start() const { return !stepping_ && checkpoint_at_ == UINT64_MAX; }
   void defer_start(uint32_t t, uint32_t slot) {
     unstarted_ |= uint64_t(1) << t;
@@ -214,13 +223,17 @@ class Runtime {
   //    context in uctx_, no kernel thread on its stack), or waits in
   //    wait_turn on its home carrier. Threads without one (not the pool's)
   //    always wait in wait_turn.
-  //  * A thread runs away from home only between steps: whatever needs the
-  //    kernel to see the thread itself (a real wait while others run, a
-  //    signal, its own end, the process's, the rollback) goes home first
-  //    (go_home).
+  //  * Whatever needs the kernel to see the thread itself (a real wait
+  //    while others run, a signal, its signal mask, the end of a thread
+  //    outside the pool, the process's end, the rollback) happens at home
+  //    (go_home first).
   //  * A carrier that is not running idles on its home_ word, on its own
   //    stack; the home carrier of a carried thread always idles, so waking
   //    it (wake_carried) resumes the thread there.
+  //  * A pool slot's kernel thread whose thread ended, or has not started in
+  //    this execution, idles the same way (ThreadPool.h): a carrier may
+  //    start the slot's next thread itself (run_here), and a slot's thread
+  //    may end on any carrier (leave_ended).
   // carriers_ is decided per execution (start_execution): off while
   // stepping, around a live checkpoint, with int3 sites or program signal
   // handlers (a switch inside a signal handler would move the kernel's
@@ -234,9 +247,22 @@ class Runtime {
   void wake_carried(uint32_t t, uint32_t word);
   // What a thread does when its turn comes (its park word), after any wait.
   void after_turn(uint32_t me);
-  [[noreturn]] void carrier_idle(uint32_t c);
   [[noreturn]] static void carrier_leave(void* arg);
-  static constexpr uint32_t kHomeIdle = 0, kHomeResume = 1, kHomeEnd = 2;
+  // `next` can take the turn on this kernel thread without the kernel: it
+  // is carried and its step runs anywhere, or it is a pool slot's thread
+  // not started yet whose slot allows it (thread_pool::can_start_away).
+  bool runs_here(uint32_t next) const;
+  // Then runs it on carrier `c`; `now_carried`: the thread (bit) whose
+  // context was just saved.
+  [[noreturn]] void run_here(uint32_t next, uint32_t c, uint64_t now_carried);
+  // A pool slot's thread `me` ended on carrier_of_[me] and `next` has the
+  // turn: run here, or woken, while this carrier idles.
+  [[noreturn]] void leave_ended(uint32_t me, uint32_t next);
+  [[noreturn]] static void ended_idle(void* arg);
+  // kHomeIdle must be 0: the words are restored with the agent's memory by a
+  // rollback while idle carriers wait on them (the snapshot is armed before
+  // any execution, with every word 0).
+  static constexpr uint32_t kHomeIdle = 0, kHomeResume = 1, kHomeEnd = 2, kHomeStart = 3;
   bool carriers_ = false;
   uint64_t carried_ = 0;
   uint8_t home_of_[shm::kMaxThreads] = {};

@@ -35,9 +35,9 @@ enum class State : uint32_t {
   None = 0,     // no thread for this slot in this process
   Idle = 1,     // waits for a start routine, its context saved
   Running = 2,  // given a start routine in this execution
-  Parked = 3,   // the execution is over: waits on its own stack for a rollback
-  Resume = 4,   // the memory is back: resume the saved context
-  Gone = 5,     // exited for real (pthread_exit): nothing will bring it back
+  Parked = 3,   // its thread ended (or none ran): its kernel thread idles as a
+                // carrier (Runtime::carrier_idle), off the slot's stack
+  Gone = 4,     // exited for real (pthread_exit): nothing will bring it back
 };
 
 constexpr size_t kParkStack = 64 * 1024;
@@ -51,6 +51,10 @@ struct Private {
     // all_parked waits for this slot's thread to park (a wake-up is a
     // system call: made only when someone waits).
     std::atomic<uint32_t> watched{0};
+    // Started on another kernel thread (resume_start): its own kernel thread
+    // still has every signal blocked; the creator's mask is set when the
+    // thread first goes home (went_home).
+    bool away = false;
     void* robust_head = nullptr;
     size_t robust_len = 0;
     int tid = 0;  // of the thread made in the fork server (confirms the tid word)
@@ -97,6 +101,8 @@ void block_signals() {
 
 void set_state(uint32_t k, State s) { priv->slots[k].state.store(uint32_t(s), std::memory_order_release); }
 
+inline void set_thread_pointer(uint64_t fs) { asm volatile("wrfsbase %0" : : "r"(fs) : "memory"); }
+
 // For the transitions someone waits for: Idle (reserve, recreate), Parked
 // (all_parked), Resume (the parked thread itself).
 void set_state_and_wake(uint32_t k, State s) {
@@ -134,6 +140,16 @@ void run_destructors() {
   }
 }
 
+// `apply` false: the same bytes are written to the stack all the same. What
+// runs on the slot's stack before the start routine must not depend on
+// which kernel thread started it: spin detection hashes the stale bytes
+// below a thread's frames (LoopState.h), and the SAT search keys reads by
+// that hash across executions.
+__attribute__((noinline)) void set_start_mask(uint32_t k, bool apply = true) {
+  volatile uint64_t mask = slots[k].info.sigmask & ~managed_signal_set();
+  if (apply) raw_syscall(SYS_rt_sigprocmask, SIG_SETMASK, reinterpret_cast<long>(&mask), 0, 8);
+}
+
 void* slot_main(void* arg) {
   uint32_t k = uint32_t(reinterpret_cast<uintptr_t>(arg));
   t_slot = k;
@@ -146,8 +162,9 @@ void* slot_main(void* arg) {
   set_state(k, State::Running);
   // The creator's mask, as a new thread inherits it, with the managed
   // signals unblocked at once (prepare_thread_signals would at the first turn).
-  uint64_t mask = s.info.sigmask & ~managed_signal_set();
-  raw_syscall(SYS_rt_sigprocmask, SIG_SETMASK, reinterpret_cast<long>(&mask), 0, 8);
+  // Started on another kernel thread: that one's mask, whose managed signals
+  // are unblocked, serves until the thread goes home (went_home).
+  set_start_mask(k, !p.away);
   t_started_unblocked = s.info.runtime_fn == nullptr;
   void* result = run_controlled(s.info);
   s.result = result;
@@ -161,20 +178,15 @@ void* slot_main(void* arg) {
   park_for_rollback(k);
 }
 
-// Woken when the slot is taken again after a rollback (not at the
-// rollback: one wake-up per execution, as for a new thread).
+// Its thread ended (or was ended): the kernel thread idles as its carrier
+// does, until the slot is taken again after a rollback (not at the
+// rollback: at most one wake-up per execution, as for a new thread) or a
+// carrier starts the new thread itself (resume_start).
 [[noreturn]] void parked(void* arg) {
   uint32_t k = uint32_t(reinterpret_cast<uintptr_t>(arg));
   block_signals();
-  Private::Slot& p = priv->slots[k];
-  // Sequentially consistent, as all_parked's side: either it sees Parked,
-  // or this sees that it waits.
-  p.state.store(uint32_t(State::Parked), std::memory_order_seq_cst);
-  if (p.watched.exchange(0, std::memory_order_seq_cst)) futex(&p.state, FUTEX_WAKE_PRIVATE, INT32_MAX);
-  for (uint32_t s; (s = p.state.load(std::memory_order_acquire)) != uint32_t(State::Resume);)
-    futex(&p.state, FUTEX_WAIT_PRIVATE, s);
-  set_state(k, State::Running);
-  ctrl_context_resume(&p.ctx);
+  note_parked(k);
+  rt.carrier_idle(1 + k);
 }
 
 constexpr unsigned long kThreadFlags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
@@ -358,7 +370,9 @@ void wake(uint32_t slot) {
   // Idle since it was recreated, or parked since a rollback. Running from
   // here on, not from when it runs: a rollback must wait for it.
   if (priv->slots[slot].state.load(std::memory_order_acquire) == uint32_t(State::Parked)) {
-    set_state_and_wake(slot, State::Resume);
+    priv->slots[slot].away = false;
+    set_state(slot, State::Running);
+    rt.start_at_home(1 + slot);
   } else {
     set_state(slot, State::Running);
     futex(&slots[slot].assigned, FUTEX_WAKE_PRIVATE, 1);
@@ -411,9 +425,7 @@ bool all_parked() {
   if (!priv || !priv->runner || priv->owner_pid != int(own_pid())) return next_slot == 0;
   for (uint32_t k = 0; k < kSlots; ++k) {
     Private::Slot& p = priv->slots[k];
-    // Resume: coming back from the previous rollback, not yet in its wait.
-    for (uint32_t s;
-         (s = p.state.load(std::memory_order_seq_cst)) == uint32_t(State::Running) || s == uint32_t(State::Resume);) {
+    for (uint32_t s; (s = p.state.load(std::memory_order_seq_cst)) == uint32_t(State::Running);) {
       p.watched.store(1, std::memory_order_seq_cst);
       if (p.state.load(std::memory_order_seq_cst) == s) futex(&p.state, FUTEX_WAIT_PRIVATE, s);
     }
@@ -423,13 +435,43 @@ bool all_parked() {
   return true;
 }
 
+void note_parked(uint32_t slot) {
+  Private::Slot& p = priv->slots[slot];
+  // Sequentially consistent, as all_parked's side: either it sees Parked,
+  // or this sees that it waits.
+  p.state.store(uint32_t(State::Parked), std::memory_order_seq_cst);
+  if (p.watched.exchange(0, std::memory_order_seq_cst)) futex(&p.state, FUTEX_WAKE_PRIVATE, INT32_MAX);
+}
+
+bool can_start_away(uint32_t slot) {
+  return priv && priv->runner && priv->owner_pid == int(own_pid()) &&
+         priv->slots[slot].state.load(std::memory_order_acquire) == uint32_t(State::Parked) &&
+         slots[slot].info.runtime_fn == nullptr;
+}
+
+void resume_start(uint32_t slot, bool away) {
+  Private::Slot& p = priv->slots[slot];
+  p.away = away;
+  set_state(slot, State::Running);
+  set_thread_pointer(uint64_t(slots[slot].handle));
+  ctrl_context_resume(&p.ctx);
+}
+
+void went_home(uint32_t slot) {
+  Private::Slot& p = priv->slots[slot];
+  if (!p.away) return;
+  p.away = false;
+  set_start_mask(slot);
+}
+
+bool ends_away(uint32_t slot) { return priv && priv->runner && priv->owner_pid == int(own_pid()) && slot < kSlots; }
+
 int idle_threads() {
   if (!priv || priv->owner_pid != int(own_pid())) return 0;
   int n = 0;
   for (uint32_t k = 0; k < kSlots; ++k) {
     uint32_t s = priv->slots[k].state.load(std::memory_order_acquire);
-    if (s == uint32_t(State::Idle) || s == uint32_t(State::Parked) || s == uint32_t(State::Resume) ||
-        (s == uint32_t(State::Running) && slots[k].ended))
+    if (s == uint32_t(State::Idle) || s == uint32_t(State::Parked) || (s == uint32_t(State::Running) && slots[k].ended))
       ++n;
   }
   return n;

@@ -18,6 +18,10 @@
 // wait on stacks of the agent's own while the memory is restored, and stay
 // there until their slot is taken again: they then resume their saved
 // context, with the checkpoint's stack and TLS, and take the new routine.
+// Under user-level hand-offs (Runtime.h) they wait as idle carriers, and
+// the kernel thread that runs the program may resume that context itself
+// (resume_start); a slot's thread may also end on another kernel thread,
+// whose carrier then leaves its stack.
 // So what the program sees (its thread's stack, descriptor and TLS
 // addresses, the stack pointer its start routine gets, the heap, what an
 // ended thread leaves to the others) is the same in every mode.
@@ -27,7 +31,9 @@
 //    attributes that ask for something else (a stack, a size, a scheduling
 //    policy) or past the last slot gets a real thread, which really exits.
 //  * Idle and ended slot threads block every signal: a signal for the
-//    process goes to a thread of the program.
+//    process goes to a thread of the program. (Not yet when the kernel
+//    thread of an ended one carried other threads after its own ended: it
+//    idles with the mask of the last thread it ran.)
 //  * What a rollback must not undo (the saved contexts, which thread is
 //    parked where) lives in memory of the agent's own (`private_range`);
 //    what an execution uses (start routine, result) lives in the program's
@@ -108,6 +114,28 @@ void note_exit(uint32_t slot, void* value);
 // it leaves the program's stack and waits for a rollback to resume it, or
 // for the process to end. Never returns.
 [[noreturn]] void park_for_rollback(uint32_t slot);
+// User-level hand-offs (Runtime.h): a slot's kernel thread whose thread
+// ended, or that has none yet in this execution, idles as a carrier
+// (Runtime::carrier_idle) with every signal blocked, off the slot's stack.
+// The slot's thread ended (virtually) and its stack is left: the slot
+// counts as parked for the rollback, whichever kernel thread ran it (its
+// own one idles, or will once it leaves what it carries).
+void note_parked(uint32_t slot);
+// The slot, taken in this execution, may start its thread on the calling
+// kernel thread (resume_start): it is parked (its own kernel thread idles off
+// the slot's stack) and no sanitizer's routine runs first.
+bool can_start_away(uint32_t slot);
+// Resumes the slot's saved start context with its thread pointer: on its
+// own kernel thread, woken (`away` false), or on the calling carrier, which
+// then runs the new thread (`away` true; its own kernel thread keeps its
+// mask until the thread goes home, went_home). Never returns.
+[[noreturn]] void resume_start(uint32_t slot, bool away);
+// On the slot's own kernel thread, about to resume its thread there: the
+// creator's mask, if the thread started away.
+void went_home(uint32_t slot);
+// A thread of this slot may end on any carrier (its kernel thread idles for
+// the rollback, note_parked): this is the runner that owns the pool.
+bool ends_away(uint32_t slot);
 // The slot of the calling thread, kNoSlot for any other.
 uint32_t my_slot();
 // Rollback, in the main thread: waits until every slot thread that ran in

@@ -411,6 +411,10 @@ struct Header {
   // within a kernel thread, without waking the next thread's own
   // (agent/Runtime.h, user-level hand-offs). Written by the running thread.
   uint64_t user_handoffs;
+  // Of those, the threads of the pool started on another thread's kernel
+  // thread, and those that ended on one (agent/Runtime.h).
+  uint64_t user_thread_starts;
+  uint64_t user_thread_ends;
   // The kernel thread running `current` when it is not that thread's own
   // (published tid): a user-level hand-off moved it; 0 otherwise.
   int32_t current_tid;

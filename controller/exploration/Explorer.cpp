@@ -535,6 +535,8 @@ ExplorationReport Explorer::run() {
     report.steps += r.events.size() - std::min(skipped, r.events.size());
     report.handoffs += count_handoffs(r.events, skipped);
     report.user_handoffs += r.user_handoffs;
+    report.user_thread_starts += r.user_thread_starts;
+    report.user_thread_ends += r.user_thread_ends;
     ExecutionSummary summary;
     summary.index = index;
     summary.events = r.events.data();

@@ -170,6 +170,8 @@ struct ExplorationReport {
   // Of those, the ones the agent made without the kernel (agent/Runtime.h,
   // user-level hand-offs); not kept across --resume.
   uint64_t user_handoffs = 0;
+  // Of those, pool threads started, and ended, on another thread's kernel thread.
+  uint64_t user_thread_starts = 0, user_thread_ends = 0;
   // --races under sc/tso/pso: what the race check did (DataRaceCheck.h).
   std::optional<DataRaceSummary> races;
   // Executions in place (agent/Rollback.h): how they got their process.

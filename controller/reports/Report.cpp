@@ -409,82 +409,85 @@ nlohmann::json report_json(const ExplorationReport& report, const std::string& p
                     {"preemptions", b.preemptions},
                     {"occurrences", b.occurrences}});
   }
-  return {{"program", program},
-          {"model", model},
-          {"strategy", report.strategy},
-          {"executions",
-           {{"complete", report.complete},
-            {"blocked", report.blocked},
-            {"cut_by_max_steps", report.bounded},
-            {"infeasible", report.infeasible},
-            // Sampled beside the systematic search (ProbingStrategy.h),
-            // counted in total only: the counts above are the search's.
-            {"probes",
-             {{"total", report.probes.total},
-              {"complete", report.probes.complete},
-              {"blocked", report.probes.blocked},
-              {"cut_by_max_steps", report.probes.bounded}}},
-            {"total", report.total}}},
-          // c11/rc11 (Strategy::model_counts): consistent execution graphs,
-          // infeasible and redundant executions; null for the other models.
-          {"model_counts", report.model_counts ? nlohmann::json{{"consistent", report.model_counts->consistent},
-                                                                {"infeasible", report.model_counts->infeasible},
-                                                                {"redundant", report.model_counts->redundant},
-                                                                {"inline_atomic", report.model_counts->inline_atomic}}
-                                               : nlohmann::json(nullptr)},
-          // --strategy sat: per solver round the formula and the time; goal coverage.
-          {"solver", solver_json(report.solver)},
-          {"exhaustive", report.exhaustive},
-          // c11: what "exhaustive" covers (empty: every execution of the model).
-          {"exhaustive_scope", report.exhaustive_scope},
-          // Fair scheduling of yields (analyses/FairYields.h): every fair
-          // schedule ran; alternatives held back (race reversals not tried,
-          // executions ended because only threads that gave way were awake).
-          {"fairness",
-           {{"exhaustive_fair", report.exhaustive_fair},
-            {"cuts", report.fairness_cuts},
-            {"blocked", report.fairness_blocked}}},
-          {"elapsed_seconds", report.elapsed},
-          {"checkpoint_restores", report.restored},
-          {"parallel",
-           {{"jobs", report.speculation.jobs},
-            {"run_ahead", report.speculation.speculative},
-            {"taken", report.speculation.taken},
-            {"stopped", report.speculation.off.empty() ? nlohmann::json(nullptr) : nlohmann::json(report.speculation.off)},
-            {"mode", report.speculation.mode.empty() ? nlohmann::json(nullptr) : nlohmann::json(report.speculation.mode)},
-            {"ranges", report.speculation.ranges},
-            {"replanned", report.speculation.replanned},
-            {"steals", report.speculation.steals},
-            {"workers", parallel_workers_json(report.speculation)},
-            {"ranks", parallel_ranks_json(report.speculation)}}},
-          // Summed over the executions: steps run and thread hand-offs
-          // (ExplorationReport::handoffs).
-          {"steps", report.steps},
-          {"handoffs", report.handoffs},
-          {"user_handoffs", report.user_handoffs},
-          {"interrupted", report.interrupted},
-          {"stopped_by", report.interrupted ? nlohmann::json(report.stopped_by) : nlohmann::json(nullptr)},
-          // false: no interleaving was checked; unchecked_reason says why
-          // (Verdict.h: "none-ended", "every-execution-cut", "no-thread").
-          {"checked", unchecked(report) == Unchecked::None},
-          {"unchecked_reason", unchecked(report) == Unchecked::None ? nlohmann::json(nullptr)
-                                                                     : nlohmann::json(unchecked_keyword(unchecked(report)))},
-          // What the files are left as when ctrl ends, and why (Explorer.h).
-          {"files",
-           {{"left_as", report.files_left_as},
-            {"why", report.files_why.empty() ? nlohmann::json(nullptr) : nlohmann::json(report.files_why)}}},
-          // --races under sc/tso/pso (DataRaceCheck.h); null when off or c11/rc11.
-          {"races", report.races ? nlohmann::json{{"checked_executions", report.races->executions},
-                                                  {"unchecked", report.races->unchecked.empty()
-                                                                    ? nlohmann::json(nullptr)
-                                                                    : nlohmann::json(report.races->unchecked)},
-                                                  {"treated_as_atomic", report.races->treated},
-                                                  {"debug_info", report.races->debug_info},
-                                                  {"heap", report.races->heap}}
-                                 : nlohmann::json(nullptr)},
-          {"preemption_bound", report.preemption_bound},
-          {"preemption_bound_completed", report.preemption_bound_completed},
-          {"bugs", bugs}};
+  return {
+      {"program", program},
+      {"model", model},
+      {"strategy", report.strategy},
+      {"executions",
+       {{"complete", report.complete},
+        {"blocked", report.blocked},
+        {"cut_by_max_steps", report.bounded},
+        {"infeasible", report.infeasible},
+        // Sampled beside the systematic search (ProbingStrategy.h),
+        // counted in total only: the counts above are the search's.
+        {"probes",
+         {{"total", report.probes.total},
+          {"complete", report.probes.complete},
+          {"blocked", report.probes.blocked},
+          {"cut_by_max_steps", report.probes.bounded}}},
+        {"total", report.total}}},
+      // c11/rc11 (Strategy::model_counts): consistent execution graphs,
+      // infeasible and redundant executions; null for the other models.
+      {"model_counts", report.model_counts ? nlohmann::json{{"consistent", report.model_counts->consistent},
+                                                            {"infeasible", report.model_counts->infeasible},
+                                                            {"redundant", report.model_counts->redundant},
+                                                            {"inline_atomic", report.model_counts->inline_atomic}}
+                                           : nlohmann::json(nullptr)},
+      // --strategy sat: per solver round the formula and the time; goal coverage.
+      {"solver", solver_json(report.solver)},
+      {"exhaustive", report.exhaustive},
+      // c11: what "exhaustive" covers (empty: every execution of the model).
+      {"exhaustive_scope", report.exhaustive_scope},
+      // Fair scheduling of yields (analyses/FairYields.h): every fair
+      // schedule ran; alternatives held back (race reversals not tried,
+      // executions ended because only threads that gave way were awake).
+      {"fairness",
+       {{"exhaustive_fair", report.exhaustive_fair},
+        {"cuts", report.fairness_cuts},
+        {"blocked", report.fairness_blocked}}},
+      {"elapsed_seconds", report.elapsed},
+      {"checkpoint_restores", report.restored},
+      {"parallel",
+       {{"jobs", report.speculation.jobs},
+        {"run_ahead", report.speculation.speculative},
+        {"taken", report.speculation.taken},
+        {"stopped", report.speculation.off.empty() ? nlohmann::json(nullptr) : nlohmann::json(report.speculation.off)},
+        {"mode", report.speculation.mode.empty() ? nlohmann::json(nullptr) : nlohmann::json(report.speculation.mode)},
+        {"ranges", report.speculation.ranges},
+        {"replanned", report.speculation.replanned},
+        {"steals", report.speculation.steals},
+        {"workers", parallel_workers_json(report.speculation)},
+        {"ranks", parallel_ranks_json(report.speculation)}}},
+      // Summed over the executions: steps run and thread hand-offs
+      // (ExplorationReport::handoffs).
+      {"steps", report.steps},
+      {"handoffs", report.handoffs},
+      {"user_handoffs", report.user_handoffs},
+      {"user_thread_starts", report.user_thread_starts},
+      {"user_thread_ends", report.user_thread_ends},
+      {"interrupted", report.interrupted},
+      {"stopped_by", report.interrupted ? nlohmann::json(report.stopped_by) : nlohmann::json(nullptr)},
+      // false: no interleaving was checked; unchecked_reason says why
+      // (Verdict.h: "none-ended", "every-execution-cut", "no-thread").
+      {"checked", unchecked(report) == Unchecked::None},
+      {"unchecked_reason", unchecked(report) == Unchecked::None ? nlohmann::json(nullptr)
+                                                                : nlohmann::json(unchecked_keyword(unchecked(report)))},
+      // What the files are left as when ctrl ends, and why (Explorer.h).
+      {"files",
+       {{"left_as", report.files_left_as},
+        {"why", report.files_why.empty() ? nlohmann::json(nullptr) : nlohmann::json(report.files_why)}}},
+      // --races under sc/tso/pso (DataRaceCheck.h); null when off or c11/rc11.
+      {"races", report.races ? nlohmann::json{{"checked_executions", report.races->executions},
+                                              {"unchecked", report.races->unchecked.empty()
+                                                                ? nlohmann::json(nullptr)
+                                                                : nlohmann::json(report.races->unchecked)},
+                                              {"treated_as_atomic", report.races->treated},
+                                              {"debug_info", report.races->debug_info},
+                                              {"heap", report.races->heap}}
+                             : nlohmann::json(nullptr)},
+      {"preemption_bound", report.preemption_bound},
+      {"preemption_bound_completed", report.preemption_bound_completed},
+      {"bugs", bugs}};
 }
 
 JsonReport::JsonReport(const std::string& path) : path_(path) {

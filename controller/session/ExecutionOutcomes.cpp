@@ -224,6 +224,8 @@ ExecutionResult Session::interrupted_result() {
 
 void Session::take_events(ExecutionResult& r, uint64_t n) {
   r.user_handoffs = region_.header().user_handoffs;
+  r.user_thread_starts = region_.header().user_thread_starts;
+  r.user_thread_ends = region_.header().user_thread_ends;
   const shm::Event* events = region_.view().events;
   constexpr uintptr_t kHuge = uintptr_t(2) << 20;
   if (n * sizeof(shm::Event) >= 4 * kHuge) {

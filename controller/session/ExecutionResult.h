@@ -44,8 +44,11 @@ struct ExecutionResult {
   // --model c11/rc11: the Choices of the plan it ran (ExecutionPlan::
   // choices), saved with its trace; empty otherwise.
   std::vector<shm::Choice> choices;
+  // Paused, Interrupted: events logged so far (see Session::set_copy_paused_events).
   uint64_t steps = 0;
-  uint64_t user_handoffs = 0;      // thread changes without the kernel (agent/Runtime.h)              // Paused, Interrupted: events logged so far (see Session::set_copy_paused_events)
+  uint64_t user_handoffs = 0;  // thread changes without the kernel (agent/Runtime.h)
+  // Of those, pool threads started, and ended, on another thread's kernel thread.
+  uint64_t user_thread_starts = 0, user_thread_ends = 0;
   // Ended by a process exit or cut by --max-steps: what each unfinished
   // thread was about to do (shm::Header::pending).
   std::vector<shm::Event> pending;

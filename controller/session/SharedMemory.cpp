@@ -87,6 +87,8 @@ void SharedMemory::prepare(const ExecutionPlan& plan, uint64_t execution, uint64
   std::memset(h.threads, 0, sizeof h.threads);
   h.ndiscovered = 0;
   h.user_handoffs = 0;
+  h.user_thread_starts = 0;
+  h.user_thread_ends = 0;
   h.current_tid = 0;
   h.discovered_overflow = 0;
 }

@@ -23,7 +23,7 @@
 # middle of abort()).
 macro(same_exploration_normalise tag raw_out_var traces)
   string(JSON restores_${tag} GET "${json_${tag}}" checkpoint_restores)
-  foreach(key elapsed_seconds checkpoint_restores parallel user_handoffs)
+  foreach(key elapsed_seconds checkpoint_restores parallel user_handoffs user_thread_starts user_thread_ends)
     string(JSON json_${tag} REMOVE "${json_${tag}}" ${key})
   endforeach()
   string(JSON _se_nbugs LENGTH "${json_${tag}}" bugs)
