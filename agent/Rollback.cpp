@@ -328,7 +328,8 @@ bool arm_runner(uint32_t ticket, int control_fd) {
   // From here to the copies in arm(), this frame and its callers are what
   // every rollback comes back to.
   // (And the store buffers: every execution starts by emptying them; and
-  // the hook and carrier stacks, which nothing is on at a rollback.)
+  // the hook stacks, which nothing is on at a rollback, and the carrier
+  // stacks, on which idle kernel threads of the pool wait across it.)
   MemoryRange own[5] = {{uint64_t(p), uint64_t(p) + ((sizeof(State) + 4095) & ~uint64_t(4095))}};
   size_t nown = 1;
   for (MemoryRange r :

@@ -134,9 +134,9 @@ class Runtime {
   // where the controller unwinds each thread's stack.
   void pose_carried(uint32_t me);
   static constexpr uint32_t kMaxCarriers = 9;  // the main thread's and the pool's (ThreadPool.h)
-  // The carriers' own stacks: outside the rollback's snapshot (a carrier
-  // leaves its stack before the rollback, ThreadPool's park_for_rollback,
-  // so what an execution leaves there is dead).
+  // The carriers' own stacks: outside the rollback's snapshot, which must
+  // not touch them: the pool's idle kernel threads wait on them across a
+  // rollback (carrier_idle), and what else an execution leaves there is dead.
   static MemoryRange carrier_stacks_memory();
   static constexpr uint8_t kNoCarrier = 0xff;
   // Carrier `c` (a pool slot's kernel thread, ThreadPool.h) starts its
