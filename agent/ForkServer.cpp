@@ -102,6 +102,7 @@ void Runtime::start_execution(pid_t fork_server, bool resumed) {
   last_enabled_ = 0;
   yielding_ = 0;
   unstarted_ = 0;
+  ends_anywhere_ = 0;
   fair_.reset(pct_.writes_only);  // PCT's write points: the weaker yield rule
   memory = &memory_model_for(h->model);
   memory->reset();

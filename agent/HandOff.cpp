@@ -148,7 +148,10 @@ bool Runtime::runs_here(uint32_t next) const {
   if (next >= shm::kMaxThreads) return false;
   // (A carried thread whose step must run at home is woken there instead:
   // going home right after the switch would cost a kernel hand-off more.)
-  if ((carried_ >> next) & 1) return runs_anywhere(model.thread(next).pending.kind);
+  if ((carried_ >> next) & 1) {
+    OpKind kind = model.thread(next).pending.kind;
+    return runs_anywhere(kind) || (kind == OpKind::ThreadExit && ((ends_anywhere_ >> next) & 1));
+  }
   // A new thread's first step (ThreadStart) runs anywhere; its alternate
   // signal stack must be its own kernel thread's already
   // (prepare_thread_signals would set this one's).

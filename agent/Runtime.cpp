@@ -438,10 +438,12 @@ bool Runtime::thread_exit(uint32_t me, uint64_t site, void (*finish)()) {
   uint32_t home = me < shm::kMaxThreads ? home_of_[me] : kNoCarrier;
   bool anywhere = finish && carriers_ && home != kNoCarrier && home > 0 && thread_pool::ends_away(home - 1);
   PendingOp op{OpKind::ThreadExit, 0, 0, site};
-  if (anywhere)
+  if (anywhere) {
+    ends_anywhere_ |= uint64_t(1) << me;
     take_turn(me, op);
-  else
+  } else {
     begin(me, op);
+  }
   log(me, OpKind::ThreadExit, 0, site);
   model.thread_finished(me);
   publish(me);

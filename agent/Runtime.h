@@ -373,6 +373,9 @@ class Runtime {
   uint64_t yielding_ = 0;
   // Threads of the pool not woken yet (defer_start), and their slots.
   uint64_t unstarted_ = 0;
+  // Pool threads at their end that may end on any carrier (thread_exit):
+  // their ThreadExit runs anywhere, unlike a thread's that really exits.
+  uint64_t ends_anywhere_ = 0;
   uint8_t unstarted_slot_[shm::kMaxThreads] = {};
   // Wakes the unstarted thread `t`.
   void start_deferred(uint32_t t);
