@@ -103,8 +103,7 @@ void set_state(uint32_t k, State s) { priv->slots[k].state.store(uint32_t(s), st
 
 inline void set_thread_pointer(uint64_t fs) { asm volatile("wrfsbase %0" : : "r"(fs) : "memory"); }
 
-// For the transitions someone waits for: Idle (reserve, recreate), Parked
-// (all_parked), Resume (the parked thread itself).
+// For the transitions someone waits for: Idle (reserve, recreate).
 void set_state_and_wake(uint32_t k, State s) {
   set_state(k, s);
   futex(&priv->slots[k].state, FUTEX_WAKE_PRIVATE, INT32_MAX);
